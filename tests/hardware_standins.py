@@ -31,3 +31,23 @@ class StandinMachine:
     fp16_tflops: float = 990.0
     memory_gb: float = 80.0
     disk_gbs: float = 7.0
+
+
+def qwen_standin():
+    """Qwen3.6 35B-A3B Q4_K_M in the article's numbers (until the preset is used)."""
+    return StandinModel(name="standin-qwen3.6", params=35_505_251_456, active_params=3e9,
+                        size_bytes=21_718_480_960, bytes_read_per_token=1.84e9, layers=40, kv_layers=10,
+                        head_count=16, head_count_kv=2, head_dim=256, context_length=262_144,
+                        expert_count=256, expert_used_count=8)
+
+
+def laptop_standin():
+    return StandinMachine(name="standin-laptop", bandwidth_gbs=128.0, fp16_tflops=2.3, memory_gb=64.0, disk_gbs=7.0)
+
+
+def seven_b():
+    return StandinModel()
+
+
+def h100():
+    return StandinMachine()

@@ -1,0 +1,250 @@
+"""The figure registry: discover figure modules, key them, render only what changed.
+
+A figure module follows the contract in figures/__init__.py (ID, KIND, RENDERER, ALT or
+alt(), inputs(), render()). Its cache key is the sha256 of:
+  - the module's own source and the shared helpers' (figures/_*.py): what draws it;
+  - the JSON of inputs(): every number it receives from tokenwalk and the data files;
+  - the renderer's version (manim or matplotlib; "svg" is our own code, already hashed);
+  - FORMAT, bumped when the registry changes what it stores.
+An unchanged key reuses .cache/figures/<ID>/<key>/ (the files render() wrote, plus
+figure.html, the HTML it returned). Any exception raised by a module, and any output that
+breaks the contract (not a string, malformed SVG, an <img> whose file was not written)
+becomes a BuildError naming the module file and line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import time
+import traceback
+import types
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from . import BuildError
+
+FORMAT = "1"
+KEEP_KEYS = 3  # cached renderings kept per figure (the newest); older ones are pruned
+
+
+@dataclasses.dataclass
+class Figure:
+    id: str
+    path: Path
+    module: types.ModuleType
+    key: str = ""
+    inputs: dict | None = None
+    html: str = ""
+    alt: str = ""
+    status: str = ""  # "cached" or "rendered"
+    seconds: float = 0.0
+    import_seconds: float = 0.0
+    cache_dir: Path | None = None
+
+
+def where(exc: BaseException, path: Path) -> str:
+    """`file:line` of the deepest traceback frame inside `path` (or the file alone)."""
+    shown = _shown(path)
+    if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename).resolve() == path.resolve():
+        return f"{shown}:{exc.lineno}"
+    line = None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if Path(frame.f_code.co_filename).resolve() == path.resolve():
+            line = lineno
+    return f"{shown}:{line}" if line else shown
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _fail(path: Path, exc: BaseException, doing: str) -> BuildError:
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    cause = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return BuildError(f"{where(exc, path)}: {doing}: {cause}")
+
+
+def _package_for(folder: Path, root: Path) -> str:
+    """The package name figure modules in `folder` import under.
+
+    The project's figures/ is the package `figures` (so `from ._svg import Svg` and
+    `from figures._svg import Svg` both work); another folder (a test's fake figures)
+    gets a private package name of its own.
+    """
+    if folder.resolve() == (root / "figures").resolve():
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        return "figures"
+    name = "_figures_" + hashlib.sha256(str(folder.resolve()).encode()).hexdigest()[:10]
+    if name not in sys.modules:
+        package = types.ModuleType(name)
+        package.__path__ = [str(folder)]
+        sys.modules[name] = package
+    return name
+
+
+def discover(folder: Path, root: Path) -> list[Figure]:
+    """Import every figures/*.py not starting with '_', in name order."""
+    if not folder.is_dir():
+        return []
+    package = _package_for(folder, root)
+    found = []
+    seen: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        start = time.perf_counter()
+        try:
+            module = importlib.import_module(f"{package}.{path.stem}")
+        except BaseException as exc:  # a figure module may fail in any way
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            raise _fail(path, exc, "cannot import figure module") from exc
+        import_seconds = time.perf_counter() - start
+        for attr in ("ID", "render", "inputs"):
+            if not hasattr(module, attr):
+                raise BuildError(f"{_shown(path)}: figure module has no {attr} (see figures/__init__.py)")
+        fig_id = module.ID
+        if not isinstance(fig_id, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]*", fig_id):
+            raise BuildError(f"{_shown(path)}: ID must be a lower-case id like 'balance-point', got {fig_id!r}")
+        if fig_id in seen:
+            raise BuildError(f"{_shown(path)}: ID {fig_id!r} is already used by {_shown(seen[fig_id])}")
+        seen[fig_id] = path
+        found.append(Figure(fig_id, path, module, import_seconds=import_seconds))
+    return found
+
+
+def renderer_version(name: str) -> str:
+    """The version of the library that draws a figure, part of its cache key."""
+    if name in ("matplotlib", "manim"):
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            return f"{name}=={version(name)}"
+        except PackageNotFoundError:
+            return f"{name}==missing"
+    return str(name)
+
+
+def helpers_source(folder: Path) -> bytes:
+    """The shared helpers (figures/_*.py): a change there may change any figure."""
+    return b"".join(p.name.encode() + b"\0" + p.read_bytes() for p in sorted(folder.glob("_*.py")))
+
+
+def compute_key(fig: Figure, helpers: bytes) -> str:
+    try:
+        fig.inputs = fig.module.inputs()
+        inputs_json = json.dumps(fig.inputs, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    except Exception as exc:
+        raise _fail(fig.path, exc, "inputs() failed") from exc
+    digest = hashlib.sha256()
+    for part in (FORMAT.encode(), fig.path.read_bytes(), helpers, inputs_json.encode(),
+                 renderer_version(getattr(fig.module, "RENDERER", "svg")).encode()):
+        digest.update(hashlib.sha256(part).digest())
+    fig.key = digest.hexdigest()[:20]
+    return fig.key
+
+
+def _alt(fig: Figure) -> str:
+    module = fig.module
+    try:
+        if callable(getattr(module, "alt", None)):
+            return str(module.alt(fig.inputs))
+        return str(getattr(module, "ALT", ""))
+    except Exception as exc:
+        raise _fail(fig.path, exc, "alt() failed") from exc
+
+
+_SVG_BLOCK = re.compile(r"<svg\b.*?</svg>", re.S)
+_IMG_SRC = re.compile(r"""<(?:img|source)\b[^>]*?\b(?:src|srcset|poster)\s*=\s*["']([^"']+)["']""", re.I)
+
+
+def check_html(fig: Figure, html, out: Path) -> str:
+    """Contract checks on what render() returned; the HTML goes into the page as is."""
+    shown = _shown(fig.path)
+    if not isinstance(html, str) or not html.strip():
+        raise BuildError(f"{shown}: render() must return the figure's HTML as a non-empty string, got {type(html).__name__}")
+    for block in _SVG_BLOCK.findall(html):
+        try:
+            ET.fromstring(block)
+        except ET.ParseError as exc:
+            raise BuildError(f"{shown}: render() returned malformed SVG ({exc})") from exc
+    if "<svg" in html and not _SVG_BLOCK.search(html):
+        raise BuildError(f"{shown}: render() returned an <svg> without its closing </svg>")
+    prefix = f"figures/{fig.id}/"
+    for src in _IMG_SRC.findall(html):
+        for candidate in src.split(","):
+            rel = candidate.strip().split(" ")[0]
+            if not rel.startswith(prefix):
+                raise BuildError(f"{shown}: image source {rel!r} must be relative to the page and start with {prefix!r}")
+            if not (out / rel[len(prefix):]).is_file():
+                raise BuildError(f"{shown}: render() refers to {rel!r} but did not write it")
+    return html
+
+
+def render_or_reuse(fig: Figure, cache_root: Path, force: bool = False) -> Figure:
+    """Fill fig.html from the cache, or render the figure into the cache first."""
+    cache_dir = cache_root / fig.id / fig.key
+    fig.cache_dir = cache_dir
+    fig.alt = _alt(fig)
+    html_file = cache_dir / "figure.html"
+    start = time.perf_counter()
+    if html_file.is_file() and not force:
+        fig.html, fig.status = html_file.read_text(encoding="utf-8"), "cached"
+        fig.seconds = time.perf_counter() - start
+        return fig
+    work = cache_root / fig.id / f".tmp-{os.getpid()}-{fig.key}"
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "files").mkdir(parents=True)
+    try:
+        try:
+            html = fig.module.render(fig.inputs, work / "files")
+        except Exception as exc:
+            raise _fail(fig.path, exc, "render() failed") from exc
+        check_html(fig, html, work / "files")
+        (work / "figure.html").write_text(html, encoding="utf-8")
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        os.replace(work, cache_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    fig.html, fig.status = html, "rendered"
+    fig.seconds = time.perf_counter() - start
+    _prune(cache_root / fig.id, keep=cache_dir)
+    return fig
+
+
+def _prune(folder: Path, keep: Path) -> None:
+    entries = sorted((p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[KEEP_KEYS:]:
+        if old != keep:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def with_alt(html: str, alt: str) -> str:
+    """Give every <img> without alt text the figure's alt text."""
+    from html import escape
+    return re.sub(r"<img\b(?![^>]*\balt=)", f'<img alt="{escape(alt)}"', html)
+
+
+def scope_ids(html: str, fig_id: str, seen: set) -> str:
+    """Rename ids that another figure already uses (e.g. two SVGs both titled
+    "fig-title"), with the references to them, so the page keeps ids unique."""
+    ids = re.findall(r'\bid="([^"]+)"', html)
+    for old in {i for i in ids if i in seen}:
+        new = f"{fig_id}--{old}"
+        html = re.sub(rf'\bid="{re.escape(old)}"', f'id="{new}"', html)
+        html = re.sub(rf'(#){re.escape(old)}(?=["\')])', rf"\g<1>{new}", html)
+        html = re.sub(rf'(aria-(?:labelledby|describedby)="[^"]*?)\b{re.escape(old)}\b', rf"\g<1>{new}", html)
+    seen.update(re.findall(r'\bid="([^"]+)"', html))
+    return html

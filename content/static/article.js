@@ -1,0 +1,92 @@
+// Progressive enhancement only: the article reads completely without this file.
+// - the dark/light toggle (the choice is remembered; base.html applies it before paint)
+// - a copy button on every code block
+// - tabs: stacked panes become a tab list
+(function () {
+  "use strict";
+  var root = document.documentElement;
+
+  function isDark() {
+    var chosen = root.getAttribute("data-theme");
+    if (chosen) return chosen === "dark";
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
+  }
+
+  function setupThemeToggle() {
+    var button = document.querySelector(".theme-toggle");
+    if (!button) return;
+    var sync = function () { button.setAttribute("aria-pressed", String(isDark())); };
+    button.addEventListener("click", function () {
+      var next = isDark() ? "light" : "dark";
+      root.setAttribute("data-theme", next);
+      try { localStorage.setItem("theme", next); } catch (e) { /* private mode: not remembered */ }
+      sync();
+    });
+    sync();
+  }
+
+  function setupCopyButtons() {
+    if (!navigator.clipboard) return;
+    document.querySelectorAll(".code-block").forEach(function (block) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "copy-button";
+      button.textContent = "Copy";
+      button.addEventListener("click", function () {
+        var code = block.querySelector("code");
+        navigator.clipboard.writeText(code ? code.innerText : "").then(function () {
+          button.textContent = "Copied";
+          setTimeout(function () { button.textContent = "Copy"; }, 1500);
+        }, function () { button.textContent = "Select and copy"; });
+      });
+      block.appendChild(button);
+    });
+  }
+
+  function setupTabs() {
+    document.querySelectorAll(".tabs").forEach(function (tabs, t) {
+      var panes = Array.prototype.filter.call(tabs.children, function (el) {
+        return el.classList.contains("tab-pane");
+      });
+      if (panes.length < 2) return;
+      var list = document.createElement("div");
+      list.className = "tablist";
+      list.setAttribute("role", "tablist");
+      var buttons = panes.map(function (pane, i) {
+        var button = document.createElement("button");
+        button.type = "button";
+        button.id = "tab-" + t + "-" + i;
+        button.setAttribute("role", "tab");
+        button.textContent = pane.getAttribute("data-label");
+        pane.setAttribute("role", "tabpanel");
+        pane.setAttribute("aria-labelledby", button.id);
+        button.addEventListener("click", function () { select(i); });
+        list.appendChild(button);
+        return button;
+      });
+      function select(k) {
+        panes.forEach(function (pane, i) {
+          pane.hidden = i !== k;
+          buttons[i].setAttribute("aria-selected", String(i === k));
+          buttons[i].tabIndex = i === k ? 0 : -1;
+        });
+      }
+      list.addEventListener("keydown", function (e) {
+        var i = buttons.indexOf(document.activeElement);
+        if (i < 0) return;
+        if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
+          var k = (i + (e.key === "ArrowRight" ? 1 : buttons.length - 1)) % buttons.length;
+          select(k);
+          buttons[k].focus();
+        }
+      });
+      tabs.insertBefore(list, panes[0]);
+      tabs.classList.add("is-enhanced");
+      select(0);
+    });
+  }
+
+  setupThemeToggle();
+  setupCopyButtons();
+  setupTabs();
+})();

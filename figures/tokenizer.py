@@ -1,0 +1,113 @@
+"""Figure 1, tokenizer (static rendering): a byte-level BPE trained on one clinical
+paragraph cuts the default sentence; five counters.
+
+Domain: tokenwalk.bpe trained with the settings of tokenwalk/data/toy/tokenizer.json on
+the paragraph content/request/tokenizer-paragraph.txt. The interactive layer (another
+module) enhances the returned container: its data attributes carry the counts, the
+settings and the training paragraph, so the browser can retrain the same tokenizer with
+the same core and cut whatever the reader types.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import pathlib
+
+from figures._svg import Svg
+from tokenwalk.bpe import count_text, train_bpe
+from tokenwalk.toy import load_toy
+
+ID = "tokenizer"
+KIND = "I"
+RENDERER = "svg"
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+WIDTH = 640
+CHAR_W = 8.7  # monospace advance at 14 px, with a margin
+CHIP_H = 28
+COUNTERS = [("characters", "characters"), ("utf8_bytes", "UTF-8 bytes"), ("words", "words"),
+            ("tokens", "tokens"), ("vocabulary", "vocabulary")]
+
+
+def inputs() -> dict:
+    settings = load_toy("tokenizer")
+    paragraph = (ROOT / settings["paragraph_file"]).read_text(encoding="utf-8")
+    bpe = train_bpe(paragraph, settings["n_merges"])
+    sentence = settings["sentence"]
+    return {
+        "sentence": sentence,
+        "pieces": bpe.pieces_text(sentence),
+        "counts": count_text(sentence, bpe),
+        "n_merges": len(bpe.merges),
+        "base_symbols": len(bpe.base),
+        "paragraph": paragraph,
+    }
+
+
+def show_piece(piece: str) -> str:
+    """A piece as the figure prints it: a leading space as '·', a newline as '↵'."""
+    return piece.replace(" ", "·").replace("\n", "↵").replace("\t", "→")
+
+
+def alt(inputs: dict) -> str:
+    c = inputs["counts"]
+    return (f"A byte-level BPE tokenizer trained on one clinical paragraph ({inputs['n_merges']} merges "
+            f"on top of {inputs['base_symbols']} byte symbols) cuts '{inputs['sentence']}' into "
+            f"{c['tokens']} pieces: " + " | ".join(show_piece(p) for p in inputs["pieces"])
+            + f". {c['characters']} characters, {c['utf8_bytes']} UTF-8 bytes, {c['words']} words, "
+            f"{c['tokens']} tokens, vocabulary {c['vocabulary']}.")
+
+
+ALT = alt
+
+
+def _layout(pieces: list[str], width: float) -> list[tuple[float, int, float]]:
+    """x, line and chip width of each piece, wrapping at `width`."""
+    out, x, line = [], 10.0, 0
+    for p in pieces:
+        w = len(show_piece(p)) * CHAR_W + 12
+        if x + w > width - 10:
+            x, line = 10.0, line + 1
+        out.append((x, line, w))
+        x += w + 4
+    return out
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    pieces, c = inputs["pieces"], inputs["counts"]
+    chips = _layout(pieces, WIDTH)
+    lines = chips[-1][1] + 1 if chips else 1
+    top = 40
+    counters_y = top + lines * (CHIP_H + 8) + 16
+    height = counters_y + 108
+    svg = Svg(WIDTH, height, id_prefix="fig-tokenizer",
+              title="A byte-level BPE tokenizer cuts a sentence into pieces", desc=alt(inputs))
+    svg.text(10, 22, f"“{inputs['sentence']}”", "title")
+    g = svg.group("token-pieces")
+    for k, (piece, (x, line, w)) in enumerate(zip(pieces, chips)):
+        y = top + line * (CHIP_H + 8)
+        svg.rect(x, y, w, CHIP_H, "highlight" if k % 2 == 0 else "free", parent=g, rx=4,
+                 stroke="var(--fig-grid,#d9d9de)")
+        svg.text(x + 6, y + CHIP_H / 2 + 5, show_piece(piece), "mono", parent=g, data_index=k)
+    box_w = (WIDTH - 20) / len(COUNTERS)
+    for k, (key, label) in enumerate(COUNTERS):
+        x = 10 + k * box_w
+        svg.rect(x + 2, counters_y, box_w - 4, 72, "free", rx=6)
+        svg.text(x + box_w / 2, counters_y + 26, label, None, anchor="middle")
+        svg.text(x + box_w / 2, counters_y + 56, f"{c[key]:,}", "num bold", anchor="middle",
+                 style="font-size:24px", data_counter=key)
+    svg.text(10, counters_y + 98, f"vocabulary = {inputs['base_symbols']} byte symbols of the paragraph "
+                                  f"+ {inputs['n_merges']} merges; · is a space")
+    attrs = {
+        "class": "tw-interactive tw-tokenizer",
+        "data-figure": ID,
+        "data-sentence": inputs["sentence"],
+        "data-n-merges": str(inputs["n_merges"]),
+        "data-base-symbols": str(inputs["base_symbols"]),
+        "data-paragraph": inputs["paragraph"],
+        "data-pieces": json.dumps(inputs["pieces"], ensure_ascii=False),
+        **{f"data-{key.replace('_', '-')}": str(c[key]) for key, _ in COUNTERS},
+    }
+    attr_text = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
+    return f"<div {attr_text}>{svg.to_string()}</div>"

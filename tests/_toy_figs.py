@@ -1,0 +1,61 @@
+"""Shared checks for the toy-math figures' tests: render, parse, read the text back."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+# figures/ is a top-level package of the repository, not installed with tokenwalk: make
+# it importable when pytest is run as `pytest` (which does not put the cwd on sys.path).
+_ROOT = str(Path(__file__).resolve().parents[1])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+
+NS = {"svg": "http://www.w3.org/2000/svg"}
+SVG_TAG = "{http://www.w3.org/2000/svg}"
+
+
+def render(module_name: str, tmp_path):
+    """Import figures.<module_name>, render it into tmp_path; return (module, inputs, html)."""
+    mod = importlib.import_module(f"figures.{module_name}")
+    inputs = mod.inputs()
+    html = mod.render(inputs, tmp_path)
+    return mod, inputs, html
+
+
+def svg_root(html: str) -> ET.Element:
+    """The <svg> element of a figure's HTML (inline SVG, possibly inside a <div>)."""
+    match = re.search(r"<svg[\s\S]*</svg>", html)
+    assert match, "no <svg> in the figure's HTML"
+    return ET.fromstring(match.group(0))
+
+
+def texts(root: ET.Element) -> list[str]:
+    return ["".join(t.itertext()) for t in root.iter(f"{SVG_TAG}text")]
+
+
+def check_contract(mod, inputs, html) -> ET.Element:
+    """The figure contract and the SVG rules: parses, title and desc, viewBox at most 640
+    wide, no text class smaller than 13 units, alt text that states the domain."""
+    import json
+
+    json.dumps(inputs)  # inputs() must be JSON-serialisable (it forms the cache key)
+    assert mod.ID and mod.KIND and mod.RENDERER == "svg"
+    root = svg_root(html)
+    assert root.find("svg:title", NS) is not None and root.find("svg:title", NS).text
+    assert root.find("svg:desc", NS) is not None and root.find("svg:desc", NS).text
+    _, _, w, h = (float(v) for v in root.get("viewBox").split())
+    assert 0 < w <= 640 and h > 0
+    for t in root.iter(f"{SVG_TAG}text"):
+        classes = (t.get("class") or "").split()
+        assert "small" not in classes and "note" not in classes, "text under 13 units"
+        size = re.search(r"font-size:\s*([\d.]+)px", t.get("style") or "")
+        assert size is None or float(size.group(1)) >= 13
+        x = float(t.get("x", 0))
+        assert 0 <= x <= w
+    alt = mod.ALT(inputs) if callable(mod.ALT) else mod.ALT
+    assert len(alt) > 40
+    return root

@@ -1,0 +1,50 @@
+"""Figure 10 (quantization, static rendering at 4 bits)."""
+
+import json
+import html
+import re
+
+from _toy_figs import SVG_TAG, check_contract, render, texts
+
+
+def test_fig10_quantization_renders_with_its_numbers(tmp_path):
+    """Figure 10: integers −8 … 7 + fp16 scale = 4.5 bits; ≈ 3 % at 4 bits, ≈ 12 % at 2 bits; Q8_0 8.5."""
+    mod, inputs, out = render("quantization", tmp_path)
+    root = check_contract(mod, inputs, out)
+    text = " ".join(texts(root))
+    for needle in ("−8", "4.5", "3%", "12%", "Q8_0 8.5", "Q4_K 4.5", "Q6_K 6.5625", "fp16"):
+        assert needle in text, needle
+    q = inputs["blocks"]["4"]
+    # all 32 weights, levels, read-back values and errors are in the table
+    table = [t.text for g in root.iter(f"{SVG_TAG}g") if g.get("class") == "quant-table"
+             for t in g.iter(f"{SVG_TAG}text")]
+    for w, lv in zip(q["weights"], q["levels"]):
+        assert mod.fmt_w(w) in table and str(lv).replace("-", "−") in table
+    assert len(table) == 2 * 5 + 32 * 5
+
+
+def test_fig10_levels_are_to_scale(tmp_path):
+    """Figure 10: the chart's level lines are evenly spaced, one per integer −8 … 7, and each
+    read-back mark sits on its level's line."""
+    mod, inputs, out = render("quantization", tmp_path)
+    root = check_contract(mod, inputs, out)
+    chart = next(g for g in root.iter(f"{SVG_TAG}g") if g.get("class") == "quant-chart")
+    lines = [l for l in chart.findall(f"{SVG_TAG}line")]
+    ys = sorted(float(l.get("y1")) for l in lines)
+    assert len(ys) == 16
+    gaps = {round(b - a, 6) for a, b in zip(ys, ys[1:])}
+    assert gaps == {mod.STEP_H}
+    q = inputs["blocks"]["4"]
+    marks = [g.findall(f"{SVG_TAG}line")[1] for g in chart.iter(f"{SVG_TAG}g") if g.get("data-index")]
+    for mark, lv in zip(marks, q["levels"]):
+        assert abs(float(mark.get("y1")) - (mod.CHART_TOP + (q["level_max"] - lv) * mod.STEP_H)) < 0.01
+
+
+def test_fig10_container_carries_the_numbers(tmp_path):
+    mod, inputs, out = render("quantization", tmp_path)
+    attrs = {k: html.unescape(v) for k, v in re.findall(r'(data-[a-z0-9-]+)="([^"]*)"', re.match(r"<div ([^>]*)>", out).group(1))}
+    assert attrs["data-bits"] == "4" and attrs["data-bits-per-weight"] == "4.5"
+    assert len(json.loads(attrs["data-weights"])) == 32
+    shares = json.loads(attrs["data-mean-error-shares"])
+    assert round(100 * shares["4"]) == 3 and round(100 * shares["2"]) == 12
+    assert json.loads(attrs["data-formats"])["Q8_0"] == 8.5

@@ -47,3 +47,12 @@ def test_dense_round_pays_and_moe_round_does_not():
                      expert_bytes_per_token=0.62e9, expert_count=256, expert_used_count=8)
     assert moe.speedup < 1
     assert moe.verify_bytes > 2 * moe.step_bytes
+
+
+def test_expert_bytes_of_a_dense_model_are_zero():
+    from tokenwalk.model_spec import ModelSpec
+    from tokenwalk.speculative import expert_bytes_per_token
+
+    dense = ModelSpec(name="d", params=7e9, size_bytes=14e9, layers=32, embedding_length=4096,
+                      head_count=32, head_count_kv=32, head_dim=128)
+    assert expert_bytes_per_token(dense) == 0.0

@@ -90,3 +90,36 @@ def round_cost(
     check = verify_bytes(step_bytes, gamma + 1, expert_bytes_per_token, expert_count, expert_used_count)
     per_token = (draft + check) / tokens
     return RoundCost(tokens, step_bytes, draft, check, draft + check, per_token, step_bytes / per_token)
+
+
+def expert_bytes_per_token(model) -> float:
+    """Bytes of routed experts one token reads in a MoE model (0 for a dense model).
+
+    layers × expert_used_count × 3 matrices of embedding_length × expert_ffn_length,
+    at the model's average bits per weight (first order: the file may store its expert
+    tensors in a format a little above or below the average). ``model``: a ModelSpec.
+    """
+    if not model.expert_count or not model.expert_ffn_length:
+        return 0.0
+    weights = model.layers * model.expert_used_count * 3 * model.embedding_length * model.expert_ffn_length
+    return weights * model.bits_per_weight / 8
+
+
+def model_round_cost(model, alpha: float | None = None, gamma: int | None = None,
+                     draft_params: float | None = None) -> RoundCost:
+    """Speculative round vs plain decoding for a model (a ModelSpec), in bytes read.
+
+    Defaults from tokenwalk/data/toy/speculative.json: alpha 0.7, gamma 4, a Qwen3 0.6B
+    draft stored at the target's average bits per weight. Plain decoding reads
+    model.bytes_read_per_token per token; the check of gamma + 1 tokens reads the shared
+    weights once and every distinct expert the tokens woke.
+    """
+    from tokenwalk.toy import load_toy
+
+    data = load_toy("speculative")
+    alpha = data["alpha"] if alpha is None else alpha
+    gamma = data["gamma"] if gamma is None else gamma
+    draft_params = data["draft_params"] if draft_params is None else draft_params
+    draft_step_bytes = draft_params * model.bits_per_weight / 8
+    return round_cost(alpha, gamma, model.bytes_read_per_token, draft_step_bytes,
+                      expert_bytes_per_token(model), model.expert_count, model.expert_used_count)

@@ -1,0 +1,121 @@
+"""The figure cache: an unchanged key is reused; changing the data one figure reads
+re-renders that figure only; --force renders all; the summary says which."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from build_support import build_fixture, copy_fixture
+
+FAKE = '''
+import json
+from pathlib import Path
+
+ID = "{id}"
+KIND = "S"
+RENDERER = "svg"
+ALT = "A fake figure for the cache test."
+HERE = Path(__file__).parent
+
+
+def inputs():
+    return json.loads((HERE / "{id}.json").read_text())
+
+
+def render(inputs, out):
+    with open(HERE / "renders.log", "a") as log:
+        log.write(ID + "\\n")
+    return '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><text x="1" y="9">' + str(inputs["value"]) + '</text></svg>'
+'''
+
+
+@pytest.fixture
+def fakes(tmp_path):
+    src = copy_fixture(tmp_path)
+    figures = tmp_path / "fake-figures"
+    figures.mkdir()
+    for fig_id, value in (("alpha", 1), ("beta", 2), ("gamma", 3)):
+        (figures / f"{fig_id}.py").write_text(FAKE.format(id=fig_id))
+        (figures / f"{fig_id}.json").write_text(json.dumps({"value": value}))
+    return src, figures, tmp_path
+
+
+def build(src, figures, tmp, *extra):
+    result = build_fixture(src, tmp / "site", tmp / "cache", "--figures", figures, *extra)
+    assert result.returncode == 0, result.stderr
+    log = figures / "renders.log"
+    renders = log.read_text().split() if log.exists() else []
+    if log.exists():
+        log.unlink()
+    return result.stdout, renders
+
+
+def summary_counts(stdout):
+    match = re.search(r"(\d+) figures: (\d+) rendered(?: \(([^)]*)\))?, (\d+) cached", stdout)
+    return int(match.group(2)), (match.group(3) or ""), int(match.group(4))
+
+
+def test_cold_then_noop_then_one_data_file_changes(fakes):
+    src, figures, tmp = fakes
+    stdout, renders = build(src, figures, tmp)
+    assert renders == ["alpha", "beta", "gamma"]
+    assert summary_counts(stdout) == (3, "alpha, beta, gamma", 0)
+    assert re.search(r"figure alpha\s+rendered\s+\d+\.\d\d s", stdout)
+
+    stdout, renders = build(src, figures, tmp)
+    assert renders == []
+    assert summary_counts(stdout) == (0, "", 3)
+    assert re.search(r"figure beta\s+cached", stdout)
+
+    (figures / "beta.json").write_text(json.dumps({"value": 20}))
+    stdout, renders = build(src, figures, tmp)
+    assert renders == ["beta"]
+    assert summary_counts(stdout) == (1, "beta", 2)
+
+
+def test_changing_module_source_or_helpers_rerenders(fakes):
+    src, figures, tmp = fakes
+    build(src, figures, tmp)
+    with open(figures / "gamma.py", "a") as f:
+        f.write("\n# a comment changes the source, so the key\n")
+    assert build(src, figures, tmp)[1] == ["gamma"]
+    (figures / "_shared.py").write_text("COLOUR = 'bus'\n")  # a helper: every figure may use it
+    assert build(src, figures, tmp)[1] == ["alpha", "beta", "gamma"]
+
+
+def test_force_renders_everything(fakes):
+    src, figures, tmp = fakes
+    build(src, figures, tmp)
+    stdout, renders = build(src, figures, tmp, "--force")
+    assert renders == ["alpha", "beta", "gamma"]
+    assert summary_counts(stdout)[0] == 3
+
+
+def test_going_back_to_old_inputs_reuses_the_old_rendering(fakes):
+    src, figures, tmp = fakes
+    build(src, figures, tmp)
+    (figures / "alpha.json").write_text(json.dumps({"value": 10}))
+    assert build(src, figures, tmp)[1] == ["alpha"]
+    (figures / "alpha.json").write_text(json.dumps({"value": 1}))
+    assert build(src, figures, tmp)[1] == []
+
+
+def test_figure_html_reaches_the_page_when_the_article_uses_it(fakes):
+    src, figures, tmp = fakes
+    chapter = src / "content" / "02-more.md"
+    chapter.write_text(chapter.read_text() + "\n::: figure beta\nThe beta figure (fake).\n:::\n")
+    build(src, figures, tmp)
+    (figures / "beta.json").write_text(json.dumps({"value": 42}))
+    build(src, figures, tmp)
+    html = (tmp / "site" / "index.html").read_text()
+    assert re.search(r'<figure id="fig-beta".*?>42</text>', html, re.S)
+
+
+def test_renderer_version_joins_the_key():
+    from content._build.figures import renderer_version
+    import matplotlib
+    assert renderer_version("matplotlib") == f"matplotlib=={matplotlib.__version__}"
+    assert renderer_version("svg") == "svg"

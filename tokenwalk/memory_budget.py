@@ -11,10 +11,10 @@ Units: bytes (GB = 1e9 bytes).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from importlib import resources
 
+from .data_refs import read_data_json, resolve
 from .errors import TokenwalkError
 from .kv_cache import kv_reservation_bytes
 
@@ -38,11 +38,12 @@ def budget_data(machine_name: str) -> dict | None:
     path = resources.files("tokenwalk") / "data" / "budgets" / f"{machine_name}.json"
     if not path.is_file():
         return None
+    entry = dict(read_data_json(f"budgets/{machine_name}.json"))
+    where = f"budgets/{machine_name}.json"
     try:
-        entry = json.loads(path.read_text(encoding="utf-8"))
-        float(entry["system_and_apps_bytes"])
+        entry["system_and_apps_bytes"] = float(resolve(entry["system_and_apps_bytes"], where))
     except (ValueError, KeyError, TypeError) as error:
-        raise TokenwalkError(f"tokenwalk/data/budgets/{machine_name}.json: system_and_apps_bytes: {error}") from None
+        raise TokenwalkError(f"tokenwalk/data/{where}: system_and_apps_bytes: {error}") from None
     return entry
 
 

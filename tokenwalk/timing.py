@@ -17,24 +17,16 @@ Units: seconds; tokens.
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-from importlib import resources
-
+from .data_refs import read_data_json, resolve
 from .errors import TokenwalkError
 from .roofline import decode_step, memory_time_s, prefill_step
 
 PHASES = ("decode", "prefill", "load")
 
 
-@lru_cache(maxsize=1)
 def timing_data() -> dict:
     """The parsed `data/timing_v1.json` (defaults, CPU stages, calibrations)."""
-    path = resources.files("tokenwalk") / "data" / "timing_v1.json"
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise TokenwalkError(f"tokenwalk/data/timing_v1.json: cannot read ({error})") from None
+    return read_data_json("timing_v1.json")
 
 
 def decode_step_s(model, machine, context_tokens: int, users: int = 1, kv_type: str = "f16") -> float:
@@ -124,21 +116,22 @@ def _calibrate(machine, entry: dict, phase: str) -> float:
     from .model_spec import load_model
 
     model = load_model(entry["model"])
+    where = f"timing_v1.json calibrations.{machine.name}.{phase}"
     if phase == "decode":
-        roofline_s = decode_step(model, machine, int(entry.get("context_tokens", 0))).step_s
-        measured_s = 1.0 / float(entry["measured_tok_s"])
+        roofline_s = decode_step(model, machine, int(resolve(entry.get("context_tokens", 0), where))).step_s
+        measured_s = 1.0 / float(resolve(entry["measured_tok_s"], where))
     elif phase == "prefill":
-        prompt = int(entry["prompt_tokens"])
-        chunk = int(entry.get("chunk_tokens") or prompt)
+        prompt = int(resolve(entry["prompt_tokens"], where))
+        chunk = int(resolve(entry.get("chunk_tokens"), where) or prompt)
         roofline_s, done = 0.0, 0
         while done < prompt:
             n = min(chunk, prompt - done)
             roofline_s += prefill_step(model, machine, n, done).step_s
             done += n
-        measured_s = prompt / float(entry["measured_tok_s"])
+        measured_s = prompt / float(resolve(entry["measured_tok_s"], where))
     else:
         roofline_s = memory_time_s(model.size_bytes, disk_bandwidth_gbs(machine))
-        measured_s = float(entry["measured_s"])
+        measured_s = float(resolve(entry["measured_s"], where))
     return roofline_s / measured_s
 
 

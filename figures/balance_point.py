@@ -1,0 +1,113 @@
+"""Figure 16, balance-point: step time against the tokens in the step, 7B fp16 on one H100 SXM.
+
+The memory time is flat (the weights cross the bus once per step), the compute time is a
+slope (two operations per weight per token), and the step lasts the larger of the two:
+the thick line. They cross at the balance point; in 4-bit weights the flat line drops to
+a quarter and the crossing moves to about 74 tokens.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+ID = "balance-point"
+KIND = "P"
+RENDERER = "matplotlib"
+MODEL = "dense-7b-fp16"
+MACHINE = "h100-sxm"
+TOKENS_MAX = 600
+
+
+def alt(inputs: dict) -> str:
+    return (f"Line chart of one step of a dense 7B model in fp16 on an H100 SXM: the time to read the weights "
+            f"is flat at {inputs['memory_ms']:.1f} ms, the compute time grows {inputs['compute_ms_per_token']:.3f} ms "
+            f"per token, and the step lasts the larger of the two; they cross near "
+            f"{int(inputs['balance_tokens'])} tokens (about {round(inputs['balance_tokens_4bit'])} with 4-bit weights).")
+
+
+def inputs_for(model, machine) -> dict:
+    """The numbers of the figure for any model and machine (tokenwalk does the arithmetic)."""
+    from tokenwalk.roofline import balance_point_tokens, compute_time_s, flops_per_token, memory_time_s, step_time
+
+    bytes_per_weight = model.size_bytes / model.params
+    steps = [step_time(model, machine, n) for n in range(0, TOKENS_MAX + 1, 5)]
+    return {
+        "model": model.name,
+        "machine": machine.name,
+        "weights_gb": model.size_bytes / 1e9,
+        "bandwidth_tbs": machine.bandwidth_gbs / 1e3,
+        "tflops": machine.fp16_tflops,
+        "tokens_max": TOKENS_MAX,
+        "memory_ms": step_time(model, machine, 1).memory_s * 1e3,
+        "compute_ms_per_token": compute_time_s(flops_per_token(model), machine.fp16_tflops) * 1e3,
+        "balance_tokens": balance_point_tokens(machine, bytes_per_weight),
+        "memory_ms_4bit": memory_time_s(model.params * 0.5, machine.bandwidth_gbs) * 1e3,
+        "balance_tokens_4bit": balance_point_tokens(machine, 0.5),
+        "step_tokens": [s.tokens for s in steps],
+        "step_ms": [s.step_s * 1e3 for s in steps],
+    }
+
+
+def inputs() -> dict:
+    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.model_spec import load_model
+
+    return inputs_for(load_model(MODEL), load_machine(MACHINE))
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._plot import colour, new_figure, to_svg
+
+    n = inputs
+    memory, slope, balance = n["memory_ms"], n["compute_ms_per_token"], n["balance_tokens"]
+    x_max = n["tokens_max"]
+    y_max = max(slope * x_max, memory) * 1.08
+    fig, ax = new_figure(640, 380)
+    fig.subplots_adjust(left=0.1, right=0.97, top=0.95, bottom=0.16)
+
+    # Regions: memory-bound left of the crossing, compute-bound right.
+    ax.axvspan(0, balance, color=colour("bus"), alpha=0.07, lw=0, gid="region-memory")
+    ax.axvspan(balance, x_max, color=colour("compute"), alpha=0.07, lw=0, gid="region-compute")
+    # The two sides and the step (the larger of the two, thick).
+    ax.plot([0, x_max], [memory, memory], color=colour("bus"), lw=2, gid="line-memory")
+    ax.plot([0, x_max], [0, slope * x_max], color=colour("compute"), lw=2, gid="line-compute")
+    ax.plot(n["step_tokens"], n["step_ms"], color=colour("fg"), lw=5, alpha=0.85, gid="line-step",
+            solid_joinstyle="round")
+    # 4-bit weights: the flat line drops, the crossing moves left.
+    ax.plot([0, x_max], [n["memory_ms_4bit"]] * 2, color=colour("bus"), lw=1.5, ls=(0, (2, 3)), gid="line-memory-4bit")
+    ax.plot([n["balance_tokens_4bit"]], [n["memory_ms_4bit"]], "o", ms=6, color=colour("bus"), gid="point-4bit")
+    ax.annotate(f"4-bit weights: {n['memory_ms_4bit']:.1f} ms, crossing ≈ {round(n['balance_tokens_4bit'])}",
+                (n["balance_tokens_4bit"], n["memory_ms_4bit"]), xytext=(12, -20), textcoords="offset points",
+                color=colour("muted"), fontsize=13)
+    # The crossing.
+    ax.axvline(balance, color=colour("accent"), lw=1.2, ls=(0, (4, 3)), gid="line-balance")
+    ax.plot([balance], [memory], "o", ms=8, color=colour("accent"), gid="point-balance")
+    ax.text(balance + 8, y_max * 0.97, f"≈ {int(balance)} tokens", color=colour("accent"), fontsize=14,
+            fontweight="bold", va="top")
+    ax.text(balance * 0.5, y_max * 0.97, "memory-bound", color=colour("bus"), ha="center", va="top", fontsize=13)
+    ax.text((balance + x_max) / 2 + 40, y_max * 0.86, "compute-bound", color=colour("compute"), ha="center",
+            va="top", fontsize=13)
+    ax.text(12, memory + y_max * 0.02,
+            f"memory: {memory:.1f} ms, flat ({n['weights_gb']:.0f} GB ÷ {n['bandwidth_tbs']:.2f} TB/s)",
+            color=colour("bus"), fontsize=13, va="bottom")
+    anchor = balance * 0.8
+    ax.annotate(f"compute: {slope:.3f} ms per token", (anchor, slope * anchor), xytext=(balance + 15, memory * 0.72),
+                color=colour("compute"), fontsize=13, va="center",
+                arrowprops={"arrowstyle": "-", "color": colour("compute"), "lw": 1})
+
+    ax.set_xlim(0, x_max)
+    ax.set_ylim(0, y_max)
+    ax.set_xticks(range(0, x_max + 1, 100))
+    ax.set_xlabel("tokens in the step")
+    ax.set_ylabel("ms")
+    ax.text(x_max - 8, memory * 0.4, "thick line: the step,\nthe larger of the two", color=colour("muted"),
+            fontsize=12, ha="right", va="bottom")
+
+    return to_svg(
+        fig,
+        figure_id=ID,
+        title="Step time against tokens in the step",
+        desc=alt(inputs),
+        data={"balance-tokens": balance, "balance-tokens-4bit": n["balance_tokens_4bit"], "memory-ms": memory,
+              "compute-ms-per-token": slope},
+    )

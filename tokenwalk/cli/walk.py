@@ -1,0 +1,178 @@
+"""`tokenwalk walk`: one request from the disk to the last token, stage by stage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..errors import TokenwalkError
+
+NAME = "walk"
+HELP = "walk one request on a model and a machine: load, prefill (time to first token), decode"
+DESCRIPTION = """\
+Walk one request on a model and a machine: load from disk, chat template, tokenize,
+prefill in chunks, decode token by token with the KV cache growing, stop. Prints each
+stage's time, bytes and bound (disk, cpu, memory or compute) and the three numbers a
+user feels: load time, time to first token (prefill tok/s) and decode tok/s.
+
+Times are the roofline at spec-sheet maxima divided by an efficiency per phase
+(calibrated on the laptop's measurements; defaults elsewhere), so they are estimates.
+
+MODEL is a preset name, a .gguf file (header only is read) or a .json model spec;
+MACHINE is a preset name or a .json machine spec.
+
+example:
+  tokenwalk walk --model qwen3.6-35b-a3b --machine laptop-860m --prompt-tokens 6500 --output-tokens 300
+"""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {value}")
+    return value
+
+
+def _presets_epilog() -> str:
+    try:
+        from ..machine_spec import list_machine_presets
+        from ..model_spec import list_model_presets
+
+        models, machines = list_model_presets(), list_machine_presets()
+    except (ImportError, TokenwalkError):  # presets not available: help still works
+        return ""
+    return f"model presets:   {', '.join(models)}\nmachine presets: {', '.join(machines)}"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = _presets_epilog()
+    parser.add_argument("--model", required=True, metavar="MODEL", help="preset name, .gguf file or .json spec")
+    parser.add_argument("--machine", required=True, metavar="MACHINE", help="preset name or .json spec")
+    parser.add_argument("--prompt-tokens", required=True, type=_positive_int, metavar="N",
+                        help="tokens in the prompt (template included)")
+    parser.add_argument("--output-tokens", required=True, type=_non_negative_int, metavar="K",
+                        help="tokens of the answer")
+    parser.add_argument("--num-ctx", type=_positive_int, metavar="C",
+                        help="context reserved at load (default: prompt + output)")
+    parser.add_argument("--kv-type", default="f16", choices=["f16", "q8_0", "q4_0"], help="KV cache type (default f16)")
+    parser.add_argument("--chunk", type=_positive_int, default=512, metavar="N",
+                        help="prefill chunk in tokens (default 512, as Ollama)")
+    parser.add_argument("--warm", action="store_true", help="the model is already loaded: skip the load")
+    parser.add_argument("--users", type=_positive_int, default=1, metavar="U",
+                        help="conversations decoded together (default 1)")
+    parser.add_argument("--spec-alpha", type=_alpha, metavar="A", help="speculative decoding: acceptance rate")
+    parser.add_argument("--spec-gamma", type=_positive_int, metavar="G", help="speculative decoding: draft tokens per round")
+    parser.add_argument("--json", action="store_true", help="print the walk as JSON")
+
+
+def run(args) -> int:
+    from ..machine_spec import load_machine
+    from ..model_spec import load_model
+    from ..walk import Request, walk_request
+
+    model = load_model(args.model)
+    machine = load_machine(args.machine)
+    request = Request(
+        prompt_tokens=args.prompt_tokens,
+        output_tokens=args.output_tokens,
+        num_ctx=args.num_ctx,
+        kv_type=args.kv_type,
+        chunk_tokens=args.chunk,
+        warm=args.warm,
+        users=args.users,
+        spec_alpha=args.spec_alpha,
+        spec_gamma=args.spec_gamma,
+    )
+    walk = walk_request(model, machine, request)
+    for warning in walk.warnings:
+        print(f"tokenwalk walk: warning: {warning}", file=sys.stderr)
+    if args.json:
+        json.dump(walk.to_dict(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_walk(walk))
+    return 0
+
+
+def _seconds(value: float) -> str:
+    if value == 0:
+        return "0"
+    if value < 1e-3:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1e3:.1f} ms"
+    return f"{value:.1f} s"
+
+
+def _bytes(value: float) -> str:
+    if value <= 0:
+        return "-"
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if value >= scale:
+            return f"{value / scale:.1f} {unit}"
+    return f"{value:.0f} B"
+
+
+def _note(stage) -> str:
+    d = stage.to_dict()
+    if stage.name == "load":
+        return f"{d['disk_gbs']:g} GB/s disk"
+    if stage.name == "tokenize":
+        return f"{d['tokens']:,} tokens"
+    if stage.name == "prefill":
+        return f"{d['chunk_count']} chunks of {d['chunk_tokens']}; KV written {_bytes(d['kv_written_bytes'])}"
+    if stage.name == "decode":
+        return (f"{d['steps']:,} steps of {_seconds(d['first_step_s'])}–{_seconds(d['last_step_s'])}, "
+                f"{_bytes(d['first_step_bytes'])} read per step")
+    return d.get("reason", "")
+
+
+def format_walk(walk) -> str:
+    """The walk as a plain-text table and the three numbers."""
+    r = walk.request
+    lines = [f"{walk.model} on {walk.machine}: {r.prompt_tokens:,} prompt tokens, {r.output_tokens:,} output tokens, "
+             f"num_ctx {r.context_tokens:,}, KV {r.kv_type}" + (f", {r.users} users" if r.users > 1 else ""), ""]
+    rows = [("stage", "time", "bytes", "bound", "")]
+    rows += [(s.name, _seconds(s.seconds), _bytes(s.bytes), s.bound, _note(s)) for s in walk.stages]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        lines.append("  ".join(cell.ljust(widths[i]) if i in (0, 3) else cell.rjust(widths[i])
+                               for i, cell in enumerate(row[:4])) + "  " + row[4])
+    memory = walk.memory
+    lines += [
+        "",
+        f"load            {_seconds(walk.load_s)}" + ("  (warm: already in memory)" if r.warm else ""),
+        f"first token     {_seconds(walk.ttft_s)}  (prefill {walk.prefill_tok_s:,.0f} tok/s)",
+        f"decode          {walk.decode_tok_s:,.1f} tok/s  ({_seconds(walk.decode_s)} for {r.output_tokens:,} tokens)",
+        f"total           {_seconds(walk.total_s)}",
+        f"memory          weights {_bytes(walk.weights_bytes)} + KV cache {_bytes(walk.kv_cache_bytes)}"
+        + (f" + system {_bytes(memory['system_bytes'])}" if memory["system_bytes"] else "")
+        + f" of {_bytes(memory['total_bytes'])}: "
+        + (f"{_bytes(memory['free_bytes'])} free" if memory["fits"] else "DOES NOT FIT"),
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,185 @@
+"""The fitted timing model: how long a decode step or a prefill chunk really takes.
+
+In two sentences: a step lasts the larger of its bytes over (bandwidth efficiency x
+spec-sheet bandwidth) and its operations over (compute efficiency x spec-sheet FP16
+FLOP/s), plus a fixed cost per layer for launching and synchronising its kernels; the
+two efficiencies and the per-layer cost are fitted per backend (CUDA, Metal, ROCm,
+Vulkan, CPU) on published llama-bench runs. Bytes and operations are the roofline's
+(`tokenwalk.roofline`): the weights a step reads (for a mixture of experts only the
+experts its tokens wake), the KV cache it reads and writes, 2 x active parameters per
+token and the attention scores.
+
+Why this shape: decode of one stream reads every active weight per token, so its time is
+bytes / bandwidth, but the share of the bandwidth it reaches drops when each layer reads
+little (a small model, an MoE, the largest chips), which a fixed cost per layer explains;
+prefill is arithmetic, bounded below by one read of the weights per chunk.
+
+The coefficients live in `data/timing_fit.json`, written by `tokenwalk fit`
+(`tokenwalk.native.timing_fit`, numpy/scipy); this module only evaluates them, in pure
+Python, so the browser gets the same numbers. Units: seconds, bytes, GB/s = 1e9 bytes/s,
+TFLOP/s = 1e12 operations/s.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from . import roofline
+from .errors import SpecError
+
+FIT_PATH = Path(__file__).resolve().parent / "data" / "timing_fit.json"
+
+
+@dataclass(frozen=True)
+class Coefficients:
+    """The fitted numbers one machine's steps are timed with.
+
+    bandwidth_efficiency: share of the spec bandwidth the weight and KV reads reach (0-1];
+    compute_efficiency: share of the spec FP16 FLOP/s matrix products reach;
+    layer_overhead_s: fixed seconds per layer per step (kernel launches, synchronisation);
+    row: which row of the fit was used ("CUDA", "default", "laptop-860m").
+    """
+
+    row: str
+    bandwidth_efficiency: float
+    compute_efficiency: float
+    layer_overhead_s: float
+
+
+@lru_cache(maxsize=8)
+def _load(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise SpecError(f"{Path(path).name}: no fitted timing model (run `tokenwalk fit`)") from None
+    except json.JSONDecodeError as error:
+        raise SpecError(f"{Path(path).name}: not valid JSON at line {error.lineno}: {error.msg}") from None
+
+
+def load_fit(path: str | Path | None = None) -> dict:
+    """The fitted coefficients (the JSON `tokenwalk fit` writes), cached per path."""
+    return _load(str(Path(path) if path else FIT_PATH))
+
+
+def _row(values: dict, row: str) -> Coefficients:
+    return Coefficients(
+        row=row,
+        bandwidth_efficiency=float(values["bandwidth_efficiency"]),
+        compute_efficiency=float(values["compute_efficiency"]),
+        layer_overhead_s=float(values["layer_overhead_s"]),
+    )
+
+
+def coefficients(machine, fit: dict | None = None) -> Coefficients:
+    """The coefficients for `machine`: its own calibration if the fit has one under its name
+    (the article's laptop, calibrated on its own measurements), else the row of its
+    `backend`, else the row fitted on all GPU runs together ("default")."""
+    fit = fit if fit is not None else load_fit()
+    calibrations = fit.get("calibrations", {})
+    name = getattr(machine, "name", None)
+    if name in calibrations:
+        return _row(calibrations[name], name)
+    backends = fit.get("backends", {})
+    backend = getattr(machine, "backend", None) or ""
+    for key, values in backends.items():
+        if key.lower() == str(backend).lower():
+            return _row(values, key)
+    return _row(fit["default"], "default")
+
+
+class _NoComputePeak:
+    """A machine view without an FP16 peak: compute takes no time (decode of one stream is
+    memory-bound by orders of magnitude, so that is its honest reading)."""
+
+    def __init__(self, machine):
+        self.bandwidth_gbs = machine.bandwidth_gbs
+        self.fp16_tflops = float("inf")
+
+
+def _require_bandwidth(machine) -> None:
+    if not getattr(machine, "bandwidth_gbs", None):
+        raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'bandwidth_gbs' is missing; timing needs it")
+
+
+def step_s(step: "roofline.StepTime", layers: int, coeffs: Coefficients) -> float:
+    """Seconds of one step: max(memory_s / e_bw, compute_s / e_compute) + layers x overhead."""
+    memory = step.memory_s / coeffs.bandwidth_efficiency
+    compute = step.compute_s / coeffs.compute_efficiency
+    return max(memory, compute) + layers * coeffs.layer_overhead_s
+
+
+def decode_step_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
+                  fit: dict | None = None) -> float:
+    """Seconds of one decode step: `users` conversations, each `context_tokens` deep, one
+    new token each. 1 / this is one user's tok/s. A machine with no FP16 figure is timed by
+    its bytes alone (one stream's arithmetic is negligible next to its reads)."""
+    _require_bandwidth(machine)
+    coeffs = coefficients(machine, fit)
+    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
+    step = roofline.decode_step(model, view, context_tokens, users, kv_type)
+    return step_s(step, model.layers, coeffs)
+
+
+def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
+                    fit: dict | None = None) -> float:
+    """Seconds of one prefill step of `chunk_tokens` prompt tokens after `context_before`
+    tokens already in the cache: the arithmetic at the fitted share of the FP16 peak,
+    never less than one read of the weights (and the cache) per chunk."""
+    _require_bandwidth(machine)
+    if not getattr(machine, "fp16_tflops", None):
+        raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'fp16_tflops' is missing; prefill timing needs it")
+    coeffs = coefficients(machine, fit)
+    step = roofline.prefill_step(model, machine, chunk_tokens, context_before, kv_type)
+    return step_s(step, model.layers, coeffs)
+
+
+def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = None, kv_type: str = "f16",
+              fit: dict | None = None) -> float:
+    """Seconds to prefill `prompt_tokens`, in chunks of `chunk_tokens` (one step if None)."""
+    total, done = 0.0, 0
+    chunk = chunk_tokens or prompt_tokens
+    while done < prompt_tokens:
+        n = min(chunk, prompt_tokens - done)
+        total += prefill_chunk_s(model, machine, n, done, kv_type, fit)
+        done += n
+    return total
+
+
+def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
+    """(low, high) multipliers of a predicted time that cover the middle 80 % of the
+    leave-one-machine-out errors of `phase` ("decode" or "prefill")."""
+    fit = fit if fit is not None else load_fit()
+    band = fit["cross_validation"][phase]
+    # ratios are measured / predicted speed; a time scales with the inverse
+    return 1.0 / band["speed_ratio_p90"], 1.0 / band["speed_ratio_p10"]
+
+
+def decode_step_range_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
+                        fit: dict | None = None) -> tuple[float, float, float]:
+    """(low, predicted, high) seconds of a decode step; the range is the cross-validation band."""
+    mid = decode_step_s(model, machine, context_tokens, users, kv_type, fit)
+    low, high = error_band("decode", fit)
+    return mid * low, mid, mid * high
+
+
+def prefill_chunk_range_s(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
+                          fit: dict | None = None) -> tuple[float, float, float]:
+    """(low, predicted, high) seconds of a prefill chunk; the range is the cross-validation band."""
+    mid = prefill_chunk_s(model, machine, chunk_tokens, context_before, kv_type, fit)
+    low, high = error_band("prefill", fit)
+    return mid * low, mid, mid * high
+
+
+def predict_run_tok_s(run, fit: dict | None = None) -> float:
+    """Predicted tokens per second of a published llama-bench run (`tokenwalk.llama_bench`).
+
+    tgN writes N tokens from an empty context: its mean step has (N - 1) / 2 tokens
+    cached (the KV read grows linearly). ppN is one prefill step of N tokens.
+    """
+    if run.phase == "decode":
+        return 1.0 / decode_step_s(run.model, run.machine, (run.tokens - 1) / 2.0, fit=fit)
+    return run.tokens / prefill_chunk_s(run.model, run.machine, run.tokens, 0, fit=fit)

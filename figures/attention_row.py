@@ -90,7 +90,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     y = TOP + n * ROW_H + 10
     svg.line(10, y, WIDTH - 10, y, "stroke-grid")
     svg.text(10, y + 26, "Σ weight × v =", "bold")
-    svg.text(135, y + 26, f"the output of “{words[q - 1]}” in this head: "
-                          f"1 × {inputs['value_width']} numbers, mostly v{top + 1} ({words[top]})")
+    svg.text(135, y + 26, f"output of “{words[q - 1]}” in this head: "
+                          f"1 × {inputs['value_width']}, mostly v{top + 1} ({words[top]})")
     svg.text(10, y + 48, "weights add up to 100%; bars are to scale", "num")
     return svg.to_string()

@@ -65,7 +65,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
                 svg.rect(x, y, CELL_W, CELL_H, "stroke-grid", parent=g)
                 continue
             svg.rect(x, y, CELL_W, CELL_H, "highlight" if live else "free", parent=g,
-                     stroke="var(--fig-grid,#d9d9de)")
+                     style="stroke:var(--fig-grid,#d9d9de)")
             w = row[j]
             svg.text(x + CELL_W / 2, y + CELL_H / 2 + 5, f"{round(100 * w)}", "num bold" if live else "num",
                      anchor="middle", parent=g, data_weight=f"{w:.6g}")

@@ -88,7 +88,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     for k, (piece, (x, line, w)) in enumerate(zip(pieces, chips)):
         y = top + line * (CHIP_H + 8)
         svg.rect(x, y, w, CHIP_H, "highlight" if k % 2 == 0 else "free", parent=g, rx=4,
-                 stroke="var(--fig-grid,#d9d9de)")
+                 style="stroke:var(--fig-grid,#d9d9de)")
         svg.text(x + 6, y + CHIP_H / 2 + 5, show_piece(piece), "mono", parent=g, data_index=k)
     box_w = (WIDTH - 20) / len(COUNTERS)
     for k, (key, label) in enumerate(COUNTERS):

@@ -1,0 +1,392 @@
+"""Shared helpers for the Manim figures: themes, a pixel-based canvas, still rendering,
+WebP compression and the <picture> markup.
+
+Each Manim figure is a still image drawn at a fixed *CSS size* (say 640 x 960 CSS px). The
+build renders it at `QUALITIES["full"]` = 2 device pixels per CSS pixel (sharp on
+high-density screens); tests render at `QUALITIES["low"]` (half a pixel per CSS pixel) to
+stay fast. The <img> always carries the CSS size, so the page reserves the right box
+whatever the quality.
+
+Why two opaque variants rather than one transparent image: the light image sits on the
+light page and the dark one on the dark page; if a reader's manual theme toggle is not
+wired to the images, an opaque card still reads (dark text on a transparent image over a
+dark page would not). `THEMES` holds both palettes; the light one follows the light
+fallbacks of `figures._svg.PALETTE` so schematics and scenes share colours.
+
+Scenes lay out in CSS pixels from the top-left corner (`Canvas.at(x, y)`), because the
+figures are designed for a page column, and set text in CSS pixels (`Canvas.text(s, 22)`):
+22 px on a 640 px image is still about 12 px on a 360 px phone.
+
+Rendering happens in-process under `manim.tempconfig` (about a second per still at full
+quality), or in a fresh interpreter with `subprocess=True` (isolates Manim's global
+state; costs the Manim import, about 2 s).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import pathlib
+import subprocess as _subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Any
+
+from figures._svg import PALETTE
+
+FONT = "DejaVu Sans"  # installed by the Makefile (fonts-dejavu-core): same metrics everywhere
+# DejaVu Sans cap height is 1493 units of a 2048-unit em: used to size text in CSS px.
+FONT_CAP_HEIGHT_EM = 1493 / 2048
+CSS_PX_PER_UNIT = 80.0  # Manim units are arbitrary; 1 unit = 80 CSS px keeps numbers small
+# Cairo strokes are stroke_width x 0.01 Manim units wide, so one CSS px of line is:
+STROKE_PER_PX = 100 / CSS_PX_PER_UNIT
+
+# device pixels per CSS pixel
+QUALITIES = {"full": 2.0, "medium": 1.0, "low": 0.5}
+QUALITY_ENV = "TOKENWALK_MANIM_QUALITY"  # the build may lower quality for previews
+
+_LIGHT = {name: fallback for name, (_var, fallback) in PALETTE.items()}
+_LIGHT.update({
+    "panel": "#f4f4f6",        # a faint card behind a group of elements
+    "cell_old": "#c9c9d3",     # stored, unchanged
+    "ink_on_accent": "#ffffff",
+    "pos": "#2f6fb3",          # toy vector entries > 0
+    "neg": "#d97706",          # toy vector entries < 0
+})
+_DARK = {
+    "fg": "#ececf1",
+    "muted": "#a3a3ad",
+    "bg": "#17181c",
+    "grid": "#3b3c44",
+    "accent": "#fb8a4c",
+    "bus": "#6aa6e8",
+    "compute": "#f5a524",
+    "kv": "#a78bfa",
+    "wait": "#2c2d33",
+    "free": "#202127",
+    "system": "#7b8190",
+    "weights": "#6aa6e8",
+    "mask": "#26272d",
+    "highlight": "#7a6220",
+    "panel": "#202228",
+    "cell_old": "#4a4b57",
+    "ink_on_accent": "#17181c",
+    "pos": "#6aa6e8",
+    "neg": "#f5a524",
+}
+THEMES = {"light": _LIGHT, "dark": _DARK}
+
+
+def quality_scale(quality: str | None) -> float:
+    """Device pixels per CSS pixel for a quality name (None: $TOKENWALK_MANIM_QUALITY or full)."""
+    name = quality or os.environ.get(QUALITY_ENV) or "full"
+    if name not in QUALITIES:
+        raise ValueError(f"unknown Manim quality {name!r}; expected one of {sorted(QUALITIES)}")
+    return QUALITIES[name]
+
+
+def manim_version() -> str:
+    import manim
+    return manim.__version__
+
+
+@dataclass
+class Canvas:
+    """Pixel geometry of one still: CSS size and the mapping to Manim units."""
+
+    width_px: int
+    height_px: int
+
+    @property
+    def frame_width(self) -> float:
+        return self.width_px / CSS_PX_PER_UNIT
+
+    @property
+    def frame_height(self) -> float:
+        return self.height_px / CSS_PX_PER_UNIT
+
+    def u(self, px: float) -> float:
+        """A length in CSS px as Manim units."""
+        return px / CSS_PX_PER_UNIT
+
+    def at(self, x_px: float, y_px: float):
+        """The Manim point of CSS pixel (x, y), measured from the top-left corner."""
+        import numpy as np
+        return np.array([self.u(x_px) - self.frame_width / 2, self.frame_height / 2 - self.u(y_px), 0.0])
+
+
+_EM_UNITS_AT_48: float | None = None
+
+
+def _em_units_at_48() -> float:
+    """Height of one em, in Manim units, of Text at font_size 48 (measured once)."""
+    global _EM_UNITS_AT_48
+    if _EM_UNITS_AT_48 is None:
+        from manim import Text
+        _EM_UNITS_AT_48 = Text("H", font=FONT, font_size=48).height / FONT_CAP_HEIGHT_EM
+    return _EM_UNITS_AT_48
+
+
+def text(s: str, size_px: float, color: str, *, weight: str = "NORMAL", slant: str = "NORMAL",
+         markup: bool = False):
+    """A Pango Text whose em is `size_px` CSS px (so 22 means 22 px type, as in CSS).
+
+    markup=True takes Pango markup (MarkupText), e.g. "W<sub>O</sub>" for subscripts.
+    """
+    from manim import MarkupText, Text
+    font_size = 48 * (size_px / CSS_PX_PER_UNIT) / _em_units_at_48()
+    cls = MarkupText if markup else Text
+    return cls(s, font=FONT, font_size=font_size, color=color, weight=weight, slant=slant)
+
+
+def fmt_int(n: int) -> str:
+    """12288 -> '12,288' (the article's digit grouping)."""
+    return f"{int(n):,}"
+
+
+_MEDIA_DIR: str | None = None
+
+
+def _media_dir() -> str:
+    """A private scratch folder for Manim (text SVG cache), removed when the process exits."""
+    global _MEDIA_DIR
+    if _MEDIA_DIR is None:
+        import atexit
+        import shutil
+        _MEDIA_DIR = tempfile.mkdtemp(prefix="tokenwalk-manim-")
+        atexit.register(shutil.rmtree, _MEDIA_DIR, True)
+    return _MEDIA_DIR
+
+
+def load_spec(name: str):
+    """The model spec of preset `name`, asked of tokenwalk.model_spec at call time.
+
+    Looked up through the module (not imported by name) so a test can patch the preset.
+    """
+    from tokenwalk import model_spec
+    try:
+        return model_spec.load_model(name)
+    except Exception:  # TEMPORARY stand-in until the gpt3-175b preset lands; remove
+        if name != "gpt3-175b":
+            raise
+        from types import SimpleNamespace
+        return SimpleNamespace(name="gpt3-175b", layers=96, embedding_length=12288, head_count=96,
+                               head_count_kv=96, head_dim=128, kv_layers=96,
+                               feed_forward_length=49152, vocab_size=50257)
+
+
+def gpt3_sizes(name: str = "gpt3-175b") -> dict:
+    """GPT-3's sizes (every Manim figure draws them), from tokenwalk's model preset."""
+    spec = load_spec(name)
+    return {
+        "model": spec.name,
+        "layers": int(spec.layers),
+        "embedding_length": int(spec.embedding_length),
+        "head_count": int(spec.head_count),
+        "head_dim": int(spec.head_dim),
+        "feed_forward_length": int(spec.feed_forward_length),
+        "vocab_size": int(spec.vocab_size),
+    }
+
+
+def _scene_image(scene_cls, scene_args: dict, theme: str, canvas: Canvas, scale: float):
+    """Construct `scene_cls(inputs=..., theme=..., canvas=...)` and return its frame (PIL RGBA)."""
+    from manim import tempconfig
+
+    palette = THEMES[theme]
+    # one media folder per process: Pango's text SVGs are reused across the two variants
+    conf = {
+        "pixel_width": max(1, round(canvas.width_px * scale)),
+        "pixel_height": max(1, round(canvas.height_px * scale)),
+        "frame_width": canvas.frame_width,
+        "frame_height": canvas.frame_height,
+        "background_color": palette["bg"],
+        "background_opacity": 1.0,
+        "media_dir": _media_dir(),
+        "disable_caching": True,
+        "write_to_movie": False,
+        "save_last_frame": False,
+        "verbosity": "WARNING",
+        "progress_bar": "none",
+    }
+    with tempconfig(conf):
+        scene = scene_cls(inputs=scene_args, palette=palette, canvas=canvas)
+        scene.construct()
+        scene.renderer.update_frame(scene)
+        return scene.renderer.camera.get_image().convert("RGB")
+
+
+def save_webp(image, path: pathlib.Path) -> None:
+    """Lossless WebP: flat colours and text compress far better losslessly than lossy."""
+    image.save(path, "WEBP", lossless=True, quality=100, method=5)
+
+
+def render_still(scene_cls, scene_args: dict, out_path: pathlib.Path, *, canvas: Canvas,
+                 theme: str = "light", quality: str | None = None,
+                 subprocess: bool = False) -> tuple[int, int]:
+    """Render one still of `scene_cls` to `out_path` (.webp or .png); return its pixel size.
+
+    `subprocess=True` renders in a fresh interpreter (`python -m figures._manim`), which
+    keeps Manim's global config and caches out of the calling process.
+    """
+    out_path = pathlib.Path(out_path)
+    scale = quality_scale(quality)
+    if subprocess:
+        job = {
+            "module": scene_cls.__module__, "cls": scene_cls.__qualname__,
+            "args": scene_args, "out": str(out_path), "theme": theme,
+            "canvas": [canvas.width_px, canvas.height_px], "scale": scale,
+        }
+        root = pathlib.Path(__file__).resolve().parent.parent
+        proc = _subprocess.run([sys.executable, "-m", "figures._manim"], input=json.dumps(job),
+                               text=True, capture_output=True, cwd=root)
+        if proc.returncode != 0:
+            raise RuntimeError(f"{scene_cls.__qualname__}: Manim render failed: {proc.stderr.strip()[-500:]}")
+        from PIL import Image
+        with Image.open(out_path) as im:
+            return im.size
+    image = _scene_image(scene_cls, scene_args, theme, canvas, scale)
+    if out_path.suffix == ".png":
+        image.save(out_path, "PNG", optimize=True)
+    else:
+        save_webp(image, out_path)
+    return image.size
+
+
+def render_variants(scene_cls, scene_args: dict, out_dir: pathlib.Path, *, canvas: Canvas,
+                    quality: str | None = None, stem: str = "still",
+                    subprocess: bool = False) -> dict[str, str]:
+    """Render the light and dark stills into `out_dir`; return theme -> file name."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = {}
+    for theme in THEMES:
+        name = f"{stem}-{theme}.webp"
+        render_still(scene_cls, scene_args, out_dir / name, canvas=canvas, theme=theme,
+                     quality=quality, subprocess=subprocess)
+        names[theme] = name
+    return names
+
+
+def still_scene_base():
+    """The base class of the figure scenes (built lazily so importing figures stays cheap)."""
+    global _StillScene
+    if _StillScene is None:
+        from manim import Arrow, Line, RoundedRectangle, Scene, VGroup
+
+        class StillScene(Scene):
+            """A Scene that draws one still from `inputs`, in a theme, on a CSS-px canvas.
+
+            Subclasses implement `draw()`; numbers come only from `self.inputs`.
+            """
+
+            def __init__(self, inputs: dict, palette: dict, canvas: Canvas, **kwargs):
+                self.inputs, self.c, self.canvas = inputs, palette, canvas
+                super().__init__(**kwargs)
+
+            def construct(self):
+                self.draw()
+
+            def draw(self):  # pragma: no cover - subclasses
+                raise NotImplementedError
+
+            # --- drawing helpers in CSS px (top-left origin) ---
+            def t(self, s, size, color="fg", *, x=None, y=None, anchor="center", **kw):
+                """Text of `size` px; (x, y) is the anchor point: center, left or right edge."""
+                m = text(s, size, self.c.get(color, color), **kw)
+                if x is not None:
+                    p = self.canvas.at(x, y)
+                    if anchor == "left":
+                        m.move_to(p, aligned_edge=[-1, 0, 0])
+                    elif anchor == "right":
+                        m.move_to(p, aligned_edge=[1, 0, 0])
+                    else:
+                        m.move_to(p)
+                self.add(m)
+                return m
+
+            def rect(self, x, y, w, h, *, fill="panel", stroke=None, stroke_px=2.0, radius_px=8.0,
+                     opacity=1.0, dashed=False):
+                """A rounded rectangle with top-left (x, y), size (w, h) in px."""
+                cv = self.canvas
+                r = RoundedRectangle(width=cv.u(w), height=cv.u(h), corner_radius=cv.u(min(radius_px, w / 2, h / 2)))
+                r.set_fill(self.c.get(fill, fill) if fill else None, opacity=opacity if fill else 0)
+                if stroke:
+                    r.set_stroke(self.c.get(stroke, stroke), width=stroke_px * STROKE_PER_PX, opacity=1)
+                else:
+                    r.set_stroke(width=0, opacity=0)
+                r.move_to(cv.at(x + w / 2, y + h / 2))
+                if dashed:
+                    from manim import DashedVMobject
+                    r = DashedVMobject(r, num_dashes=max(8, int((w + h) / 9)), dashed_ratio=0.55)
+                self.add(r)
+                return r
+
+            def line(self, x1, y1, x2, y2, *, color="fg", width_px=2.0, opacity=1.0):
+                ln = Line(self.canvas.at(x1, y1), self.canvas.at(x2, y2))
+                ln.set_stroke(self.c.get(color, color), width=width_px * STROKE_PER_PX, opacity=opacity)
+                self.add(ln)
+                return ln
+
+            def arrow(self, x1, y1, x2, y2, *, color="fg", width_px=2.5, tip_px=11.0):
+                cv = self.canvas
+                a = Arrow(cv.at(x1, y1), cv.at(x2, y2), buff=0, stroke_width=width_px * STROKE_PER_PX,
+                          tip_length=cv.u(tip_px), max_tip_length_to_length_ratio=0.6,
+                          max_stroke_width_to_length_ratio=100)
+                a.set_color(self.c.get(color, color))
+                self.add(a)
+                return a
+
+            def group(self, *mobjects):
+                return VGroup(*mobjects)
+
+        _StillScene = StillScene
+    return _StillScene
+
+
+_StillScene = None
+
+
+def picture_html(fig_id: str, files: dict[str, str], canvas: Canvas, alt: str) -> str:
+    """The <picture> for a light/dark pair, sized in CSS px so the page does not jump.
+
+    Without JavaScript the browser picks the variant from prefers-color-scheme. For the
+    page's manual theme toggle, the <picture> carries `data-theme-swap` and the <source>
+    the class `theme-dark-source`: the page script sets that source's `media` to "all"
+    (dark forced), "not all" (light forced) or back to its `data-media` (follow the system).
+    """
+    base = f"figures/{fig_id}/"
+    dark, light = base + files["dark"], base + files["light"]
+    w, h = canvas.width_px, canvas.height_px
+    q = html.escape
+    return (
+        f'<picture class="manim-still" data-theme-swap data-src-light="{q(light)}" data-src-dark="{q(dark)}">'
+        f'<source class="theme-dark-source" media="(prefers-color-scheme: dark)" '
+        f'data-media="(prefers-color-scheme: dark)" srcset="{q(dark)}" width="{w}" height="{h}">'
+        f'<img src="{q(light)}" width="{w}" height="{h}" alt="{q(alt)}" loading="lazy" decoding="async">'
+        f'</picture>'
+    )
+
+
+def _main() -> int:
+    """Subprocess entry: read one job (JSON) on stdin, render it, exit 0."""
+    import importlib
+    job = json.loads(sys.stdin.read())
+    module = importlib.import_module(job["module"])
+    scene_cls: Any = module
+    for part in job["cls"].split("."):
+        scene_cls = getattr(scene_cls, part)
+    canvas = Canvas(*job["canvas"])
+    image = _scene_image(scene_cls, job["args"], job["theme"], canvas, job["scale"])
+    out = pathlib.Path(job["out"])
+    if out.suffix == ".png":
+        image.save(out, "PNG", optimize=True)
+    else:
+        save_webp(image, out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

@@ -1,3 +1,17 @@
-"""The models and machines the hardware tests use (stand-ins until the presets land)."""
+"""The models and machines the hardware tests use: the project's presets.
 
-from hardware_standins import h100, laptop_standin as laptop, qwen_standin as qwen, seven_b  # noqa: F401
+Stand-ins (tests/hardware_standins.py) remain for tests that vary a field.
+"""
+
+from hardware_standins import h100, laptop_standin as laptop  # noqa: F401  (machines until their presets land)
+from tokenwalk.model_spec import load_model
+
+
+def seven_b():
+    """The dense 7B in fp16 of the H100 examples."""
+    return load_model("dense-7b-fp16")
+
+
+def qwen():
+    """Qwen3.6 35B-A3B Q4_K_M, the article's model."""
+    return load_model("qwen3.6-35b-a3b")

@@ -3,6 +3,7 @@
 import pytest
 
 from hardware_specs import h100, seven_b
+from hardware_standins import StandinModel
 from tokenwalk.roofline import (
     balance_point_tokens,
     compute_time_s,
@@ -68,9 +69,8 @@ def test_fig16_balance_point_295_and_74_in_4_bits():
 
 def test_fig16_balance_point_does_not_depend_on_model_size():
     machine = h100()
-    small, big = seven_b(), seven_b()
-    big.params = big.active_params = 70e9
-    big.size_bytes = big.bytes_read_per_token = 140e9
+    small = seven_b()
+    big = StandinModel(name="70b-fp16", params=70e9, active_params=70e9, size_bytes=140e9, bytes_read_per_token=140e9)
     for model in (small, big):
         flat = step_time(model, machine, 0).memory_s
         slope = compute_time_s(flops_per_token(model), machine.fp16_tflops)

@@ -1,0 +1,244 @@
+"""The built site in headless Chromium (Debian's, no browser download), served on
+localhost: no console error, no failed request, no request to another host, every image
+and SVG loads, dark mode follows the system and the remembered toggle, sidenotes sit in
+the margin on a wide screen and open inline on a phone, the page works without
+JavaScript. Screenshots at 390 and 1280 px go to tests/screenshots/ (git-ignored).
+
+Two sites: the fixture article (always) and the real article (when its number namespace,
+tokenwalk/article_numbers.py, exists)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import importlib.util
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from build_support import FIXTURE, ROOT, build_fixture, run_build
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = ROOT / "tests" / "screenshots"
+
+
+def serve(site: Path):
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".wasm": "application/wasm", ".svg": "image/svg+xml"}
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module", params=["fixture", "article"])
+def site(request, tmp_path_factory):
+    """(name, base URL) of a built site served on localhost."""
+    tmp = tmp_path_factory.mktemp(f"browser-{request.param}")
+    if request.param == "fixture":
+        result = build_fixture(FIXTURE, tmp / "site", tmp / "cache")
+    else:
+        if importlib.util.find_spec("tokenwalk.article_numbers") is None:
+            pytest.skip("tokenwalk/article_numbers.py is not written yet: the real article cannot build")
+        # the project's figure cache: figures render once, not once per test run
+        result = run_build("--out", tmp / "site")
+    assert result.returncode == 0, result.stderr
+    server = serve(tmp / "site")
+    yield request.param, f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+class Watched:
+    """A page with every console error, page error, failed request and request URL."""
+
+    def __init__(self, browser, url, **context_options):
+        self.context = browser.new_context(**context_options)
+        self.page = self.context.new_page()
+        self.errors, self.failed, self.urls = [], [], []
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.urls.append(r.url))
+        self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
+        self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} ({r.status})"))
+        self.page.goto(url, wait_until="networkidle")
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def watched(browser, site):
+    pages = []
+
+    def open_page(**options):
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        page = Watched(browser, site[1], **options)
+        pages.append(page)
+        return page
+
+    yield open_page
+    for page in pages:
+        page.close()
+
+
+def test_no_console_error_no_failed_request_no_other_host(watched, site):
+    w = watched()
+    w.page.mouse.wheel(0, 20000)  # scroll to the end: lazy content loads too
+    w.page.wait_for_load_state("networkidle")
+    assert w.errors == []
+    assert w.failed == []
+    base = urlparse(site[1])
+    other = [u for u in w.urls if urlparse(u).netloc != base.netloc and not u.startswith("data:")]
+    assert other == [], "requests to another host"
+
+
+def test_every_image_and_svg_loads(watched):
+    w = watched()
+    broken = w.page.evaluate("""() => {
+        const bad = [];
+        for (const img of document.images) {
+            img.scrollIntoView();
+            if (!img.complete || img.naturalWidth === 0) bad.push(img.currentSrc || img.src);
+        }
+        for (const svg of document.querySelectorAll('figure svg')) {
+            const box = svg.getBoundingClientRect();
+            if (box.width < 50 || box.height < 20) bad.push('svg in ' + svg.closest('figure').id);
+        }
+        return bad;
+    }""")
+    assert broken == []
+    figures = w.page.locator("figure").count()
+    assert figures >= 1
+    assert figures == w.page.locator("figure[id^='fig-']").count()
+
+
+def _background(page) -> str:
+    return page.evaluate("getComputedStyle(document.body).backgroundColor")
+
+
+def _luminance(rgb: str) -> float:
+    r, g, b = (int(x) for x in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3])
+    return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255
+
+
+def test_dark_mode_follows_the_system_without_javascript(browser, site):
+    context = browser.new_context(color_scheme="dark", java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site[1])
+    assert _luminance(_background(page)) < 0.2
+    fig_fg = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--fig-fg')")
+    assert _luminance(f"rgb({int(fig_fg.strip()[1:3], 16)},{int(fig_fg.strip()[3:5], 16)},{int(fig_fg.strip()[5:7], 16)})") > 0.7
+    context.close()
+
+
+def test_dark_mode_toggle_works_and_is_remembered(watched):
+    w = watched(color_scheme="light")
+    page = w.page
+    assert _luminance(_background(page)) > 0.8
+    page.click(".theme-toggle")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    page.wait_for_timeout(50)
+    assert _luminance(_background(page)) < 0.2
+    page.reload(wait_until="networkidle")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark", "remembered across loads"
+    assert _luminance(_background(page)) < 0.2
+    page.click(".theme-toggle")
+    page.reload(wait_until="networkidle")
+    assert _luminance(_background(page)) > 0.8
+    assert w.errors == []
+
+
+def test_sidenotes_in_the_margin_on_wide_screens(watched):
+    w = watched(viewport={"width": 1280, "height": 900})
+    if w.page.locator(".sidenote").count() == 0:
+        pytest.skip("no sidenotes on this page yet")
+    note = w.page.locator(".sidenote").first.bounding_box()
+    paragraph = w.page.locator("p:has(.sidenote)").first.bounding_box()
+    assert note["x"] >= paragraph["x"] + paragraph["width"], "the note sits right of the text column"
+    assert note["x"] + note["width"] <= 1280
+
+
+def test_sidenotes_open_inline_on_a_phone_without_javascript(browser, site):
+    context = browser.new_context(viewport={"width": 360, "height": 740}, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site[1])
+    if page.locator(".sidenote").count() == 0:
+        pytest.skip("no sidenotes on this page yet")
+    note = page.locator(".sidenote").first
+    assert not note.is_visible()
+    page.locator("label.sidenote-ref").first.click()
+    assert note.is_visible()
+    box = note.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 360
+    context.close()
+
+
+def test_no_horizontal_scroll_on_a_360px_phone(watched):
+    w = watched(viewport={"width": 360, "height": 740})
+    assert w.page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_without_javascript_every_figure_shows(browser, site):
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto(site[1], wait_until="networkidle")
+    sizes = page.evaluate("""() => [...document.querySelectorAll('figure')].map(f => {
+        const body = f.querySelector('.figure-body');
+        const box = body.getBoundingClientRect();
+        const imgs = [...body.querySelectorAll('img')];
+        return [f.id, box.width, box.height, imgs.every(i => i.complete && i.naturalWidth > 0)];
+    })""")
+    assert sizes, "the page has figures"
+    for fig_id, width, height, images_ok in sizes:
+        assert width > 100 and height > 10 and images_ok, fig_id
+    assert page.locator(".theme-toggle").is_hidden(), "no dead button without JavaScript"
+    context.close()
+
+
+def test_tabs_and_copy_buttons_with_javascript(watched):
+    w = watched()
+    page = w.page
+    if page.locator(".tabs").count():
+        tabs = page.locator(".tabs").first
+        buttons = tabs.locator("[role=tab]")
+        assert buttons.count() == tabs.locator(".tab-pane").count() >= 2
+        assert tabs.locator(".tab-pane").nth(1).is_hidden()
+        buttons.nth(1).click()
+        assert tabs.locator(".tab-pane").nth(1).is_visible()
+        assert tabs.locator(".tab-pane").nth(0).is_hidden()
+    assert page.locator(".copy-button").count() == page.locator(".code-block").count()
+
+
+def test_screenshots_390_and_1280(browser, site):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for width in (390, 1280):
+        for scheme in ("light", "dark"):
+            context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+            page = context.new_page()
+            page.goto(site[1], wait_until="networkidle")
+            path = SCREENSHOTS / f"{site[0]}-{width}-{scheme}.png"
+            page.screenshot(path=str(path), full_page=True)
+            context.close()
+            assert path.stat().st_size > 10_000

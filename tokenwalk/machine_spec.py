@@ -1,0 +1,113 @@
+"""The machines of the article: memory bandwidth, fp16 FLOP/s, memory, compute units.
+
+A MachineSpec comes from a preset (`tokenwalk/data/machines/<name>.json`, every value
+with its source) or any JSON file in the same schema: required `name`, `bandwidth_gbs`,
+`fp16_tflops`, `memory_gb`; optional `backend`, `compute_units`, `lanes_per_cu`,
+`clock_ghz`, `l2_cache_bytes`, `shared_memory_per_cu_bytes`, `disk_gbs`, `title`,
+`sources`.
+
+Units: bandwidth in GB/s (1e9 bytes per second), compute in TFLOP/s (1e12 operations per
+second, dense fp16/bf16, the format the roofline of the article uses), memory in GB
+(1e9 bytes); on-chip memories in bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from .errors import SpecError
+from .spec_json import check_fields, preset_names, read_json_object, read_preset
+
+REQUIRED_FIELDS = {"name": "str", "bandwidth_gbs": "number", "fp16_tflops": "number", "memory_gb": "number"}
+OPTIONAL_FIELDS = {
+    "title": "str", "backend": "str", "compute_units": "int", "lanes_per_cu": "int", "clock_ghz": "number",
+    "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number", "sources": "dict",
+}
+LADDER_FILE = "_memory_ladder"
+
+
+@dataclass
+class MachineSpec:
+    """A machine as the roofline sees it (see the module docstring for units)."""
+
+    name: str
+    bandwidth_gbs: float
+    fp16_tflops: float
+    memory_gb: float
+    title: str | None = None
+    backend: str | None = None
+    compute_units: int | None = None
+    lanes_per_cu: int | None = None
+    clock_ghz: float | None = None
+    l2_cache_bytes: int | None = None
+    shared_memory_per_cu_bytes: int | None = None
+    disk_gbs: float | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class MemoryRung:
+    """One rung of the memory ladder: a memory, its bandwidth (GB/s, None if not given)
+    and capacity (bytes, None for "terabytes"); `capacity_label` as the figure prints it;
+    `count` copies of it (132 SMs)."""
+
+    name: str
+    role: str
+    bandwidth_gbs: float | None
+    capacity_bytes: int | None
+    capacity_label: str
+    source: str
+    count: int = 1
+
+
+def machine_from_dict(data: dict, label: str) -> MachineSpec:
+    """A MachineSpec from a JSON object; SpecError names `label` and the field."""
+    values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS)
+    for name in ("bandwidth_gbs", "fp16_tflops", "memory_gb"):
+        if values[name] <= 0:
+            raise SpecError(f"{label}: field '{name}' must be > 0, not {values[name]!r}")
+    return MachineSpec(**values)
+
+
+def list_machine_presets() -> list[str]:
+    """Names of the machine presets (tokenwalk/data/machines/*.json)."""
+    return preset_names("machines")
+
+
+def load_machine(name_or_path) -> MachineSpec:
+    """A MachineSpec from a preset name or a JSON file; SpecError otherwise."""
+    text = os.fspath(name_or_path)
+    if text.lower().endswith(".json"):
+        return machine_from_dict(read_json_object(text), text)
+    presets = list_machine_presets()
+    if text in presets:
+        data, label = read_preset("machines", text)
+        return machine_from_dict(data, label)
+    if os.sep in text or "/" in text or os.path.exists(text):
+        raise SpecError(f"{text}: a machine is a preset name or a .json file")
+    raise SpecError(f"{text}: not a machine preset ({', '.join(presets)}), nor a .json file")
+
+
+def memory_ladder() -> list[MemoryRung]:
+    """The rungs of an H100 server's memory ladder, from the disk down to SM shared memory."""
+    data, label = read_preset("machines", LADDER_FILE)
+    rungs = data.get("rungs")
+    if not isinstance(rungs, list):
+        raise SpecError(f"{label}: missing field 'rungs' (a list)")
+    out = []
+    for i, rung in enumerate(rungs):
+        where = f"{label}: rungs[{i}]"
+        if not isinstance(rung, dict):
+            raise SpecError(f"{where}: expected an object")
+        values = check_fields(rung, where, {"name": "str", "role": "str", "capacity_label": "str", "source": "str"},
+                              {"bandwidth_gbs": "number", "capacity_bytes": "int", "count": "int"})
+        out.append(MemoryRung(name=values["name"], role=values["role"],
+                              bandwidth_gbs=values.get("bandwidth_gbs"),
+                              capacity_bytes=values.get("capacity_bytes"),
+                              capacity_label=values["capacity_label"], source=values["source"],
+                              count=values.get("count", 1)))
+    return out

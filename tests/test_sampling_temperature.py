@@ -132,3 +132,24 @@ def test_sample_never_leaves_the_nucleus(fig):
 def test_sample_with_top_k_1_is_greedy():
     rng = random.Random(3)
     assert {sample([0.0, 5.0, 4.9], 2.0, top_k=1, rng=rng) for _ in range(200)} == {1}
+
+
+def test_sample_draws_only_from_the_nucleus_that_top_p_kept_gives():
+    """The fast draw in sample() and the reference cut top_p_kept() agree on the nucleus."""
+    rng = random.Random(11)
+    for _ in range(150):
+        logits = [round(rng.gauss(0, 2), 1) for _ in range(rng.randrange(2, 60))]
+        p = rng.choice([0.3, 0.5, 0.9, 0.95])
+        t = rng.choice([0.5, 1.0, 2.0])
+        k = rng.choice([0, 5])
+        allowed = {i for i, x in enumerate(distribution(logits, t, top_p=p, top_k=k)) if x > 0}
+        drawn = {sample(logits, t, top_p=p, top_k=k, rng=rng) for _ in range(300)}
+        assert drawn <= allowed
+
+
+def test_sample_handles_a_real_vocabulary_size():
+    """49,152 logits (SmolLM2's vocabulary): every option combination returns a valid index."""
+    rng = random.Random(4)
+    logits = [rng.gauss(0, 3) for _ in range(49152)]
+    for kw in ({}, {"top_p": 0.9}, {"top_k": 20}, {"top_p": 0.95, "top_k": 20}, {"temperature": 0}):
+        assert 0 <= sample(logits, rng=rng, **kw) < 49152

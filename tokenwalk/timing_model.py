@@ -183,3 +183,32 @@ def predict_run_tok_s(run, fit: dict | None = None) -> float:
     if run.phase == "decode":
         return 1.0 / decode_step_s(run.model, run.machine, (run.tokens - 1) / 2.0, fit=fit)
     return run.tokens / prefill_chunk_s(run.model, run.machine, run.tokens, 0, fit=fit)
+
+
+def decode_breakdown(model, machine, context_tokens: float = 0, kv_type: str = "f16", fit: dict | None = None) -> dict:
+    """Where one stream's decode step goes: reading bytes or the fixed cost of its layers.
+
+    Returns tok_s, step_s, read_s (bytes at the fitted share of the bandwidth),
+    overhead_s (layers x per-layer cost), bytes_per_step, the share of the spec bandwidth
+    the stream uses (bytes per step / step / spec bytes/s) and the coefficients' row. A
+    model whose layers read little (an MoE, a small model) spends more of its step in the
+    fixed cost, so it reaches a smaller share: on the laptop the MoE about half the dense
+    model's share.
+    """
+    _require_bandwidth(machine)
+    coeffs = coefficients(machine, fit)
+    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
+    step = roofline.decode_step(model, view, context_tokens, 1, kv_type)
+    total = step_s(step, model.layers, coeffs)
+    overhead = model.layers * coeffs.layer_overhead_s
+    return {
+        "tok_s": 1.0 / total,
+        "step_s": total,
+        "read_s": total - overhead,
+        "overhead_s": overhead,
+        "bytes_per_step": step.bytes_moved,
+        "bandwidth_share": step.bytes_moved / (total * machine.bandwidth_gbs * roofline.GB),
+        "row": coeffs.row,
+        "bandwidth_efficiency": coeffs.bandwidth_efficiency,
+        "layer_overhead_s": coeffs.layer_overhead_s,
+    }

@@ -21,7 +21,6 @@ that never saw it. The pure evaluation is `tokenwalk.timing_model`; the per-run 
 
 from __future__ import annotations
 
-import datetime
 import json
 import math
 from dataclasses import dataclass
@@ -312,7 +311,6 @@ def run_fit(data_dir: Path | None = None, measurements_path: Path | None = None)
             "prefill_pp512": summarise(rows, "prefill", "pp512"),
         },
         "calibrations": {},
-        "fitted_on": datetime.date.today().isoformat(),
     }
     laptop = calibrate_laptop(measurements_path)
     if laptop and "skipped" not in laptop:

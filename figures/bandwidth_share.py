@@ -1,0 +1,98 @@
+"""Figure 19, bandwidth-share: the share of the spec-sheet bandwidth one decoding stream uses.
+
+Grey: every published llama-bench decode run of a dense model with a known bandwidth
+(tokenwalk/data/llama-bench), share = tok/s x file size / spec GB/s, placed at its
+machine's spec bandwidth. Blue: the article's laptop, its measured speeds with the dense
+model's file size and the MoE's bytes read per token (its file holds every expert, a token
+reads only the ones it wakes). A dashed line marks the published runs' median.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+ID = "bandwidth-share"
+KIND = "P"
+RENDERER = "matplotlib"
+LAPTOP = "laptop-860m"
+# measurements/laptop.json keys of the laptop's two decode speeds
+LAPTOP_POINTS = (("decode_tok_s_dense", "dense"), ("decode_tok_s_moe", "MoE"))
+
+
+def alt(inputs: dict) -> str:
+    laptop = ", ".join(f"the {p['label']} {p['share']:.0%}" for p in inputs["laptop"])
+    return (f"Scatter plot of the share of the spec-sheet memory bandwidth one decoding stream uses, against the "
+            f"machine's bandwidth: {inputs['published_runs']} published llama-bench runs of dense models in grey, "
+            f"median {inputs['median_share']:.0%}; the laptop's Radeon 860M at {inputs['laptop_bandwidth_gbs']:g} GB/s "
+            f"in blue: {laptop}.")
+
+
+def inputs() -> dict:
+    """Every number the figure draws, from tokenwalk (published runs, laptop measurements)."""
+    from tokenwalk.llama_bench import bandwidth_share, published_bandwidth_shares, published_median_bandwidth_share
+    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.data_refs import read_data_json
+    from tokenwalk.model_spec import load_model
+
+    published = published_bandwidth_shares()
+    measured = read_data_json("measurements/laptop.json")["values"]
+    machine = load_machine(LAPTOP)
+    laptop = []
+    for key, label in LAPTOP_POINTS:
+        entry = measured[key]
+        model = load_model(entry["model"])
+        # Dense: the file size, as for the grey runs; MoE: the bytes a token really reads.
+        per_token = model.bytes_read_per_token if (model.expert_count or 0) > 1 else model.size_bytes
+        laptop.append({
+            "label": label, "model": model.name, "tok_s": entry["value"], "bytes_per_token": per_token,
+            "share": bandwidth_share(entry["value"], per_token, machine.bandwidth_gbs),
+        })
+    return {
+        "published": [[p["bandwidth_gbs"], p["share"], p["backend"]] for p in published],
+        "published_runs": len(published),
+        "median_share": published_median_bandwidth_share(),
+        "laptop_bandwidth_gbs": machine.bandwidth_gbs,
+        "laptop": laptop,
+    }
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._plot import colour, new_figure, to_svg
+
+    n = inputs
+    fig, ax = new_figure(640, 380)
+    fig.subplots_adjust(left=0.11, right=0.97, top=0.95, bottom=0.15)
+    xs = [p[0] for p in n["published"]]
+    ys = [p[1] * 100 for p in n["published"]]
+    ax.scatter(xs, ys, s=22, color=colour("system"), alpha=0.55, linewidths=0, gid="points-published",
+               label=f"published llama-bench runs ({n['published_runs']})")
+    median = n["median_share"] * 100
+    ax.axhline(median, color=colour("muted"), lw=1.2, ls=(0, (4, 3)), gid="line-median")
+    ax.text(max(xs) * 1.05, median + 1.5, f"median {median:.0f} %", color=colour("muted"), fontsize=13,
+            ha="right", va="bottom")
+    bw = n["laptop_bandwidth_gbs"]
+    for point in n["laptop"]:
+        share = point["share"] * 100
+        ax.plot([bw], [share], "o", ms=9, color=colour("bus"), gid=f"point-laptop-{point['label'].lower()}")
+        ax.annotate(f"laptop, {point['label']}: {share:.0f} %\n({point['tok_s']:g} tok/s × "
+                    f"{point['bytes_per_token'] / 1e9:.2f} GB)", (bw, share), xytext=(14, 0),
+                    textcoords="offset points", color=colour("bus"), fontsize=12, va="center")
+    ax.set_xscale("log")
+    ax.set_xlim(min(min(xs), bw) / 1.3, max(xs) * 1.3)
+    ax.set_ylim(0, 105)
+    ticks = [t for t in (50, 100, 200, 500, 1000, 2000) if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{t:,}" for t in ticks])
+    ax.minorticks_off()
+    ax.set_yticks(range(0, 101, 20))
+    ax.set_xlabel("spec-sheet memory bandwidth, GB/s (log scale)")
+    ax.set_ylabel("share of spec bandwidth, %")
+    ax.legend(loc="lower left", frameon=False, fontsize=12, labelcolor=colour("fg"))
+    return to_svg(
+        fig,
+        figure_id=ID,
+        title="Share of the spec bandwidth one decoding stream uses",
+        desc=alt(inputs),
+        data={"median-share": n["median_share"], "published-runs": n["published_runs"],
+              **{f"laptop-{p['label'].lower()}-share": p["share"] for p in n["laptop"]}},
+    )

@@ -1,0 +1,93 @@
+"""The timing model's fit (issue: a timing model fitted on published llama-bench runs).
+
+A refit on a fixed subset must land in stated bounds, the committed coefficients must be
+what `tokenwalk fit` produces, and the native (numpy) prediction must be the pure core's.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy")
+
+from tokenwalk import timing_model  # noqa: E402
+from tokenwalk.native import timing_fit  # noqa: E402
+
+APPLE_TABLE = "#4167"  # llama.cpp discussion 'Performance of llama.cpp on Apple Silicon M-series'
+
+
+def _apple_table_runs():
+    return [r for r in timing_fit.load_runs() if timing_fit.usable(r) and r.backend == "Metal" and APPLE_TABLE in r.source]
+
+
+def test_refit_on_the_apple_table_lands_in_stated_bounds():
+    """Fixed subset: the Metal rows of llama.cpp discussion #4167 (17 Apple chips, Llama 2 7B
+    in F16/Q8_0/Q4_0). Bounds: decode reaches 85-97 % of the spec bandwidth with a per-layer
+    cost of 120-250 us (why the Ultra chips reach a small share with Q4_0); prefill reaches
+    60-80 % of the FP16 figure; in-sample median error under 5 %."""
+    runs = _apple_table_runs()
+    assert len(runs) == 56 and len({r.machine.name for r in runs}) == 17
+    f = timing_fit.features(runs)
+    metal = timing_fit.fit_coefficients(f)["backends"]["Metal"]
+    assert 0.85 <= metal["bandwidth_efficiency"] <= 0.97
+    assert 120e-6 <= metal["layer_overhead_s"] <= 250e-6
+    assert 0.60 <= metal["compute_efficiency"] <= 0.80
+    coeffs = timing_fit.fit_coefficients(f)
+    predicted = f.tokens / timing_fit.predict_s(f, coeffs, np.arange(len(runs)))
+    measured = np.array([r.tok_s for r in runs])
+    assert np.median(np.abs(predicted / measured - 1)) < 0.05
+
+
+def test_leave_one_machine_out_on_the_apple_table_stays_under_ten_percent():
+    """Each Apple chip predicted by a fit on the 16 others: median error of decode and of
+    prefill under 10 %, 90th percentile of decode under 15 %."""
+    rows = timing_fit.leave_one_machine_out(timing_fit.features(_apple_table_runs()))
+    decode = timing_fit.summarise(rows, "decode")
+    prefill = timing_fit.summarise(rows, "prefill")
+    assert decode["machines"] == 17 and decode["median_ape"] < 0.10 and decode["p90_ape"] < 0.15
+    assert prefill["machines"] == 4 and prefill["median_ape"] < 0.10
+
+
+def test_the_per_layer_cost_is_why_the_ultra_reaches_a_smaller_share():
+    """README fact: the largest chips reach a much smaller share of their bandwidth with the
+    small Q4_0 model. With the fitted Metal coefficients, an 800 GB/s Ultra spends over
+    40 % of a Q4_0 token in the fixed per-layer cost, an M2 at 100 GB/s under 15 %."""
+    runs = _apple_table_runs()
+    fit = {"default": timing_fit.fit_coefficients(timing_fit.features(runs))["default"],
+           "backends": timing_fit.fit_coefficients(timing_fit.features(runs))["backends"]}
+    by_machine = {(r.machine.name, r.quant, r.test): r for r in runs}
+    ultra = by_machine[("Apple M2 Ultra (76-core GPU)", "Q4_0", "tg128")] if ("Apple M2 Ultra (76-core GPU)", "Q4_0", "tg128") in by_machine else None
+    candidates = [r for r in runs if r.quant == "Q4_0" and r.test == "tg128"]
+    ultra = ultra or max(candidates, key=lambda r: r.machine.bandwidth_gbs)
+    small = min(candidates, key=lambda r: abs(r.machine.bandwidth_gbs - 100))
+    share = lambda r: (lambda b: b["overhead_s"] / b["step_s"])(timing_model.decode_breakdown(r.model, r.machine, 63.5, fit=fit))  # noqa: E731
+    assert ultra.machine.bandwidth_gbs >= 800 and share(ultra) > 0.40
+    assert small.machine.bandwidth_gbs <= 120 and share(small) < 0.15
+
+
+def test_native_and_pure_core_predict_the_same():
+    """The fit's vectorised model and tokenwalk.timing_model are one model."""
+    fit = timing_model.load_fit()
+    runs = [r for r in timing_fit.load_runs() if timing_fit.usable(r)]
+    assert timing_fit.check_core_agrees(fit, runs) < 1e-9
+
+
+def test_committed_cross_validation_meets_the_decode_target():
+    """Targets of the issue, as `tokenwalk fit` recorded them: decode (tg128) median error
+    under leave-one-machine-out at most 10 %. Prefill (pp512, machines with an FP16 figure)
+    misses the 25 % target; this pins where it stands (under 35 %) so it cannot drift."""
+    cv = timing_model.load_fit()["cross_validation"]
+    assert cv["decode_tg128"]["runs"] >= 150 and cv["decode_tg128"]["median_ape"] <= 0.10
+    assert cv["prefill_pp512"]["runs"] >= 45 and cv["prefill_pp512"]["median_ape"] <= 0.35
+
+
+@pytest.mark.slow
+def test_committed_fit_is_what_tokenwalk_fit_writes(tmp_path):
+    """`tokenwalk fit` from the package's data reproduces tokenwalk/data/timing_fit.json."""
+    fit, _ = timing_fit.run_fit()
+    path = timing_fit.write_fit(fit, tmp_path / "timing_fit.json")
+    fresh = json.loads(path.read_text())
+    committed = json.loads(timing_model.FIT_PATH.read_text())
+    for key in ("default", "backends", "cross_validation", "calibrations"):
+        assert fresh[key] == committed[key], key

@@ -56,3 +56,26 @@ def test_expert_bytes_of_a_dense_model_are_zero():
     dense = ModelSpec(name="d", params=7e9, size_bytes=14e9, layers=32, embedding_length=4096,
                       head_count=32, head_count_kv=32, head_dim=128)
     assert expert_bytes_per_token(dense) == 0.0
+
+
+def test_fig23_same_draft_opposite_verdicts_for_the_dense_27b_and_the_moe():
+    """Figure 23 / section 'Tricks for faster decoding': with a Qwen3 0.6B draft at α = 0.7,
+    γ = 4, the dense Qwen3.8 27B (16 GB per step, read once per check) gets roughly twice as
+    fast, while Qwen3.6 35B-A3B (1.84 GB per step) reads several times more experts to check
+    five tokens and comes out slower (first-order costs, bytes read)."""
+    from tokenwalk.model_spec import load_model
+    from tokenwalk.moe import expected_distinct_experts
+    from tokenwalk.speculative import expert_bytes_per_token, model_round_cost
+
+    dense = load_model("qwen3.8-27b")
+    moe = load_model("qwen3.6-35b-a3b")
+    d = model_round_cost(dense)
+    m = model_round_cost(moe)
+    assert round(d.step_bytes / 1e9) == 16 and d.verify_bytes == d.step_bytes
+    assert 1.8 < d.speedup < 2.8
+    assert round(m.step_bytes / 1e9, 2) == 1.84
+    assert m.speedup < 1
+    expert_share = expected_distinct_experts(5, moe.expert_count, moe.expert_used_count) / moe.expert_used_count
+    assert expert_share > 4  # up to 40 experts per layer instead of 8
+    assert m.verify_bytes - (m.step_bytes - expert_bytes_per_token(moe)) > 4 * expert_bytes_per_token(moe)
+    assert m.verify_bytes > 2 * m.step_bytes

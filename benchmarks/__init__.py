@@ -1,0 +1,1 @@
+"""Benchmarks: `make bench` (build.py) and `make bench-engine` (the OpenCL engine)."""

@@ -30,7 +30,11 @@ def inputs_for(model, machine) -> dict:
     from tokenwalk.roofline import balance_point_tokens, compute_time_s, flops_per_token, memory_time_s, step_time
 
     bytes_per_weight = model.size_bytes / model.params
-    steps = [step_time(model, machine, n) for n in range(0, TOKENS_MAX + 1, 5)]
+    balance = balance_point_tokens(machine, bytes_per_weight)
+    # The step line's corners: both ends and the crossing (the time is linear on each side).
+    step_tokens = [0, balance, TOKENS_MAX]
+    step_ms = [step_time(model, machine, 0).step_s * 1e3, step_time(model, machine, 0).memory_s * 1e3,
+               step_time(model, machine, TOKENS_MAX).step_s * 1e3]
     return {
         "model": model.name,
         "machine": machine.name,
@@ -40,11 +44,11 @@ def inputs_for(model, machine) -> dict:
         "tokens_max": TOKENS_MAX,
         "memory_ms": step_time(model, machine, 1).memory_s * 1e3,
         "compute_ms_per_token": compute_time_s(flops_per_token(model), machine.fp16_tflops) * 1e3,
-        "balance_tokens": balance_point_tokens(machine, bytes_per_weight),
+        "balance_tokens": balance,
         "memory_ms_4bit": memory_time_s(model.params * 0.5, machine.bandwidth_gbs) * 1e3,
         "balance_tokens_4bit": balance_point_tokens(machine, 0.5),
-        "step_tokens": [s.tokens for s in steps],
-        "step_ms": [s.step_s * 1e3 for s in steps],
+        "step_tokens": step_tokens,
+        "step_ms": step_ms,
     }
 
 

@@ -1,9 +1,9 @@
 """The models and machines the hardware tests use: the project's presets.
 
-Stand-ins (tests/hardware_standins.py) remain for tests that vary a field.
+Stand-ins (tests/hardware_standins.py) remain for tests that need a field changed.
 """
 
-from hardware_standins import h100, laptop_standin as laptop  # noqa: F401  (machines until their presets land)
+from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
 
 
@@ -15,3 +15,13 @@ def seven_b():
 def qwen():
     """Qwen3.6 35B-A3B Q4_K_M, the article's model."""
     return load_model("qwen3.6-35b-a3b")
+
+
+def h100():
+    """One H100 SXM, the server of the hardware part."""
+    return load_machine("h100-sxm")
+
+
+def laptop():
+    """The author's laptop: Radeon 860M sharing 64 GB at 128 GB/s."""
+    return load_machine("laptop-860m")

@@ -69,16 +69,16 @@ def template_s() -> float:
 
 def disk_bandwidth_gbs(machine) -> float:
     """The disk's read bandwidth (GB/s): `machine.disk_gbs` if the spec has one, else the
-    NVMe rung of the memory ladder."""
+    disk rung of the memory ladder (an NVMe SSD)."""
     value = getattr(machine, "disk_gbs", None)
     if value:
         return float(value)
     from .machine_spec import memory_ladder
 
     for rung in memory_ladder():
-        if "nvme" in str(_field(rung, "name")).lower():
+        if _field(rung, "role") == "disk" and _field(rung, "bandwidth_gbs"):
             return float(_field(rung, "bandwidth_gbs"))
-    raise TokenwalkError("memory ladder: no NVMe rung to take the disk bandwidth from")
+    raise TokenwalkError("tokenwalk/data/machines/_memory_ladder.json: no rung with role 'disk' and a bandwidth")
 
 
 def efficiency(machine, phase: str) -> float:

@@ -15,7 +15,7 @@ import json
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.bpe import count_text, train_bpe
+from tokenwalk.bpe import toy_tokenizer
 from tokenwalk.toy import load_toy
 
 ID = "tokenizer"
@@ -33,16 +33,7 @@ COUNTERS = [("characters", "characters"), ("utf8_bytes", "UTF-8 bytes"), ("words
 def inputs() -> dict:
     settings = load_toy("tokenizer")
     paragraph = (ROOT / settings["paragraph_file"]).read_text(encoding="utf-8")
-    bpe = train_bpe(paragraph, settings["n_merges"])
-    sentence = settings["sentence"]
-    return {
-        "sentence": sentence,
-        "pieces": bpe.pieces_text(sentence),
-        "counts": count_text(sentence, bpe),
-        "n_merges": len(bpe.merges),
-        "base_symbols": len(bpe.base),
-        "paragraph": paragraph,
-    }
+    return {**toy_tokenizer(paragraph), "paragraph": paragraph}
 
 
 def show_piece(piece: str) -> str:

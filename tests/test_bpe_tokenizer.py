@@ -149,3 +149,13 @@ def test_decode_rejects_an_id_out_of_range(bpe):
 def test_count_text_counts_utf8_bytes_and_words(bpe):
     c = count_text("café 💊", bpe)
     assert (c["characters"], c["utf8_bytes"], c["words"]) == (6, 10, 2)
+
+
+def test_fig1_toy_tokenizer_gives_the_figures_numbers(paragraph, bpe, settings):
+    """Figure 1: toy_tokenizer() (what the figure and the article use) agrees with a direct training."""
+    from tokenwalk.bpe import toy_tokenizer
+
+    t = toy_tokenizer(paragraph)
+    assert t["counts"] == count_text(settings["sentence"], bpe)
+    assert t["n_merges"] == 120 and t["base_symbols"] == len(bpe.base)
+    assert t["pieces"] == bpe.pieces_text(settings["sentence"])

@@ -293,9 +293,13 @@ def still_scene_base():
                 raise NotImplementedError
 
             # --- drawing helpers in CSS px (top-left origin) ---
+            def col(self, name):
+                """A palette colour by name; anything else (a hex string, a ManimColor) as is."""
+                return self.c.get(name, name) if isinstance(name, str) else name
+
             def t(self, s, size, color="fg", *, x=None, y=None, anchor="center", **kw):
                 """Text of `size` px; (x, y) is the anchor point: center, left or right edge."""
-                m = text(s, size, self.c.get(color, color), **kw)
+                m = text(s, size, self.col(color), **kw)
                 if x is not None:
                     p = self.canvas.at(x, y)
                     if anchor == "left":
@@ -312,9 +316,9 @@ def still_scene_base():
                 """A rounded rectangle with top-left (x, y), size (w, h) in px."""
                 cv = self.canvas
                 r = RoundedRectangle(width=cv.u(w), height=cv.u(h), corner_radius=cv.u(min(radius_px, w / 2, h / 2)))
-                r.set_fill(self.c.get(fill, fill) if fill else None, opacity=opacity if fill else 0)
+                r.set_fill(self.col(fill) if fill else None, opacity=opacity if fill else 0)
                 if stroke:
-                    r.set_stroke(self.c.get(stroke, stroke), width=stroke_px * STROKE_PER_PX, opacity=1)
+                    r.set_stroke(self.col(stroke), width=stroke_px * STROKE_PER_PX, opacity=1)
                 else:
                     r.set_stroke(width=0, opacity=0)
                 r.move_to(cv.at(x + w / 2, y + h / 2))
@@ -326,7 +330,7 @@ def still_scene_base():
 
             def line(self, x1, y1, x2, y2, *, color="fg", width_px=2.0, opacity=1.0):
                 ln = Line(self.canvas.at(x1, y1), self.canvas.at(x2, y2))
-                ln.set_stroke(self.c.get(color, color), width=width_px * STROKE_PER_PX, opacity=opacity)
+                ln.set_stroke(self.col(color), width=width_px * STROKE_PER_PX, opacity=opacity)
                 self.add(ln)
                 return ln
 
@@ -335,7 +339,7 @@ def still_scene_base():
                 a = Arrow(cv.at(x1, y1), cv.at(x2, y2), buff=0, stroke_width=width_px * STROKE_PER_PX,
                           tip_length=cv.u(tip_px), max_tip_length_to_length_ratio=0.6,
                           max_stroke_width_to_length_ratio=100)
-                a.set_color(self.c.get(color, color))
+                a.set_color(self.col(color))
                 self.add(a)
                 return a
 

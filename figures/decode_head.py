@@ -1,0 +1,198 @@
+"""Figure 7, decode-head: one attention head while the model writes one token, GPT-3 sizes.
+
+A Manim still, read from the bottom up. The new token's normalised residual (1 x d_model)
+goes through this head's W_Q, W_K and W_V (d_model x head_dim each). Its key and value
+become the last row of K and V; its query meets every cached key once (the score column)
+and is dropped. A table lists, per token, the cached key, the score q.k/sqrt(head_dim),
+the softmax weight (a dot whose area is the weight) and the value; at the top, the
+weighted sum of the values is the head's output, head_dim numbers.
+
+Sizes come from tokenwalk's GPT-3 preset; the per-token numbers are toy numbers on a
+7-token sentence (tokenwalk/data/toy/decode_head.json, with the scores of the
+attention-row figure), and the weights and the output are computed by
+tokenwalk.attention.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from figures import _manim
+from figures._manim import Canvas, fmt_int
+
+ID = "decode-head"
+KIND = "M"
+RENDERER = "manim"
+
+CANVAS = Canvas(640, 768)
+
+
+def inputs() -> dict:
+    """GPT-3's d_model and head size from tokenwalk; toy tokens, scores, weights, vectors."""
+    from tokenwalk.attention import attention_row, toy_attention_row
+    from tokenwalk.errors import TokenwalkError
+    from tokenwalk.toy import load_toy
+
+    sizes = _manim.gpt3_sizes()
+    toy = load_toy("decode_head")
+    row = toy_attention_row(toy["scores_from"])
+    n = int(toy["new_token"])
+    for field in ("keys", "values"):
+        if len(toy[field]) != n:
+            raise TokenwalkError(f"decode_head.json: {field}: {len(toy[field])} rows, expected {n} (new_token)")
+    scores = row["scores"][:n]
+    weights, output = attention_row(scores, toy["values"])
+    return {
+        "model": sizes["model"],
+        "embedding_length": sizes["embedding_length"],
+        "head_dim": sizes["head_dim"],
+        "tokens": row["sentence"][:n],
+        "scores": scores,
+        "weights": weights,
+        "query": toy["query"],
+        "keys": toy["keys"],
+        "values": toy["values"],
+        "output": output,
+        "toy": True,
+    }
+
+
+def alt(inputs: dict) -> str:
+    d, hd = fmt_int(inputs["embedding_length"]), fmt_int(inputs["head_dim"])
+    tokens = inputs["tokens"]
+    top = max(range(len(tokens)), key=lambda i: inputs["weights"][i])
+    return (
+        f"One attention head of GPT-3, real sizes, not Qwen's, while the token '{tokens[-1]}' is "
+        f"generated (toy numbers on a {len(tokens)}-token sentence). Its normalised residual, "
+        f"1 × {d}, goes through the query, key and value matrices, {d} × {hd} each. The key and "
+        f"value are appended as the last row of K and V; the query is used once and not stored. "
+        f"A table lists for each token its cached key, the score q·k/√{hd}, the softmax weight as "
+        f"a dot (largest for '{tokens[top]}', {inputs['weights'][top]:.0%}) and its value; the "
+        f"weighted sum of the values is the head's output, {hd} numbers."
+    )
+
+
+def _scene_class():
+    StillScene = _manim.still_scene_base()
+
+    class DecodeHeadScene(StillScene):
+        """The decode step of one head; numbers from `self.inputs`."""
+
+        TEXT = 21
+        SMALL = 18
+        CELL_W, CELL_H = 14, 22
+        # column centres (px): token, key, score, weight, value
+        X_TOKEN_LEFT, X_KEY, X_SCORE, X_WEIGHT, X_VALUE = 22, 252, 352, 444, 562
+        ROW_H = 46
+
+        def cell_color(self, v):
+            from manim import ManimColor, interpolate_color
+            base = ManimColor(self.c["panel"])
+            end = ManimColor(self.c["pos"] if v >= 0 else self.c["neg"])
+            return interpolate_color(base, end, min(1.0, abs(v)))
+
+        def strip(self, cx, cy, vec, *, outline=None, dashed=False):
+            """Toy vector entries as coloured cells, then '…' for the numbers not drawn."""
+            w, h = self.CELL_W, self.CELL_H
+            total = len(vec) * w + 16
+            x0 = cx - total / 2
+            for i, v in enumerate(vec):
+                r = self.rect(x0 + i * w, cy - h / 2, w, h, fill=self.cell_color(v), radius_px=0,
+                              stroke="grid", stroke_px=1)
+            self.t("…", self.SMALL, "muted", x=x0 + len(vec) * w + 9, y=cy + 2)
+            if outline:
+                self.rect(x0 - 4, cy - h / 2 - 4, len(vec) * w + 8, h + 8, fill=None, stroke=outline,
+                          stroke_px=2.5, radius_px=4, dashed=dashed)
+            return x0, total
+
+        def draw(self):
+            from manim import Circle
+
+            n = self.inputs
+            d, hd = fmt_int(n["embedding_length"]), fmt_int(n["head_dim"])
+            tokens, weights = n["tokens"], n["weights"]
+            W = self.canvas.width_px
+            cv = self.canvas
+
+            # top: the head's output, the weighted sum of the values
+            self.t("head output = Σ weight × value", self.TEXT, x=self.X_TOKEN_LEFT, y=30, anchor="left")
+            self.t(f"1 × {hd}", self.SMALL, "muted", x=self.X_TOKEN_LEFT, y=56, anchor="left")
+            self.strip(self.X_VALUE, 40, n["output"], outline="accent")
+
+            # table header
+            y_head = 96
+            self.line(16, y_head + 30, W - 16, y_head + 30, color="grid", width_px=1.5)
+            self.t("token", self.TEXT, x=self.X_TOKEN_LEFT, y=y_head, anchor="left", weight="BOLD")
+            for x, title, sub in [(self.X_KEY, "key", f"{hd} numbers"), (self.X_SCORE, "score", f"q·k / √{hd}"),
+                                  (self.X_WEIGHT, "weight", "softmax"), (self.X_VALUE, "value", f"{hd} numbers")]:
+                self.t(title, self.TEXT, x=x, y=y_head - 8, weight="BOLD")
+                self.t(sub, 15, "muted", x=x, y=y_head + 16)
+            # arrow from the value column up into the output
+            self.arrow(self.X_VALUE, y_head - 26, self.X_VALUE, 58, color="accent", width_px=2.5, tip_px=9)
+
+            y0 = y_head + 34
+            new = len(tokens) - 1
+            top = max(range(len(tokens)), key=lambda i: weights[i])
+            for i, tok in enumerate(tokens):
+                cy = y0 + i * self.ROW_H + self.ROW_H / 2
+                if i == new:
+                    self.rect(12, cy - self.ROW_H / 2 + 2, W - 24, self.ROW_H - 4, fill="highlight",
+                              opacity=0.35, radius_px=6)
+                label = f"{i + 1}  {tok}"
+                self.t(label, self.TEXT, "fg", x=self.X_TOKEN_LEFT, y=cy, anchor="left",
+                       weight="BOLD" if i == top else "NORMAL")
+                self.strip(self.X_KEY, cy, n["keys"][i], outline="accent" if i == new else None)
+                self.t(f"{n['scores'][i]:.1f}", self.TEXT, x=self.X_SCORE, y=cy)
+                # the weight as a dot whose area is the weight (the dots sum to 1)
+                r = 19 * weights[i] ** 0.5
+                dot = Circle(radius=cv.u(r)).move_to(cv.at(self.X_WEIGHT - 24, cy))
+                dot.set_fill(self.c["accent"], opacity=1).set_stroke(width=0)
+                self.add(dot)
+                self.t(f"{weights[i]:.0%}", self.SMALL, x=self.X_WEIGHT + 4, y=cy, anchor="left")
+                self.strip(self.X_VALUE, cy, n["values"][i], outline="accent" if i == new else None)
+            y_end = y0 + len(tokens) * self.ROW_H
+            self.line(16, y_end + 2, W - 16, y_end + 2, color="grid", width_px=1.5)
+
+            # below: this token's projections, q k v
+            y_vec = y_end + 52
+            y_box = y_vec + 66
+            box_w, box_h = 170, 54
+            # order on the page: query, key, value, in three equal columns; the key and the
+            # value go up into their table columns, the query into the scores
+            cols = [(330, "Q", "q"), (130, "K", "k"), (530, "V", "v")]
+            for cx, big, small in cols:
+                self.rect(cx - box_w / 2, y_box, box_w, box_h, fill="panel", stroke="weights", stroke_px=2.5)
+                self.t(f"W<sub>{big}</sub>", self.TEXT, x=cx, y=y_box + 18, markup=True)
+                self.t(f"{d} × {hd}", self.SMALL, "muted", x=cx, y=y_box + 40)
+                self.arrow(cx, y_box, cx, y_vec + 42, color="fg", width_px=2, tip_px=8)
+            xq, xk, xv = cols[0][0], cols[1][0], cols[2][0]
+            self.t("q", self.TEXT, x=xq - 72, y=y_vec, weight="BOLD")
+            self.strip(xq, y_vec, n["query"], outline="muted", dashed=True)
+            self.arrow(xq, y_vec - 16, self.X_SCORE, y_end + 6, color="muted", width_px=2, tip_px=8)
+            self.t("k", self.TEXT, x=xk - 72, y=y_vec, weight="BOLD")
+            self.strip(xk, y_vec, n["keys"][new], outline="accent")
+            self.arrow(xk, y_vec - 16, self.X_KEY, y_end - 4, color="accent", width_px=2.5, tip_px=9)
+            self.t("v", self.TEXT, x=xv - 72, y=y_vec, weight="BOLD")
+            self.strip(xv, y_vec, n["values"][new], outline="accent")
+            self.arrow(xv, y_vec - 16, self.X_VALUE, y_end - 4, color="accent", width_px=2.5, tip_px=9)
+            # notes on what is kept
+            self.t("used once, not stored", 15, "muted", x=xq, y=y_vec + 29, slant="ITALIC")
+            self.t("→ new row of K", 16, "accent", x=xk, y=y_vec + 29)
+            self.t("→ new row of V", 16, "accent", x=xv, y=y_vec + 29)
+
+            # bottom: the new token's residual
+            y_res = y_box + box_h + 44
+            for cx, _b, _s in cols:
+                self.arrow(cx, y_res - 12, cx, y_box + box_h, color="fg", width_px=2, tip_px=8)
+            self.rect(40, y_res - 12, W - 80, 24, fill="system", radius_px=4, opacity=0.6)
+            self.t(f"“{tokens[new]}”, normalised residual: 1 × {d}", self.TEXT, x=W / 2, y=y_res + 32)
+            self.t(f"toy numbers; strips show {len(n['query'])} of {hd}", 15, "muted", x=W / 2, y=y_res + 60)
+            self.bottom_px = y_res + 70
+
+    return DecodeHeadScene
+
+
+def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
+    """Render the light and dark stills into `out`; return the <picture> for the page."""
+    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS, quality=quality, stem=ID)
+    return _manim.picture_html(ID, files, CANVAS, alt(inputs))

@@ -160,6 +160,8 @@ def build(options: Options) -> Summary:
     summary = Summary()
     say = (lambda *a: None) if options.quiet else (lambda *a: print(*a, flush=True))
     out = options.out.resolve()
+    if out.exists() and any(out.iterdir()) and not (out / "index.html").is_file():
+        raise BuildError(f"{shown(out)}: refusing to replace a folder that is not a built site (no index.html)")
     tmp = out.parent / f".{out.name}-build-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -284,17 +286,37 @@ def parse_args(argv) -> tuple[Options, argparse.Namespace]:
     return options, args
 
 
-def main(argv=None) -> int:
-    options, args = parse_args(argv)
+def unexpected(exc: Exception) -> BuildError:
+    """An error nobody anticipated, still as one line: the deepest project file and line."""
+    where = "build.py"
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        path = Path(frame.f_code.co_filename).resolve()
+        if path.is_relative_to(ROOT) and ".venv" not in path.parts:
+            where = f"{shown(path)}:{line}"
+    message = str(exc).splitlines()[0] if str(exc) else ""
+    return BuildError(f"{where}: {type(exc).__name__}: {message}")
+
+
+def build_and_report(options: Options) -> bool:
+    """Build and print the summary, or print the one-line failure; True on success."""
     try:
         print_summary(build(options), options.out)
+        return True
     except BuildError as exc:
-        print(f"build failed: {exc}", file=sys.stderr)
-        if not args.serve:
-            return 1
+        error = exc
+    except Exception as exc:  # a bug somewhere: still one line, never a traceback
+        error = unexpected(exc)
+    print(f"build failed: {error}", file=sys.stderr, flush=True)
+    return False
+
+
+def main(argv=None) -> int:
+    options, args = parse_args(argv)
+    if not build_and_report(options) and not args.serve:
+        return 1
     if args.serve:
         from content._build.serve import serve
-        return serve(options, args.port, build, print_summary,
+        return serve(options, args.port, build_and_report,
                      watch=[options.content, options.figures, ROOT / "tokenwalk"])
     return 0
 

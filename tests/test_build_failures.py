@@ -115,3 +115,14 @@ def test_missing_numbers_module_is_reported_not_fatal(tmp_path):
     import importlib.util
     if importlib.util.find_spec("tokenwalk.article_numbers") is None:
         assert "tokenwalk/article_numbers.py is missing" in result.stdout
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path):
+    src = copy_fixture(tmp_path)
+    precious = tmp_path / "notes"
+    precious.mkdir()
+    (precious / "todo.txt").write_text("keep me")
+    result = build_fixture(src, precious, tmp_path / "cache")
+    assert result.returncode == 1
+    assert "refusing to replace a folder that is not a built site" in result.stderr
+    assert (precious / "todo.txt").read_text() == "keep me"

@@ -12,8 +12,6 @@ import http.server
 import threading
 from pathlib import Path
 
-from . import BuildError
-
 
 class Reloads:
     """A build counter that SSE clients wait on."""
@@ -66,7 +64,8 @@ def make_handler(site: Path, reloads: Reloads):
     return functools.partial(Handler, directory=str(site))
 
 
-def serve(options, port: int, build, print_summary, watch: list[Path]) -> int:
+def serve(options, port: int, build_and_report, watch: list[Path]) -> int:
+    """Serve options.out until Ctrl-C; build_and_report(options) -> bool rebuilds."""
     from watchfiles import watch as watch_changes
 
     reloads = Reloads()
@@ -85,11 +84,8 @@ def serve(options, port: int, build, print_summary, watch: list[Path]) -> int:
             names = sorted({Path(p).name for _, p in changes})
             print(f"changed: {', '.join(names)}", flush=True)
             _forget_modules()
-            try:
-                print_summary(build(options), options.out)
+            if build_and_report(options):
                 reloads.bump()
-            except BuildError as exc:
-                print(f"build failed: {exc}", flush=True)
     except KeyboardInterrupt:
         pass
     finally:

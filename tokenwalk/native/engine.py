@@ -113,7 +113,8 @@ class Engine:
         if prg is None:
             cl = self.cl
             opts = [f"-DWTYPE_{kernel_type}", f"-DHD={self.config.head_dim}", f"-DTT={TILE_TOKENS}",
-                    "-cl-fast-relaxed-math"]
+                    f"-DMAX_BLOCKS={max(self.config.embedding_length, self.config.feed_forward_length) // 32}",
+                    "-cl-fast-relaxed-math", "-cl-mad-enable"]
             try:
                 prg = cl.Program(self.context, KERNEL_SOURCE.read_text()).build(options=opts)
             except cl.Error as error:
@@ -275,7 +276,7 @@ class Engine:
             if k == "copy_last":
                 cl.enqueue_copy(q, self._last, self.x, src_offset=(g - 1) * e4, byte_count=e4)
             else:
-                cl.enqueue_nd_range_kernel(q, k, g, None)
+                cl.enqueue_nd_range_kernel(q, k, g, (1,) * len(g))
 
     # -- running --------------------------------------------------------------------------
     def _embed(self, ids) -> np.ndarray:

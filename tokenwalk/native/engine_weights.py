@@ -4,7 +4,7 @@ GGUF stores a quantized row as consecutive blocks (scale(s) then packed values, 
 34 bytes each), which leaves the values unaligned for vector loads. At load time each matrix
 is split into an aligned array of packed values and an array of fp16 scales; the values and
 the scales themselves are copied bit for bit, so nothing is dequantized or re-rounded
-(Q4_0 becomes Q4_1 with m = -8 d, exact in fp16 because it is a power-of-two multiple).
+(Q4_0 becomes Q4_1 with m = -8 d, exact: a power-of-two multiple).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class PackedMatrix:
     rows: int
     cols: int
     qs: np.ndarray  # packed values (or the f16/f32 weights)
-    scales: np.ndarray  # fp16 scales (dummy for F16/F32)
+    scales: np.ndarray  # float32 scales, exact copies of the file's fp16 (dummy for F16/F32)
 
     @property
     def nbytes(self) -> int:
@@ -70,4 +70,7 @@ def pack_tensors(tensors, name: str = "") -> PackedMatrix:
     else:  # Q8_0
         dm = np.ascontiguousarray(blocks[:, :, 0:2]).view(np.float16).reshape(rows, nb)
         qs = np.ascontiguousarray(blocks[:, :, 2:34]).view(np.int8)
-    return PackedMatrix(KERNEL_TYPE[gtype], rows, cols, np.ascontiguousarray(qs), np.ascontiguousarray(dm))
+    # fp16 -> fp32 is exact; float scales spare the kernels a software conversion per block
+    # (PoCL has no fp16 loads) at the price of 4 (Q8_0) or 8 (Q4) more bytes per block.
+    return PackedMatrix(KERNEL_TYPE[gtype], rows, cols, np.ascontiguousarray(qs),
+                        np.ascontiguousarray(dm, dtype=np.float32))

@@ -14,31 +14,42 @@
 //   Q8_0: qs char[rows][cols/32][32], d half[rows][cols/32]; weight = d * q.
 //   F16:  half[rows][cols] (qs), F32: float[rows][cols] (qs); d unused.
 
-#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+
+// PoCL calls most built-ins (vload8, vload_half, fma, ...) as out-of-line functions, one
+// call per use, which costs more than the arithmetic: loads are pointer casts to vector
+// types (the layouts keep them aligned), scales are float32 (converted once at load)
+// and a * b + c is left to the compiler's contraction (-cl-mad-enable).
 
 #if defined(WTYPE_Q4_1)
 #define WQ_T uchar
+#define UNPACK_Q4(r, b)                                                               \
+        const size_t blk = (size_t)(r) * nb + (b);                                    \
+        const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
+        const float2 dm = *(global const float2 *)(wd + blk * 2);                     \
+        const float8 q0 = convert_float8(convert_int8(q.lo & (uchar8)15));            \
+        const float8 q1 = convert_float8(convert_int8(q.hi & (uchar8)15));            \
+        const float8 q2 = convert_float8(convert_int8(q.lo >> (uchar8)4));            \
+        const float8 q3 = convert_float8(convert_int8(q.hi >> (uchar8)4));
 #define LOAD_BLOCK(r, b)                                                              \
     {                                                                                 \
-        const size_t blk = (size_t)(r) * nb + (b);                                    \
-        const uchar8 qa = vload8(0, wq + blk * 16);                                   \
-        const uchar8 qb = vload8(1, wq + blk * 16);                                   \
-        const float2 dm = vload_half2(blk, wd);                                       \
-        w0 = fma(convert_float8(convert_int8(qa & (uchar8)15)), (float8)dm.x, (float8)dm.y); \
-        w1 = fma(convert_float8(convert_int8(qb & (uchar8)15)), (float8)dm.x, (float8)dm.y); \
-        w2 = fma(convert_float8(convert_int8(qa >> (uchar8)4)), (float8)dm.x, (float8)dm.y); \
-        w3 = fma(convert_float8(convert_int8(qb >> (uchar8)4)), (float8)dm.x, (float8)dm.y); \
+        UNPACK_Q4(r, b)                                                               \
+        w0 = q0 * dm.x + dm.y; w1 = q1 * dm.x + dm.y;                                 \
+        w2 = q2 * dm.x + dm.y; w3 = q3 * dm.x + dm.y;                                 \
     }
 #elif defined(WTYPE_Q8_0)
 #define WQ_T char
+#define UNPACK_Q8(r, b)                                                               \
+        const size_t blk = (size_t)(r) * nb + (b);                                    \
+        global const char8 *qp = (global const char8 *)(wq + blk * 32);              \
+        const float d = wd[blk];                                                      \
+        const float8 q0 = convert_float8(convert_int8(qp[0]));                        \
+        const float8 q1 = convert_float8(convert_int8(qp[1]));                        \
+        const float8 q2 = convert_float8(convert_int8(qp[2]));                        \
+        const float8 q3 = convert_float8(convert_int8(qp[3]));
 #define LOAD_BLOCK(r, b)                                                              \
     {                                                                                 \
-        const size_t blk = (size_t)(r) * nb + (b);                                    \
-        const float d = vload_half(blk, wd);                                          \
-        w0 = convert_float8(convert_int8(vload8(0, wq + blk * 32))) * d;              \
-        w1 = convert_float8(convert_int8(vload8(1, wq + blk * 32))) * d;              \
-        w2 = convert_float8(convert_int8(vload8(2, wq + blk * 32))) * d;              \
-        w3 = convert_float8(convert_int8(vload8(3, wq + blk * 32))) * d;              \
+        UNPACK_Q8(r, b)                                                               \
+        w0 = q0 * d; w1 = q1 * d; w2 = q2 * d; w3 = q3 * d;                           \
     }
 #elif defined(WTYPE_F16)
 #define WQ_T half
@@ -52,15 +63,15 @@
 #define WQ_T float
 #define LOAD_BLOCK(r, b)                                                              \
     {                                                                                 \
-        const size_t off = (size_t)(r) * cols + (size_t)(b) * 32;                     \
-        w0 = vload8(0, wq + off); w1 = vload8(1, wq + off);                           \
-        w2 = vload8(2, wq + off); w3 = vload8(3, wq + off);                           \
+        global const float8 *wp = (global const float8 *)(wq + (size_t)(r) * cols + (size_t)(b) * 32); \
+        w0 = wp[0]; w1 = wp[1]; w2 = wp[2]; w3 = wp[3];                               \
     }
 #endif
 
 // The x vectors that multiply w0..w3: same order for every layout (Q4 high nibbles hold
-// weights 16..31 of the block, which the loaders place in w2, w3).
-#define DOT_BLOCK(xp) (w0 * vload8(0, xp) + w1 * vload8(1, xp) + w2 * vload8(2, xp) + w3 * vload8(3, xp))
+// weights 16..31 of the block, which the loaders place in w2, w3). xp: 32-byte aligned.
+#define DOT_BLOCK(xp) (w0 * ((global const float8 *)(xp))[0] + w1 * ((global const float8 *)(xp))[1] \
+                       + w2 * ((global const float8 *)(xp))[2] + w3 * ((global const float8 *)(xp))[3])
 
 inline float hsum8(float8 v) {
     float4 s = v.lo + v.hi;
@@ -70,20 +81,43 @@ inline float hsum8(float8 v) {
 
 // y[t][r] (+)= sum_c W[r][c] * x[t][c] for one token: the decode matrix-vector product.
 // Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item).
-kernel void matvec(global const WQ_T *wq, global const half *wd, global const float *x,
+kernel void matvec(global const WQ_T *wq, global const float *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
                    const int accumulate) {
     const int r0 = get_global_id(0) * rows_per_item;
-    const int r1 = min(r0 + rows_per_item, rows);
+    const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
     const int nb = cols / 32;
-    float8 w0, w1, w2, w3;
+    global const float8 *x8 = (global const float8 *)x;
+#if defined(WTYPE_Q4_1)
+    // sum_c (d q_c + m) x_c = d (q . x) + m sum(x): block sums of x are shared by all rows.
+    float xs[MAX_BLOCKS];
+    for (int b = 0; b < nb; b++) xs[b] = hsum8(x8[4 * b] + x8[4 * b + 1] + x8[4 * b + 2] + x8[4 * b + 3]);
+#endif
     for (int r = r0; r < r1; r++) {
         float8 acc = 0.0f;
+#if defined(WTYPE_Q4_1)
+        float macc = 0.0f;
+        for (int b = 0; b < nb; b++) {
+            UNPACK_Q4(r, b)
+            const float8 t = q0 * x8[4 * b] + q1 * x8[4 * b + 1] + q2 * x8[4 * b + 2] + q3 * x8[4 * b + 3];
+            acc += t * dm.x;
+            macc += dm.y * xs[b];
+        }
+        const float s = hsum8(acc) + macc;
+#elif defined(WTYPE_Q8_0)
+        for (int b = 0; b < nb; b++) {
+            UNPACK_Q8(r, b)
+            acc += (q0 * x8[4 * b] + q1 * x8[4 * b + 1] + q2 * x8[4 * b + 2] + q3 * x8[4 * b + 3]) * d;
+        }
+        const float s = hsum8(acc);
+#else
+        float8 w0, w1, w2, w3;
         for (int b = 0; b < nb; b++) {
             LOAD_BLOCK(r, b);
             acc += DOT_BLOCK(x + b * 32);
         }
         const float s = hsum8(acc);
+#endif
         y[r] = accumulate ? y[r] + s : s;
     }
 }
@@ -91,13 +125,13 @@ kernel void matvec(global const WQ_T *wq, global const half *wd, global const fl
 // The prefill matrix-matrix product: a work-item owns a chunk of rows and a tile of TT
 // tokens, so each dequantized weight block is used TT times. x has room for a whole tile
 // (the host pads it), rows of tokens past ntok are computed but not written.
-kernel void matmul(global const WQ_T *wq, global const half *wd, global const float *x,
+kernel void matmul(global const WQ_T *wq, global const float *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
                    const int accumulate, const int ntok) {
     const int r0 = get_global_id(0) * rows_per_item;
-    const int r1 = min(r0 + rows_per_item, rows);
+    const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
     const int t0 = get_global_id(1) * TT;
-    const int nt = min(TT, ntok - t0);
+    const int nt = TT < ntok - t0 ? TT : ntok - t0;
     const int nb = cols / 32;
     float8 w0, w1, w2, w3;
     for (int r = r0; r < r1; r++) {

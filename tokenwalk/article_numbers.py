@@ -237,6 +237,8 @@ def _models_group(n: dict, s: dict, m: dict) -> None:
     n["qwen_gguf_tensors"] = gguf.get("tensors", [])
     merges = [e for e in gguf.get("metadata", []) if e.get("key") == "tokenizer.ggml.merges"]
     n["qwen_merges"] = merges[0]["count"] if merges else None
+    n["qwen_merges_head"] = ", ".join(repr(m) for m in merges[0].get("head", [])) if merges else ""
+    n["qwen_architecture"] = qwen.architecture
     n["dense27_size_gb"] = d27.size_bytes / GB
     n["dense27_params_b"] = d27.params / 1e9
     n["dense27_bits_per_weight"] = d27.bits_per_weight
@@ -268,7 +270,7 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
     from .attention import dot, toy_attention_row, toy_causal_grid
     from .bpe import toy_tokenizer
     from .moe import expected_distinct_experts, max_distinct_experts
-    from .quantization import FORMAT_BITS_PER_WEIGHT, to_fp16, toy_quant_block
+    from .quantization import FORMAT_BITS_PER_WEIGHT, level_range, to_fp16, toy_quant_block
     from .sampling import toy_sampling
 
     n["toy_dot_x"], n["toy_dot_w"] = c["toy_dot_x"], c["toy_dot_w"]
@@ -326,7 +328,10 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
     n["quant_error_share"] = {b: blk["mean_error_share"] for b, blk in qb["blocks"].items()}
     n["quant_error_4bit"] = qb["blocks"]["4"]["mean_error_share"]
     n["quant_error_2bit"] = qb["blocks"]["2"]["mean_error_share"]
-    n["quant_levels_4bit"] = qb["blocks"]["4"].get("levels_range") or None
+    n["quant_block_size"] = len(qb["weights"])
+    n["quant_bits_high"], n["quant_bits_low"] = max(qb["bit_widths"]), min(qb["bit_widths"])
+    n["quant_bits_q4"] = 4  # the Q4_0 width the text discusses
+    n["quant_level_min_4bit"], n["quant_level_max_4bit"] = level_range(n["quant_bits_q4"])
     n["bpw_q4_0"] = FORMAT_BITS_PER_WEIGHT["Q4_0"]
     n["bpw_q8_0"] = FORMAT_BITS_PER_WEIGHT["Q8_0"]
     n["bpw_q4_k"] = FORMAT_BITS_PER_WEIGHT["Q4_K"]
@@ -347,6 +352,11 @@ def _citations_group(n: dict, s: dict, c: dict, sc: dict) -> None:
                 "tokens_per_1000_english_words", "tokens_per_1000_spanish_words", "reading_speed_tok_s",
                 "strix_halo_share", "chars_per_token_english", "ssd_read_gbs_laptop"):
         n[key] = c[key]
+    n["laptop_transfers_mt_s"] = c["laptop_transfers_mt_s"]
+    n["laptop_bus_bits"] = c["laptop_bus_bits"]
+    n["laptop_bus_bytes"] = c["laptop_bus_bits"] // 8
+    n["laptop_bus_bandwidth_gbs"] = c["laptop_transfers_mt_s"] * 1e6 * n["laptop_bus_bytes"] / GB
+    n["m4max_bus_bits"] = c["m4max_bus_bits"]
     n["gpt3_training_tokens_b"] = c["gpt3_training_tokens"] / 1e9
     n["gpt3_batch_tokens_m"] = c["gpt3_batch_tokens"] / 1e6
     n["gpt3_training_steps"] = c["gpt3_training_tokens"] / c["gpt3_batch_tokens"]

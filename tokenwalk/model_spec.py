@@ -379,7 +379,8 @@ def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_use
 def describe_header(header: GGUFHeader, array_head: int = 4) -> dict:
     """A JSON-friendly description of a GGUF header for the file-layout figure.
 
-    The four bands with their byte ranges, every metadata key (arrays as their count and
+    The four bands with their byte ranges and sizes (and the share of the file that is
+    tensor data), every metadata key (arrays as their count and
     first `array_head` items), the tensor table's types, and the first tensors. The
     presets of files we do not have store the same shape with the facts known.
     """
@@ -407,6 +408,14 @@ def describe_header(header: GGUFHeader, array_head: int = 4) -> dict:
             "tensor_table": [header.tensor_table_offset, header.tensor_table_end],
             "tensor_data": [header.data_offset, end],
         },
+        "band_bytes": {
+            "header": header.metadata_offset,
+            "metadata": header.tensor_table_offset - header.metadata_offset,
+            "tensor_table": header.tensor_table_end - header.tensor_table_offset,
+            "padding": header.data_offset - header.tensor_table_end,
+            "tensor_data": end - header.data_offset,
+        },
+        "data_share": (end - header.data_offset) / end if end else None,
         "metadata": metadata,
         "tensor_types": header.bytes_by_type(),
         "tensors": [{"name": t.name, "shape": list(t.shape), "ggml_type": t.ggml_type}

@@ -10,7 +10,9 @@ prefill, load), read from `data/timing_v1.json`:
 - on any other machine, a default with its source (decode 0.74, the median of published
   llama-bench runs; prefill 0.7).
 
-The fitted timing model replaces the internals later with the same signatures.
+Decode and prefill now use the fitted timing model (`tokenwalk.timing_model`: per-backend
+bandwidth and compute efficiencies and a per-layer cost, fitted on published llama-bench
+runs, the laptop calibrated on its own measurements); load keeps the v1 factor.
 
 Units: seconds; tokens.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 from .data_refs import read_data_json, resolve
 from .errors import TokenwalkError
 from .roofline import decode_step, memory_time_s, prefill_step
+from . import timing_model
 
 PHASES = ("decode", "prefill", "load")
 
@@ -35,8 +38,7 @@ def decode_step_s(model, machine, context_tokens: int, users: int = 1, kv_type: 
     Roofline step (weights + every user's KV cache over the bus, or the compute if
     larger) divided by the machine's decode efficiency.
     """
-    step = decode_step(model, machine, context_tokens, users, kv_type)
-    return step.step_s / efficiency(machine, "decode")
+    return timing_model.decode_step_s(model, machine, context_tokens, users, kv_type)
 
 
 def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int, kv_type: str = "f16") -> float:
@@ -44,8 +46,7 @@ def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int, kv_t
 
     Roofline step (with the attention term) divided by the machine's prefill efficiency.
     """
-    step = prefill_step(model, machine, chunk_tokens, context_before, kv_type)
-    return step.step_s / efficiency(machine, "prefill")
+    return timing_model.prefill_chunk_s(model, machine, chunk_tokens, context_before, kv_type)
 
 
 def load_s(model, machine) -> float:
@@ -89,6 +90,9 @@ def efficiency(machine, phase: str) -> float:
     """
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
+    if phase != "load":  # fitted model: its share of the spec bandwidth (decode) or FP16 peak (prefill)
+        coeffs = timing_model.coefficients(machine)
+        return coeffs.bandwidth_efficiency if phase == "decode" else coeffs.compute_efficiency
     name = getattr(machine, "name", None)
     calibration = timing_data().get("calibrations", {}).get(name, {}).get(phase)
     if calibration is None:
@@ -104,8 +108,10 @@ def efficiencies(machine) -> dict:
     """{phase: efficiency} for `machine`, with where each comes from ("calibrated" or "default")."""
     name = getattr(machine, "name", None)
     calibrations = timing_data().get("calibrations", {}).get(name, {})
+    fitted = timing_model.coefficients(machine).row
     return {phase: {"value": efficiency(machine, phase),
-                    "from": "calibrated" if phase in calibrations else "default"} for phase in PHASES}
+                    "from": f"fitted: {fitted}" if phase != "load" else
+                    "calibrated" if phase in calibrations else "default"} for phase in PHASES}
 
 
 _CALIBRATED: dict = {}

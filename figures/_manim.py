@@ -54,6 +54,7 @@ _LIGHT.update({
     "ink_on_accent": "#ffffff",
     "pos": "#2f6fb3",          # toy vector entries > 0
     "neg": "#d97706",          # toy vector entries < 0
+    "halo": "#7b7b84",         # edge of the white lines, so they read on a white page
 })
 _DARK = {
     "fg": "#ececf1",
@@ -75,6 +76,7 @@ _DARK = {
     "ink_on_accent": "#17181c",
     "pos": "#6aa6e8",
     "neg": "#f5a524",
+    "halo": "#17181c",
 }
 THEMES = {"light": _LIGHT, "dark": _DARK}
 
@@ -135,10 +137,18 @@ def text(s: str, size_px: float, color: str, *, weight: str = "NORMAL", slant: s
 
     markup=True takes Pango markup (MarkupText), e.g. "W<sub>O</sub>" for subscripts.
     """
-    from manim import MarkupText, Text
-    font_size = 48 * (size_px / CSS_PX_PER_UNIT) / _em_units_at_48()
-    cls = MarkupText if markup else Text
-    return cls(s, font=FONT, font_size=font_size, color=color, weight=weight, slant=slant)
+    key = (s, size_px, weight, slant, markup)
+    template = _TEXT_CACHE.get(key)
+    if template is None:
+        # Pango layout and SVG parsing dominate a still's time: lay each string out once
+        from manim import MarkupText, Text
+        font_size = 48 * (size_px / CSS_PX_PER_UNIT) / _em_units_at_48()
+        cls = MarkupText if markup else Text
+        template = _TEXT_CACHE[key] = cls(s, font=FONT, font_size=font_size, weight=weight, slant=slant)
+    return template.copy().set_color(color)
+
+
+_TEXT_CACHE: dict = {}
 
 
 def fmt_int(n: int) -> str:
@@ -188,7 +198,21 @@ def gpt3_sizes(name: str = "gpt3-175b") -> dict:
         "head_dim": int(spec.head_dim),
         "feed_forward_length": int(spec.feed_forward_length),
         "vocab_size": int(spec.vocab_size),
+        "softmaxes_per_step": softmaxes_per_step(spec),
     }
+
+
+def softmaxes_per_step(spec) -> int:
+    """Attention softmaxes in one decode step (one per layer and per query head).
+
+    Asked of tokenwalk.attention.softmaxes_per_decode_step; the fallback below is a
+    TEMPORARY stand-in until that function lands (remove it then).
+    """
+    from tokenwalk import attention
+    fn = getattr(attention, "softmaxes_per_decode_step", None)
+    if fn is not None:
+        return int(fn(spec))
+    return int(spec.layers) * int(spec.head_count)
 
 
 def _scene_image(scene_cls, scene_args: dict, theme: str, canvas: Canvas, scale: float):
@@ -274,7 +298,7 @@ def still_scene_base():
     """The base class of the figure scenes (built lazily so importing figures stays cheap)."""
     global _StillScene
     if _StillScene is None:
-        from manim import Arrow, Line, RoundedRectangle, Scene, VGroup
+        from manim import Arrow, Line, Rectangle, RoundedRectangle, Scene, VGroup
 
         class StillScene(Scene):
             """A Scene that draws one still from `inputs`, in a theme, on a CSS-px canvas.
@@ -297,17 +321,14 @@ def still_scene_base():
                 """A palette colour by name; anything else (a hex string, a ManimColor) as is."""
                 return self.c.get(name, name) if isinstance(name, str) else name
 
-            def t(self, s, size, color="fg", *, x=None, y=None, anchor="center", **kw):
-                """Text of `size` px; (x, y) is the anchor point: center, left or right edge."""
+            def t(self, s, size, color="fg", *, x=None, y=None, anchor="center", valign="center", **kw):
+                """Text of `size` px at (x, y): anchor center, left or right edge; valign center or
+                top (top aligns labels that sit side by side, whatever their letters)."""
                 m = text(s, size, self.col(color), **kw)
                 if x is not None:
                     p = self.canvas.at(x, y)
-                    if anchor == "left":
-                        m.move_to(p, aligned_edge=[-1, 0, 0])
-                    elif anchor == "right":
-                        m.move_to(p, aligned_edge=[1, 0, 0])
-                    else:
-                        m.move_to(p)
+                    edge = [{"left": -1, "right": 1}.get(anchor, 0), 1 if valign == "top" else 0, 0]
+                    m.move_to(p, aligned_edge=edge)
                 self.add(m)
                 return m
 
@@ -315,7 +336,11 @@ def still_scene_base():
                      opacity=1.0, dashed=False):
                 """A rounded rectangle with top-left (x, y), size (w, h) in px."""
                 cv = self.canvas
-                r = RoundedRectangle(width=cv.u(w), height=cv.u(h), corner_radius=cv.u(min(radius_px, w / 2, h / 2)))
+                if radius_px > 0:
+                    r = RoundedRectangle(width=cv.u(w), height=cv.u(h),
+                                         corner_radius=cv.u(min(radius_px, w / 2, h / 2)))
+                else:  # rounding corners is the slow part of a rectangle: skip it for small cells
+                    r = Rectangle(width=cv.u(w), height=cv.u(h))
                 r.set_fill(self.col(fill) if fill else None, opacity=opacity if fill else 0)
                 if stroke:
                     r.set_stroke(self.col(stroke), width=stroke_px * STROKE_PER_PX, opacity=1)

@@ -1,0 +1,199 @@
+"""Figure 8, kv-cache: the KV cache in GPT-3's sizes, one column per token, one row per layer.
+
+A Manim still. Each cell holds a key and a value (for every head of that layer). The
+columns of earlier tokens are stored and never change; only the new token's column is
+computed in this step. White lines show the induction over layers (a token at layer 2
+read only tokens up to itself at layer 1); arcs show the new query reading the keys of
+its own layer. Below: prefill computes the whole triangle of scores at once (one softmax
+per row), decode adds one row per step.
+
+Sizes (layers, heads, head size, softmaxes per step) come from tokenwalk; the number of
+tokens drawn is the toy sentence of the decode-head figure.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from figures import _manim
+from figures._manim import Canvas, fmt_int
+
+ID = "kv-cache"
+KIND = "M"
+RENDERER = "manim"
+
+CANVAS = Canvas(640, 892)
+
+
+def inputs() -> dict:
+    """GPT-3's layers, heads, head size and softmaxes per step; the toy sentence's tokens."""
+    from tokenwalk.attention import toy_attention_row
+    from tokenwalk.toy import load_toy
+
+    sizes = _manim.gpt3_sizes()
+    toy = load_toy("decode_head")
+    tokens = toy_attention_row(toy["scores_from"])["sentence"][: int(toy["new_token"])]
+    return {
+        "model": sizes["model"],
+        "layers": sizes["layers"],
+        "head_count": sizes["head_count"],
+        "head_dim": sizes["head_dim"],
+        "softmaxes_per_step": sizes["softmaxes_per_step"],
+        "tokens": tokens,
+    }
+
+
+def alt(inputs: dict) -> str:
+    layers, heads = fmt_int(inputs["layers"]), fmt_int(inputs["head_count"])
+    t = len(inputs["tokens"])
+    return (
+        f"The KV cache with GPT-3's real sizes, not Qwen's: a grid with one column per token "
+        f"({t} drawn) and one row per layer (layers 1, 2, 3 and {layers} drawn), each cell a key "
+        f"and a value for each of {heads} heads. The earlier columns are stored and unchanged; only "
+        f"the new token's column is computed. White lines from a token at layer 2 down to the "
+        f"tokens up to it at layer 1 show the induction; arcs show the new query reading every key "
+        f"of its own layer. {layers} layers × {heads} heads = {fmt_int(inputs['softmaxes_per_step'])} "
+        f"softmaxes per step. Below, prefill computes the whole triangle of scores at once and "
+        f"decode adds one row per step."
+    )
+
+
+def _scene_class():
+    StillScene = _manim.still_scene_base()
+
+    class KVCacheScene(StillScene):
+        """The cache grid, the induction lines, the arcs and prefill vs decode."""
+
+        TEXT = 21
+        SMALL = 17
+        GRID_X = 118          # left edge of the first column
+        COL_W = 70
+        ROW_H = 58
+        GAP_ROW_H = 34        # the "⋮" row between layer 3 and the top layer
+        CELL_W, CELL_H = 26, 40
+        INDUCTION_GAP = 30    # extra space between layers 2 and 1
+
+        def cell(self, cx, cy, fill, *, letters=False, ink="fg"):
+            """A key and a value side by side, centred on (cx, cy)."""
+            w, h = self.CELL_W, self.CELL_H
+            for dx, letter in ((-w / 2 - 2, "K"), (w / 2 + 2, "V")):
+                self.rect(cx + dx - w / 2, cy - h / 2, w, h, fill=fill, radius_px=4)
+                if letters:
+                    self.t(letter, 15, ink, x=cx + dx, y=cy, weight="BOLD")
+
+        def white_line(self, x1, y1, x2, y2):
+            self.line(x1, y1, x2, y2, color="halo", width_px=7)
+            self.line(x1, y1, x2, y2, color="#ffffff", width_px=4)
+
+        def triangle(self, x0, y0, n, size, new_row_only):
+            """An n x n causal score triangle; prefill fills every row, decode only the last."""
+            for r in range(n):
+                for c in range(r + 1):
+                    if new_row_only:
+                        fill = "accent" if r == n - 1 else "cell_old"
+                    else:
+                        fill = "compute"
+                    self.rect(x0 + c * size + 1, y0 + r * size + 1, size - 2, size - 2, fill=fill, radius_px=2)
+
+        def draw(self):
+            from manim import ArcBetweenPoints
+
+            n = self.inputs
+            layers, heads, hd = fmt_int(n["layers"]), fmt_int(n["head_count"]), fmt_int(n["head_dim"])
+            tokens = n["tokens"]
+            t = len(tokens)
+            W = self.canvas.width_px
+            gx, cw, rh = self.GRID_X, self.COL_W, self.ROW_H
+            col_x = [gx + cw * (i + 0.5) for i in range(t)]
+
+            # rows top-down: the top layer, a gap, then layers 3, 2, 1
+            y_grid = 150
+            rows = [(layers, y_grid + rh / 2)]
+            y = y_grid + rh + self.GAP_ROW_H
+            for label in ("3", "2", "1"):
+                if label == "1":
+                    y += self.INDUCTION_GAP  # room for the white lines
+                rows.append((label, y + rh / 2))
+                y += rh
+            y_grid_bottom = y
+            row_y = {label: cy for label, cy in rows}
+
+            # the new column's band, behind the cells
+            new_x = col_x[-1]
+            self.rect(new_x - cw / 2 + 2, y_grid - 6, cw - 4, y_grid_bottom - y_grid + 12, fill="highlight",
+                      opacity=0.45, radius_px=8)
+
+            for label, cy in rows:
+                self.t(f"layer {label}", self.SMALL, "muted", x=gx - 12, y=cy, anchor="right")
+                for i, cx in enumerate(col_x):
+                    new = i == t - 1
+                    self.cell(cx, cy, "accent" if new else "cell_old", letters=True,
+                              ink="ink_on_accent" if new else "fg")
+            gap_y = y_grid + rh + self.GAP_ROW_H / 2
+            for cx in col_x:
+                self.t("⋮", self.TEXT, "muted", x=cx, y=gap_y)
+
+            # white lines: token 4 at layer 2 read tokens 1..4 at layer 1 (the causal mask)
+            k = min(4, t - 1)
+            top_y, bot_y = row_y["2"] + self.CELL_H / 2 + 2, row_y["1"] - self.CELL_H / 2 - 2
+            for j in range(k):
+                self.white_line(col_x[k - 1], top_y, col_x[j], bot_y)
+
+            # arcs: the new query at the top layer reads every key of that layer
+            y_arc = rows[0][1] - self.CELL_H / 2 - 3
+            kx = -self.CELL_W / 2 - 2  # the K half of a cell
+            q_y = y_arc - 40
+            # the query above the new column: drawn dashed, it is not kept
+            self.rect(new_x - 18, q_y - 15, 36, 30, fill=None, stroke="accent", stroke_px=2, dashed=True,
+                      radius_px=4)
+            self.t("q", self.TEXT, x=new_x, y=q_y - 2, weight="BOLD")
+            for i in range(t):
+                # from the query's left edge (its own key: straight down) to each key
+                if i == t - 1:
+                    self.arrow(new_x + kx, q_y + 15, new_x + kx, y_arc, color="accent", width_px=2.2, tip_px=7)
+                    continue
+                arc = ArcBetweenPoints(self.canvas.at(new_x - 18, q_y), self.canvas.at(col_x[i] + kx, y_arc),
+                                       angle=0.9)
+                arc.set_stroke(self.c["accent"], width=2.2 * _manim.STROKE_PER_PX)
+                self.add(arc)
+            self.t("the new query reads every key of its layer", self.SMALL, "fg", x=16, y=22,
+                   anchor="left")
+            self.t("and is not kept", self.SMALL, "muted", x=16, y=46, anchor="left")
+
+            # column labels under the grid
+            y_tok = y_grid_bottom + 20
+            for i, cx in enumerate(col_x):
+                self.t(str(i + 1), self.SMALL, "accent" if i == t - 1 else "muted", x=cx, y=y_tok,
+                       weight="BOLD" if i == t - 1 else "NORMAL")
+            self.t("token", self.SMALL, "muted", x=gx - 12, y=y_tok, anchor="right")
+            y_leg = y_tok + 34
+            self.t(f"tokens 1–{t - 1}: stored, unchanged", self.SMALL, x=gx - 12 + 0, y=y_leg, anchor="left")
+            self.t("new: computed now", self.SMALL, "accent", x=W - 18, y=y_leg, anchor="right")
+            self.t(f"each cell: a key and a value per head, {heads} heads × {hd} numbers", self.SMALL, "muted",
+                   x=W / 2, y=y_leg + 28)
+            self.t(f"white lines: token {k} at layer 2 read only tokens 1–{k} at layer 1", self.SMALL, "muted",
+                   x=W / 2, y=y_leg + 54)
+
+            # the headline number
+            y_big = y_leg + 100
+            self.t(f"{layers} layers × {heads} heads = {fmt_int(n['softmaxes_per_step'])} softmaxes per step",
+                   21, x=W / 2, y=y_big, weight="BOLD")
+
+            # prefill vs decode triangles
+            size = 24
+            tri = size * t
+            y_tri = y_big + 40
+            for x_c, title, sub, only_new in [(W * 0.27, "prefill", "all rows at once, a softmax each", False),
+                                               (W * 0.73, "decode", "one new row per step", True)]:
+                self.triangle(x_c - tri / 2, y_tri, t, size, only_new)
+                self.t(title, self.TEXT, x=x_c, y=y_tri + tri + 10, weight="BOLD", valign="top")
+                self.t(sub, self.SMALL, "muted", x=x_c, y=y_tri + tri + 38, valign="top")
+            self.bottom_px = y_tri + tri + 60
+
+    return KVCacheScene
+
+
+def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
+    """Render the light and dark stills into `out`; return the <picture> for the page."""
+    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS, quality=quality, stem=ID)
+    return _manim.picture_html(ID, files, CANVAS, alt(inputs))

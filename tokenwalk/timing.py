@@ -35,8 +35,8 @@ def timing_data() -> dict:
 def decode_step_s(model, machine, context_tokens: int, users: int = 1, kv_type: str = "f16") -> float:
     """Expected seconds of one decode step: `users` users, each `context_tokens` deep.
 
-    Roofline step (weights + every user's KV cache over the bus, or the compute if
-    larger) divided by the machine's decode efficiency.
+    The fitted model (`tokenwalk.timing_model.decode_step_s`): the roofline step's bytes at
+    the fitted share of the bandwidth (or its compute, if larger) plus a cost per layer.
     """
     return timing_model.decode_step_s(model, machine, context_tokens, users, kv_type)
 
@@ -44,7 +44,9 @@ def decode_step_s(model, machine, context_tokens: int, users: int = 1, kv_type: 
 def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int, kv_type: str = "f16") -> float:
     """Expected seconds of one prefill step of `chunk_tokens` after `context_before` cached tokens.
 
-    Roofline step (with the attention term) divided by the machine's prefill efficiency.
+    The fitted model (`tokenwalk.timing_model.prefill_chunk_s`): the operations (with the
+    attention term) at the fitted share of the FP16 peak, never below one read of the
+    weights, plus a cost per layer.
     """
     return timing_model.prefill_chunk_s(model, machine, chunk_tokens, context_before, kv_type)
 

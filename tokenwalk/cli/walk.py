@@ -144,10 +144,13 @@ def _note(stage) -> str:
     if stage.name == "tokenize":
         return f"{d['tokens']:,} tokens"
     if stage.name == "prefill":
-        return f"{d['chunk_count']} chunks of {d['chunk_tokens']}; KV written {_bytes(d['kv_written_bytes'])}"
+        chunks = f"{d['chunk_count']} chunk" + ("s" if d["chunk_count"] != 1 else "")
+        return f"{chunks} of {d['chunk_tokens']}; KV written {_bytes(d['kv_written_bytes'])}"
     if stage.name == "decode":
-        return (f"{d['steps']:,} steps of {_seconds(d['first_step_s'])}–{_seconds(d['last_step_s'])}, "
-                f"{_bytes(d['first_step_bytes'])} read per step")
+        unit = "round" if d["tokens_per_step"] != 1 else "step"
+        steps = f"{d['steps']:,} {unit}" + ("s" if d["steps"] != 1 else "")
+        return (f"{steps} of {_seconds(d['first_step_s'])}–{_seconds(d['last_step_s'])}, "
+                f"{_bytes(d['first_step_bytes'])} read per {unit}")
     return d.get("reason", "")
 
 

@@ -374,6 +374,7 @@ def _measurements_group(n: dict, meas: dict) -> None:
     n["mtp_on_t07_tok_s_high"] = max(meas["mtp_on_t07_tok_s"])
     n["prefix_cache_tok_s_low"] = min(meas["prefix_cache_tok_s"])
     n["prefix_cache_tok_s_high"] = max(meas["prefix_cache_tok_s"])
+    n["mtp_t_low"], n["mtp_t_high"] = min(meas["mtp_temperatures"]), max(meas["mtp_temperatures"])
     n["mtp_t0_gain_share"] = meas["mtp_on_t0_tok_s"] / meas["mtp_off_t0_tok_s"] - 1
 
 
@@ -601,7 +602,7 @@ def _settings_group(n: dict) -> None:
         value = row["value"]
         if isinstance(value, dict) and "from_request" in value:
             value = str(n["request_" + value["from_request"]])
-        rows.append({"name": row["name"], "value": value, "why": row["why"]})
+        rows.append({"name": row["name"], "value": value, "why": row["why"].format_map(n)})
     n["settings_rows"] = rows
 
 

@@ -269,6 +269,7 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
     """Hand-written toy numbers of the figures, through the toy-math modules."""
     from .attention import dot, toy_attention_row, toy_causal_grid
     from .bpe import toy_tokenizer
+    from .ggml_types import bits_per_weight
     from .moe import expected_distinct_experts, max_distinct_experts
     from .quantization import FORMAT_BITS_PER_WEIGHT, level_range, to_fp16, toy_quant_block
     from .sampling import toy_sampling
@@ -332,6 +333,7 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
     n["quant_bits_high"], n["quant_bits_low"] = max(qb["bit_widths"]), min(qb["bit_widths"])
     n["quant_bits_q4"] = 4  # the Q4_0 width the text discusses
     n["quant_level_min_4bit"], n["quant_level_max_4bit"] = level_range(n["quant_bits_q4"])
+    n["bpw_f16"] = bits_per_weight("F16")
     n["bpw_q4_0"] = FORMAT_BITS_PER_WEIGHT["Q4_0"]
     n["bpw_q8_0"] = FORMAT_BITS_PER_WEIGHT["Q8_0"]
     n["bpw_q4_k"] = FORMAT_BITS_PER_WEIGHT["Q4_K"]
@@ -350,7 +352,8 @@ def _citations_group(n: dict, s: dict, c: dict, sc: dict) -> None:
                 "anthropic_cache_ttl_min", "runpod_5090_usd_per_hour", "ollama_port",
                 "ollama_keep_alive_default_min", "kaplan_attention_width_ratio",
                 "tokens_per_1000_english_words", "tokens_per_1000_spanish_words", "reading_speed_tok_s",
-                "strix_halo_share", "chars_per_token_english", "ssd_read_gbs_laptop"):
+                "strix_halo_share", "chars_per_token_english", "ssd_read_gbs_laptop", "runtime_overhead_gb",
+                "system_headroom_gb", "mixtral_experts", "mixtral_experts_used"):
         n[key] = c[key]
     n["laptop_transfers_mt_s"] = c["laptop_transfers_mt_s"]
     n["laptop_bus_bits"] = c["laptop_bus_bits"]

@@ -49,6 +49,7 @@ QUALITY_ENV = "TOKENWALK_MANIM_QUALITY"  # the build may lower quality for previ
 
 _LIGHT = {name: fallback for name, (_var, fallback) in PALETTE.items()}
 _LIGHT.update({
+    "bg": "#fdfdfb",           # the page's background, so the still has no visible edge
     "panel": "#f4f4f6",        # a faint card behind a group of elements
     "cell_old": "#c9c9d3",     # stored, unchanged
     "ink_on_accent": "#ffffff",
@@ -56,37 +57,48 @@ _LIGHT.update({
     "neg": "#d97706",          # toy vector entries < 0
     "halo": "#7b7b84",         # edge of the white lines, so they read on a white page
 })
+# The page's dark figure colours (content/static/style.css, --fig-* under data-theme="dark"),
+# repeated here because a still cannot read CSS; the extra keys are the scenes' own.
 _DARK = {
-    "fg": "#ececf1",
-    "muted": "#a3a3ad",
-    "bg": "#17181c",
-    "grid": "#3b3c44",
-    "accent": "#fb8a4c",
-    "bus": "#6aa6e8",
-    "compute": "#f5a524",
+    "fg": "#e6e6e3",
+    "muted": "#a3a3a8",
+    "bg": "#16171a",
+    "grid": "#3a3b41",
+    "accent": "#fb923c",
+    "bus": "#5b9be0",
+    "compute": "#f0a63a",
     "kv": "#a78bfa",
     "wait": "#2c2d33",
-    "free": "#202127",
-    "system": "#7b8190",
-    "weights": "#6aa6e8",
-    "mask": "#26272d",
-    "highlight": "#7a6220",
-    "panel": "#202228",
+    "free": "#222328",
+    "system": "#6b7280",
+    "weights": "#5b9be0",
+    "mask": "#26272c",
+    "highlight": "#7a5a12",
+    "panel": "#202126",
     "cell_old": "#4a4b57",
-    "ink_on_accent": "#17181c",
-    "pos": "#6aa6e8",
-    "neg": "#f5a524",
-    "halo": "#17181c",
+    "ink_on_accent": "#16171a",
+    "pos": "#5b9be0",
+    "neg": "#f0a63a",
+    "halo": "#16171a",
 }
 THEMES = {"light": _LIGHT, "dark": _DARK}
 
 
-def quality_scale(quality: str | None) -> float:
-    """Device pixels per CSS pixel for a quality name (None: $TOKENWALK_MANIM_QUALITY or full)."""
+def quality_name(quality: str | None = None) -> str:
+    """The quality to render at: `quality`, else $TOKENWALK_MANIM_QUALITY, else "full".
+
+    Figures put it in their inputs(), so it joins the build's cache key: a preview built
+    at low quality is never reused as the full-quality image.
+    """
     name = quality or os.environ.get(QUALITY_ENV) or "full"
     if name not in QUALITIES:
         raise ValueError(f"unknown Manim quality {name!r}; expected one of {sorted(QUALITIES)}")
-    return QUALITIES[name]
+    return name
+
+
+def quality_scale(quality: str | None) -> float:
+    """Device pixels per CSS pixel for a quality name (None: $TOKENWALK_MANIM_QUALITY or full)."""
+    return QUALITIES[quality_name(quality)]
 
 
 def manim_version() -> str:
@@ -176,15 +188,7 @@ def load_spec(name: str):
     Looked up through the module (not imported by name) so a test can patch the preset.
     """
     from tokenwalk import model_spec
-    try:
-        return model_spec.load_model(name)
-    except Exception:  # TEMPORARY stand-in until the gpt3-175b preset lands; remove
-        if name != "gpt3-175b":
-            raise
-        from types import SimpleNamespace
-        return SimpleNamespace(name="gpt3-175b", layers=96, embedding_length=12288, head_count=96,
-                               head_count_kv=96, head_dim=128, kv_layers=96,
-                               feed_forward_length=49152, vocab_size=50257)
+    return model_spec.load_model(name)
 
 
 def gpt3_sizes(name: str = "gpt3-175b") -> dict:
@@ -253,13 +257,14 @@ def render_still(scene_cls, scene_args: dict, out_path: pathlib.Path, *, canvas:
     """Render one still of `scene_cls` to `out_path` (.webp or .png); return its pixel size.
 
     `subprocess=True` renders in a fresh interpreter (`python -m figures._manim`), which
-    keeps Manim's global config and caches out of the calling process.
+    keeps Manim's global config and caches out of the calling process; the child rebuilds
+    the class with `_scene_class()` of the scene's module, the convention of every figure.
     """
     out_path = pathlib.Path(out_path)
     scale = quality_scale(quality)
     if subprocess:
         job = {
-            "module": scene_cls.__module__, "cls": scene_cls.__qualname__,
+            "module": scene_cls.__module__,
             "args": scene_args, "out": str(out_path), "theme": theme,
             "canvas": [canvas.width_px, canvas.height_px], "scale": scale,
         }
@@ -404,9 +409,8 @@ def _main() -> int:
     import importlib
     job = json.loads(sys.stdin.read())
     module = importlib.import_module(job["module"])
-    scene_cls: Any = module
-    for part in job["cls"].split("."):
-        scene_cls = getattr(scene_cls, part)
+    # a figure builds its Scene class in `_scene_class()` (so importing it skips Manim)
+    scene_cls: Any = module._scene_class()
     canvas = Canvas(*job["canvas"])
     image = _scene_image(scene_cls, job["args"], job["theme"], canvas, job["scale"])
     out = pathlib.Path(job["out"])

@@ -40,6 +40,7 @@ def inputs() -> dict:
         "head_dim": sizes["head_dim"],
         "softmaxes_per_step": sizes["softmaxes_per_step"],
         "tokens": tokens,
+        "quality": _manim.quality_name(),
     }
 
 
@@ -194,6 +195,11 @@ def _scene_class():
 
 
 def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
-    """Render the light and dark stills into `out`; return the <picture> for the page."""
-    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS, quality=quality, stem=ID)
+    """Render the light and dark stills into `out`; return the <picture> for the page.
+
+    quality: "full" (2 device px per CSS px, the build), "medium" or "low" (tests);
+    default: the one inputs() chose.
+    """
+    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS,
+                                   quality=quality or inputs.get("quality"), stem=ID)
     return _manim.picture_html(ID, files, CANVAS, alt(inputs))

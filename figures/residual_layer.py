@@ -22,8 +22,9 @@ CANVAS = Canvas(640, 1160)
 
 
 def inputs() -> dict:
-    """GPT-3's sizes from tokenwalk (layers, d_model, heads, head size, MLP width, vocabulary)."""
-    return _manim.gpt3_sizes()
+    """GPT-3's sizes from tokenwalk (layers, d_model, heads, head size, MLP width, vocabulary),
+    and the render quality."""
+    return {**_manim.gpt3_sizes(), "quality": _manim.quality_name()}
 
 
 def alt(inputs: dict) -> str:
@@ -196,6 +197,11 @@ def _scene_class():
 
 
 def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
-    """Render the light and dark stills into `out`; return the <picture> for the page."""
-    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS, quality=quality, stem=ID)
+    """Render the light and dark stills into `out`; return the <picture> for the page.
+
+    quality: "full" (2 device px per CSS px, the build), "medium" or "low" (tests);
+    default: the one inputs() chose.
+    """
+    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS,
+                                   quality=quality or inputs.get("quality"), stem=ID)
     return _manim.picture_html(ID, files, CANVAS, alt(inputs))

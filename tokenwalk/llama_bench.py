@@ -3,7 +3,8 @@
 `data/llama-bench/benchmarks.json` holds real llama.cpp `llama-bench` results of dense
 models (each with its `source`), `machines.json` the machines' spec sheets and
 `models.json` the architecture facts a run does not print (layers, KV heads, whether the
-output head reuses the embedding table). This module turns a run into the model and
+output head reuses the embedding table); `fp16_convention.json` puts the few FP16 figures
+given with FP32 accumulation on the presets' convention (FP16 accumulation). This module turns a run into the model and
 machine objects the rest of tokenwalk reads, and computes the share of the spec-sheet
 bandwidth one decoding stream reaches (figure 19, "bandwidth-share").
 
@@ -152,8 +153,16 @@ def _models(path: Path) -> dict:
     return {name: dict(values) for name, values in facts.items()}
 
 
-def _runs_from(bench_path: Path, models_path: Path) -> tuple:
+def _fp16_overrides(path: Path) -> dict:
+    """{machine name: FP16 figure in the presets' convention} (see fp16_convention.json)."""
+    if not path.exists():
+        return {}
+    return {name: float(entry["fp16_tflops"]) for name, entry in _read_json(path).get("overrides", {}).items()}
+
+
+def _runs_from(bench_path: Path, models_path: Path, convention_path: Path) -> tuple:
     models = _models(models_path)
+    fp16 = _fp16_overrides(convention_path)
     runs = []
     for index, row in enumerate(_read_json(bench_path)):
         for key in ("machine", "backend", "model", "params", "quant", "size_bytes", "test", "tok_s", "source"):
@@ -170,7 +179,8 @@ def _runs_from(bench_path: Path, models_path: Path) -> tuple:
             vocab_size=int(facts["vocab_size"]), tied_embeddings=bool(facts["tied_embeddings"]),
         )
         machine = BenchMachine(
-            name=row["machine"], bandwidth_gbs=row.get("bandwidth_gbs"), fp16_tflops=row.get("fp16_tflops"),
+            name=row["machine"], bandwidth_gbs=row.get("bandwidth_gbs"),
+            fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops")),
             backend=row["backend"],
         )
         runs.append(BenchRun(index=index, machine=machine, model=model, quant=row["quant"], test=row["test"],
@@ -181,7 +191,7 @@ def _runs_from(bench_path: Path, models_path: Path) -> tuple:
 @lru_cache(maxsize=4)
 def _cached_runs(data_dir: str) -> tuple:
     base = Path(data_dir)
-    return _runs_from(base / "benchmarks.json", base / "models.json")
+    return _runs_from(base / "benchmarks.json", base / "models.json", base / "fp16_convention.json")
 
 
 def load_runs(data_dir: str | Path | None = None) -> list[BenchRun]:

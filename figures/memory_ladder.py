@@ -1,0 +1,132 @@
+"""Figure 11, memory-ladder: one H100 SXM server as a ladder of memories, dense 7B in fp16.
+
+Rungs from the top: NVMe SSD, host RAM, HBM3, L2 cache, SM shared memory
+(`tokenwalk.machine_spec.memory_ladder`). Between two rungs, the link's bandwidth and the
+time to move the whole model (14 GB) across it (`tokenwalk.roofline.memory_time_s`): the
+two upper links are paid once, at load; the HBM bus at every step; the two on-chip rungs
+never hold the model whole. Box widths only suggest "larger above"; they are not to scale.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+ID = "memory-ladder"
+KIND = "S"
+RENDERER = "svg"
+MODEL = "dense-7b-fp16"
+
+# When a link is crossed, by the role of the rung above it (memory_ladder's `role`).
+WHEN = {"disk": "once, at load", "host": "once, at load", "vram": "at every step"}
+# The link's name when the rung's name does not carry one ("host RAM over PCIe 5.0 x16").
+LINK = {"disk": "SSD read", "vram": "memory bus"}
+
+NOTE = {"style": "font-size:13px"}
+
+
+def _time(seconds: float) -> str:
+    """Two significant digits in s or ms: 2 s, 220 ms, 4.2 ms."""
+    value, unit = (seconds, "s") if seconds >= 1 else (seconds * 1e3, "ms")
+    return f"{float(f'{value:.2g}'):g} {unit}"
+
+
+def _bandwidth(gbs: float) -> str:
+    return f"{gbs / 1e3:g} TB/s" if gbs >= 1000 else f"{gbs:g} GB/s"
+
+
+def _split(name: str) -> tuple[str, str | None]:
+    """'host RAM over PCIe 5.0 x16' -> ('host RAM', 'PCIe 5.0 x16')."""
+    memory, _, via = name.partition(" over ")
+    return memory, (via or None)
+
+
+def alt(inputs: dict) -> str:
+    gb = inputs["weights_bytes"] / 1e9
+    parts = []
+    for rung in inputs["rungs"]:
+        memory, via = _split(rung["name"])
+        text = f"{memory} ({rung['capacity_label']})"
+        if rung["move_s"] is not None:
+            link = via or LINK.get(rung["role"], "link")
+            text += (f", then {link} at {_bandwidth(rung['bandwidth_gbs'])}: {_time(rung['move_s'])}, "
+                     f"{WHEN.get(rung['role'], '')}")
+        parts.append(text)
+    return (f"The memory ladder of one server with an H100 SXM, from the disk down to the SMs, with the time "
+            f"to move the whole dense 7B in fp16 ({gb:.0f} GB) across each link: " + "; ".join(parts)
+            + ". The two on-chip rungs never hold the whole model.")
+
+
+def inputs_for(model, rungs) -> dict:
+    """Each rung and the time to move `model`'s weights across its link (tokenwalk's arithmetic)."""
+    from tokenwalk.roofline import memory_time_s
+
+    return {
+        "model": model.name,
+        "weights_bytes": model.size_bytes,
+        "rungs": [{"name": r.name, "role": r.role, "bandwidth_gbs": r.bandwidth_gbs,
+                   "capacity_label": r.capacity_label, "count": r.count,
+                   "move_s": memory_time_s(model.size_bytes, r.bandwidth_gbs) if r.bandwidth_gbs else None}
+                  for r in rungs],
+    }
+
+
+def inputs() -> dict:
+    from tokenwalk.machine_spec import memory_ladder
+    from tokenwalk.model_spec import load_model
+
+    return inputs_for(load_model(MODEL), memory_ladder())
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._svg import Svg
+
+    rungs = inputs["rungs"]
+    gb = inputs["weights_bytes"] / 1e9
+    width, box_h, gap, top = 640, 46, 50, 12
+    centre, link_x = 160, 312
+    widths = [296 - 26 * i for i in range(len(rungs))]  # narrower going down: larger above, not to scale
+    height = top + len(rungs) * box_h + (len(rungs) - 1) * gap + 12
+    svg = Svg(width, height, title="The memory ladder of an H100 server", desc=alt(inputs), id_prefix=ID)
+    for i, rung in enumerate(rungs):
+        y = top + i * (box_h + gap)
+        memory, via = _split(rung["name"])
+        w = widths[i]
+        g = svg.group("rung", **{"data-role": rung["role"]})
+        on_chip = rung["bandwidth_gbs"] is None and i > 0 and rungs[i - 1]["bandwidth_gbs"] is None or \
+            rung["role"] in ("l2", "sm")
+        svg.rect(centre - w / 2, y, w, box_h, "free", parent=g, rx=6)
+        svg.rect(centre - w / 2, y, w, box_h, "stroke-bus" if rung["role"] == "vram" else "stroke-muted",
+                 parent=g, rx=6, stroke_width=2.5 if rung["role"] == "vram" else 1)
+        svg.text(centre, y + 19, memory, "label bold", anchor="middle", parent=g)
+        detail = rung["capacity_label"]
+        if rung["role"] == "vram":
+            detail += " · the weights live here"
+        elif on_chip:
+            detail += " · on chip"
+        svg.text(centre, y + 37, detail, "note", anchor="middle", parent=g, **NOTE)
+        if i == len(rungs) - 1:
+            continue
+        # The link below this rung.
+        y0, y1 = y + box_h, y + box_h + gap
+        link = svg.group("link", **{"data-role": rung["role"]})
+        if rung["move_s"] is not None:
+            every_step = WHEN.get(rung["role"]) == "at every step"
+            cls = "stroke-bus" if every_step else "stroke-muted"
+            svg.line(centre, y0 + 4, centre, y1 - 10, cls, parent=link, stroke_width=4 if every_step else 2)
+            svg.path(f"M{centre - 7} {y1 - 12} L{centre} {y1 - 3} L{centre + 7} {y1 - 12} Z",
+                     "bus" if every_step else "muted", parent=link)
+            name = via or LINK.get(rung["role"], "link")
+            svg.text(link_x, y0 + 21, f"{name} · {_bandwidth(rung['bandwidth_gbs'])}", "label", parent=link)
+            svg.text(link_x, y0 + 40, f"{gb:.0f} GB in {_time(rung['move_s'])} · {WHEN.get(rung['role'], '')}",
+                     "num bold" if every_step else "num", parent=link,
+                     **{"data-move-s": f"{rung['move_s']:.6g}"})
+        else:
+            svg.line(centre, y0 + 4, centre, y1 - 4, "stroke-grid", parent=link, stroke_width=2,
+                     stroke_dasharray="3 4")
+            svg.text(link_x, y0 + 30, "tiles pass through; never the whole model", "note", parent=link, **NOTE)
+        if rung["role"] == "host":
+            # Where a file becomes a model in service.
+            ym = (y0 + y1) / 2
+            svg.line(8, ym, link_x - 16, ym, "stroke-accent", stroke_width=1.5, stroke_dasharray="6 4")
+            svg.text(10, ym - 6, "model loaded ↓", "note", **NOTE)
+    return svg.to_string()

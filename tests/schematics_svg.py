@@ -1,0 +1,59 @@
+"""Checks shared by the schematics' tests (figures 11-15, 17, 20, 24, 29): render through the
+figure contract, parse, legible text, and read the to-scale geometry back."""
+
+import re
+
+from hardware_svg import NS, check_common, texts
+
+SVG = "{http://www.w3.org/2000/svg}"
+# _svg.py's class sizes; a style="font-size:..." overrides them.
+CLASS_SIZES = {"small": 12, "note": 12, "title": 15}
+MIN_TEXT = 13  # viewBox units: a 640-wide figure on a 360 px phone shows it at about 7.3 px
+MAX_WIDTH = 640
+
+
+def render(module, tmp_path, inputs=None):
+    """(inputs, svg text, parsed root) of a figure module, through its contract."""
+    for attr in ("ID", "KIND", "RENDERER", "inputs", "render"):
+        assert hasattr(module, attr), attr
+    assert module.KIND == "S" and module.RENDERER == "svg"
+    n = module.inputs() if inputs is None else inputs
+    svg = module.render(n, tmp_path)
+    assert isinstance(svg, str)
+    root = check_common(svg, module.ID)
+    alt = module.alt(n) if hasattr(module, "alt") else module.ALT
+    assert isinstance(alt, str) and len(alt) > 80
+    return n, svg, root
+
+
+def font_size(element) -> float:
+    style = element.get("style") or ""
+    match = re.search(r"font-size:\s*([\d.]+)px", style)
+    if match:
+        return float(match.group(1))
+    sizes = [CLASS_SIZES[c] for c in (element.get("class") or "").split() if c in CLASS_SIZES]
+    return max(sizes) if sizes else 14
+
+
+def check_phone_legible(root) -> None:
+    """viewBox at most 640 wide; every text at least 13 units."""
+    _, _, width, _ = (float(v) for v in root.get("viewBox").split())
+    assert width <= MAX_WIDTH
+    for t in root.iter(f"{SVG}text"):
+        assert font_size(t) >= MIN_TEXT, ("".join(t.itertext()), font_size(t))
+
+
+def words(root) -> str:
+    return " ".join(texts(root))
+
+
+def rects(root, **attrs):
+    """<rect>s whose data-* attributes match `attrs` (names with '_' for '-')."""
+    out = []
+    for r in root.iter(f"{SVG}rect"):
+        if all(r.get("data-" + k.replace("_", "-")) == str(v) for k, v in attrs.items()):
+            out.append(r)
+    return out
+
+
+__all__ = ["NS", "render", "check_phone_legible", "words", "rects", "font_size", "texts"]

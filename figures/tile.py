@@ -1,0 +1,101 @@
+"""Figure 12, tile: one 128 x 128 weight tile (32 KB in fp16) in an H100 SM's shared memory,
+meeting one token (decode) and 128 tokens (prefill).
+
+The same trip over the bus brings the tile in both rows; what changes is the number of
+tokens that use it before it is dropped: 32,768 operations against 4,194,304
+(`tokenwalk.roofline.tile_ops`, through the article's namespace with the tile's size in KB).
+The bar under each count is the operations to scale (a test reads it back).
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+ID = "tile"
+KIND = "S"
+RENDERER = "svg"
+
+NOTE = {"style": "font-size:13px"}
+
+
+def _short(ops: int) -> str:
+    """32,768 -> 32K, 4,194,304 -> 4M (powers of 1,024, as the article rounds them)."""
+    for unit, size in (("M", 1024 ** 2), ("K", 1024)):
+        if ops >= size:
+            return f"{ops / size:.3g}{unit}"
+    return str(ops)
+
+
+def alt(inputs: dict) -> str:
+    r = inputs["tile_rows"]
+    return (f"One {r} × {r} tile of a weight matrix of the dense 7B in fp16, {inputs['tile_kb']:.0f} KB, in the "
+            f"shared memory of one H100 SM ({inputs['shared_kb']:.0f} KB). In decode it meets 1 token: "
+            f"{inputs['ops_decode']:,} operations ({_short(inputs['ops_decode'])}). In prefill it meets "
+            f"{inputs['prefill_tokens']} tokens: {inputs['ops_prefill']:,} operations "
+            f"({_short(inputs['ops_prefill'])}), for the same trip over the bus.")
+
+
+def inputs() -> dict:
+    from tokenwalk.article_numbers import article_numbers
+
+    n = article_numbers()
+    return {
+        "model": "dense-7b-fp16",
+        "machine": "h100-sxm",
+        "tile_rows": n["tile_rows"],
+        "tile_kb": n["tile_kb"],
+        "shared_kb": n["h100_shared_kb"],
+        "prefill_tokens": n["tile_prefill_tokens"],
+        "ops_decode": n["tile_ops_decode"],
+        "ops_prefill": n["tile_ops_prefill"],
+    }
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._svg import Svg
+
+    r = inputs["tile_rows"]
+    width, row_h, top, side = 640, 150, 8, 88
+    bar_x, bar_max = 330, 294
+    rows = [("decode", 1, inputs["ops_decode"]), ("prefill", inputs["prefill_tokens"], inputs["ops_prefill"])]
+    px_per_op = bar_max / max(ops for _, _, ops in rows)
+    height = top + row_h * len(rows) + 30
+    svg = Svg(width, height, title="One weight tile, one token or many", desc=alt(inputs), id_prefix=ID)
+    svg.root.set("data-px-per-mop", f"{px_per_op * 1e6:.6g}")
+    for i, (phase, tokens, ops) in enumerate(rows):
+        y = top + i * row_h
+        g = svg.group("row", **{"data-phase": phase, "data-tokens": tokens})
+        svg.text(16, y + 18, f"{phase} · {tokens:,} token{'s' if tokens != 1 else ''}", "label bold", parent=g)
+        # The SM's shared memory holding the tile.
+        ty = y + 34
+        svg.rect(16, ty - 6, side + 20, side + 12, "stroke-muted", parent=g, rx=4, stroke_dasharray="4 3")
+        svg.rect(26, ty, side, side, "bus", parent=g, fill_opacity=0.2, **{"data-part": "tile"})
+        svg.rect(26, ty, side, side, "stroke-bus", parent=g, stroke_width=2)
+        svg.text(26 + side / 2, ty + 24, "W", "label bold", anchor="middle", parent=g)
+        svg.text(26 + side / 2, ty + 49, f"{r} × {r}", "num", anchor="middle", parent=g)
+        svg.text(26 + side / 2, ty + 73, f"{inputs['tile_kb']:.0f} KB", "num", anchor="middle", parent=g)
+        svg.text(140, ty + side / 2 + 6, "×", "title", anchor="middle", parent=g)
+        # The tokens that meet it: a lone column, or a block as wide as the tile.
+        tx = 158
+        if tokens == 1:
+            svg.rect(tx, ty, 10, side, "compute", parent=g, fill_opacity=0.55, **{"data-part": "tokens"})
+            svg.rect(tx, ty, 10, side, "stroke-compute", parent=g, stroke_width=1.5)
+            svg.text(tx + 18, ty + side / 2 - 4, "one", "note", parent=g, **NOTE)
+            svg.text(tx + 18, ty + side / 2 + 14, "column", "note", parent=g, **NOTE)
+        else:
+            svg.rect(tx, ty, side, side, "compute", parent=g, fill_opacity=0.3, **{"data-part": "tokens"})
+            svg.rect(tx, ty, side, side, "stroke-compute", parent=g, stroke_width=1.5)
+            svg.text(tx + side / 2, ty + 40, f"{tokens}", "label bold", anchor="middle", parent=g)
+            svg.text(tx + side / 2, ty + 60, "tokens", "note", anchor="middle", parent=g, **NOTE)
+        svg.text(bar_x - 18, ty + side / 2 + 6, "=", "title", anchor="middle", parent=g)
+        # The operations, in words and as a bar to scale.
+        svg.text(bar_x, ty + 22, f"{_short(ops)} operations", "title", parent=g)
+        svg.text(bar_x, ty + 42, f"2 × {r} × {r} × {tokens:,} = {ops:,}", "note num", parent=g, **NOTE)
+        svg.rect(bar_x, ty + 56, ops * px_per_op, 16, "compute", parent=g,
+                 **{"data-part": "ops-bar", "data-ops": ops})
+        if ops * px_per_op < 20:
+            svg.text(bar_x + ops * px_per_op + 6, ty + 69, "← a sliver at this scale", "note", parent=g, **NOTE)
+    y = top + row_h * len(rows) + 14
+    svg.text(16, y, f"dashed: one SM's shared memory, {inputs['shared_kb']:.0f} KB · the tile's trip costs the same "
+                    "in both rows", "note", **NOTE)
+    return svg.to_string()

@@ -165,8 +165,7 @@ class Engine:
         # What one decode step reads from the device's weights: every matrix once plus the norms.
         self.bytes_read_per_token = self.weight_bytes + norms
         half = cfg.head_dim // 2
-        inv = cfg.rope_base ** (-np.arange(half, dtype=np.float64) * 2.0 / cfg.head_dim)
-        self.inv_freq = self._upload(inv.astype(np.float32))
+        self.inv_freq = cfg.rope_base ** (-np.arange(half, dtype=np.float64) * 2.0 / cfg.head_dim)
 
     def _build_buffers(self):
         cl, cfg = self.cl, self.config
@@ -190,7 +189,8 @@ class Engine:
         self.act = buf(pad * cfg.feed_forward_length)
         self.logits = buf(cfg.vocab_size)
         self.all_logits = None
-        per_layer = cfg.head_count_kv * self.ctx_tokens * hd
+        self.rope = buf(pad * hd)
+        per_layer = cfg.head_count_kv * (self.ctx_tokens + 8) * hd  # 8 spare rows: see attention()
         self.kv_cache_bytes = 2 * cfg.layers * per_layer * f
         try:
             self.k_cache = [buf(per_layer) for _ in range(cfg.layers)]
@@ -246,7 +246,7 @@ class Engine:
         for i, L in enumerate(self.layers):
             kern("rms_norm", (ntok,), self.x, L["attn_norm"], self.h, e, eps)
             seq += self._matmul(L["qkv"], self.h, self.qkv, ntok, 0, decode)
-            kern("rope_store", (H + KV, ntok), self.qkv, self.inv_freq, self.k_cache[i], self.v_cache[i],
+            kern("rope_store", (H + KV, ntok), self.qkv, self.rope, self.k_cache[i], self.v_cache[i],
                  self.state, np.int32(H), np.int32(KV), np.int32(self.ctx_tokens))
             kern("attention", (H, ntok), self.qkv, self.k_cache[i], self.v_cache[i], self.attn, self.state,
                  np.int32(H), np.int32(KV), np.int32(self.ctx_tokens), np.float32(1.0 / math.sqrt(hd)))
@@ -290,7 +290,10 @@ class Engine:
         cl = self.cl
         self._host_x = self._embed(ids)
         self._host_state = np.array([pos0, 0], dtype=np.int32)
+        angle = np.arange(pos0, pos0 + len(ids), dtype=np.float64)[:, None] * self.inv_freq[None, :]
+        self._host_rope = np.ascontiguousarray(np.concatenate([np.cos(angle), np.sin(angle)], axis=1), np.float32)
         cl.enqueue_copy(self.queue, self.state, self._host_state, is_blocking=False)
+        cl.enqueue_copy(self.queue, self.rope, self._host_rope, is_blocking=False)
         cl.enqueue_copy(self.queue, self.x, self._host_x, is_blocking=False)
 
     def _check_room(self, pos0: int, n: int):

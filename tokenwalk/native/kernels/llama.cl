@@ -169,9 +169,10 @@ kernel void rms_norm(global const float *x, global const float *w, global float 
 
 // RoPE (adjacent pairs, llama.cpp's "normal" mode) on the q and k parts of the fused
 // QKV output, then k and v written into this layer's cache at positions pos0 + t.
-// qkv: [ntok][(heads + 2 kv_heads) * HD]; cache: [kv_heads][ctx][HD] for this layer.
-// inv_freq[i] = base^(-2i/HD), computed on the host in double precision.
-kernel void rope_store(global float *qkv, global const float *inv_freq, global float *k_cache,
+// qkv: [ntok][(heads + 2 kv_heads) * HD]; cache: [kv_heads][ctx + 8][HD] for this layer.
+// rope: [ntok][HD] = cos(angle_i) for i < HD/2, then sin(angle_i), angle_i = pos base^(-2i/HD),
+// computed by the host in double precision (PoCL's sin and cos are slow out-of-line calls).
+kernel void rope_store(global float *qkv, global const float *rope, global float *k_cache,
                        global float *v_cache, global const int *state, const int heads,
                        const int kv_heads, const int ctx) {
     const int h = get_global_id(0);  // 0..heads+kv_heads-1: query heads, then key heads
@@ -179,66 +180,83 @@ kernel void rope_store(global float *qkv, global const float *inv_freq, global f
     const int pos = state[0] + t;
     const int width = (heads + 2 * kv_heads) * HD;
     global float *v = qkv + (size_t)t * width + h * HD;
+    global const float *cs = rope + (size_t)t * HD;
     for (int i = 0; i < HD / 2; i++) {
-        const float angle = pos * inv_freq[i];
-        const float c = cos(angle), s = sin(angle);
+        const float c = cs[i], sn = cs[HD / 2 + i];
         const float a = v[2 * i], b = v[2 * i + 1];
-        v[2 * i] = a * c - b * s;
-        v[2 * i + 1] = a * s + b * c;
+        v[2 * i] = a * c - b * sn;
+        v[2 * i + 1] = a * sn + b * c;
     }
     if (h >= heads) {
         const int kvh = h - heads;
-        global float *kd = k_cache + ((size_t)kvh * ctx + pos) * HD;
-        global float *vd = v_cache + ((size_t)kvh * ctx + pos) * HD;
-        global const float *vs = qkv + (size_t)t * width + (heads + kv_heads + kvh) * HD;
-        for (int i = 0; i < HD; i += 8) {
-            vstore8(vload8(0, v + i), 0, kd + i);
-            vstore8(vload8(0, vs + i), 0, vd + i);
+        global float8 *kd = (global float8 *)(k_cache + ((size_t)kvh * (ctx + 8) + pos) * HD);
+        global float8 *vd = (global float8 *)(v_cache + ((size_t)kvh * (ctx + 8) + pos) * HD);
+        global const float8 *ks = (global const float8 *)v;
+        global const float8 *vs = (global const float8 *)(qkv + (size_t)t * width + (heads + kv_heads + kvh) * HD);
+        for (int i = 0; i < HD / 8; i++) {
+            kd[i] = ks[i];
+            vd[i] = vs[i];
         }
     }
 }
 
+typedef union {
+    float8 v;
+    float a[8];
+} f8u;
+
 // Causal attention with an online softmax: one work-item per (query head, token), reading
-// the keys 0..pos of its KV head (grouped-query attention: kv = h / (heads / kv_heads)).
+// the keys 0..pos of its KV head (grouped-query attention: kv = h / (heads / kv_heads)),
+// eight keys at a time so that one vector exp serves eight scores. Keys past pos get a
+// score of -1e30 (finite: the kernels are built with fast, finite math) and weight 0; the
+// cache has 8 spare rows so that the last group never reads outside it.
 kernel void attention(global const float *qkv, global const float *k_cache,
                       global const float *v_cache, global float *out, global const int *state,
                       const int heads, const int kv_heads, const int ctx, const float scale) {
     const int h = get_global_id(0);
     const int t = get_global_id(1);
-    const int pos = state[0] + t;
+    const int n = state[0] + t + 1;
     const int kvh = h / (heads / kv_heads);
     const int width = (heads + 2 * kv_heads) * HD;
-    global const float *qp = qkv + (size_t)t * width + h * HD;
+    global const float8 *qp = (global const float8 *)(qkv + (size_t)t * width + h * HD);
     float8 q[HD / 8], acc[HD / 8];
 #pragma unroll
     for (int i = 0; i < HD / 8; i++) {
-        q[i] = vload8(i, qp) * scale;
+        q[i] = qp[i] * scale;
         acc[i] = 0.0f;
     }
-    float m = -INFINITY, l = 0.0f;
-    global const float *kp = k_cache + (size_t)kvh * ctx * HD;
-    global const float *vp = v_cache + (size_t)kvh * ctx * HD;
-    for (int j = 0; j <= pos; j++) {
-        float8 d = 0.0f;
+    float m = -1e30f, l = 0.0f;
+    global const float8 *kp = (global const float8 *)(k_cache + (size_t)kvh * (ctx + 8) * HD);
+    global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * (ctx + 8) * HD);
+    for (int j0 = 0; j0 < n; j0 += 8) {
+        f8u s;
 #pragma unroll
-        for (int i = 0; i < HD / 8; i++) d += q[i] * vload8(i, kp + (size_t)j * HD);
-        const float s = hsum8(d);
-        if (s > m) {
-            const float c = exp(m - s);
-            l *= c;
+        for (int jj = 0; jj < 8; jj++) {
+            float8 d = 0.0f;
 #pragma unroll
-            for (int i = 0; i < HD / 8; i++) acc[i] *= c;
-            m = s;
+            for (int i = 0; i < HD / 8; i++) d += q[i] * kp[(size_t)(j0 + jj) * (HD / 8) + i];
+            s.a[jj] = j0 + jj < n ? hsum8(d) : -1e30f;
         }
-        const float p = exp(s - m);
-        l += p;
+        float mx = m;
 #pragma unroll
-        for (int i = 0; i < HD / 8; i++) acc[i] += p * vload8(i, vp + (size_t)j * HD);
+        for (int jj = 0; jj < 8; jj++) mx = s.a[jj] > mx ? s.a[jj] : mx;
+        const float c = exp(m - mx);
+        f8u p;
+        p.v = exp(s.v - (float8)mx);
+        m = mx;
+        l = l * c + hsum8(p.v);
+#pragma unroll
+        for (int i = 0; i < HD / 8; i++) {
+            float8 a = acc[i] * c;
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) a += p.a[jj] * vp[(size_t)(j0 + jj) * (HD / 8) + i];
+            acc[i] = a;
+        }
     }
-    global float *op = out + (size_t)t * heads * HD + h * HD;
+    global float8 *op = (global float8 *)(out + (size_t)t * heads * HD + h * HD);
     const float inv = 1.0f / l;
 #pragma unroll
-    for (int i = 0; i < HD / 8; i++) vstore8(acc[i] * inv, i, op);
+    for (int i = 0; i < HD / 8; i++) op[i] = acc[i] * inv;
 }
 
 // SwiGLU: out[t][i] = silu(gate[t][i]) * up[t][i], from the fused [gate | up] rows.
@@ -256,7 +274,12 @@ kernel void swiglu(global const float *gu, global float *out, const int ff) {
 // Read a buffer once, each work-item a contiguous chunk: the memory-bandwidth probe.
 kernel void read_bandwidth(global const float8 *data, global float *sink, const int per_item) {
     const size_t i0 = (size_t)get_global_id(0) * per_item;
-    float8 acc = 0.0f;
-    for (int i = 0; i < per_item; i++) acc += data[i0 + i];
-    sink[get_global_id(0)] = hsum8(acc);
+    float8 a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;  // four chains hide the add latency
+    for (int i = 0; i < per_item; i += 4) {
+        a0 += data[i0 + i];
+        a1 += data[i0 + i + 1];
+        a2 += data[i0 + i + 2];
+        a3 += data[i0 + i + 3];
+    }
+    sink[get_global_id(0)] = hsum8(a0 + a1 + a2 + a3);
 }

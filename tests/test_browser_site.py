@@ -116,10 +116,17 @@ def test_no_console_error_no_failed_request_no_other_host(watched, site):
 
 def test_every_image_and_svg_loads(watched):
     w = watched()
-    broken = w.page.evaluate("""() => {
+    broken = w.page.evaluate("""async () => {
         const bad = [];
-        for (const img of document.images) {
+        for (const img of document.images) {  // lazy images load once scrolled to
             img.scrollIntoView();
+            if (!img.complete) {
+                await new Promise(done => {
+                    img.addEventListener('load', done, {once: true});
+                    img.addEventListener('error', done, {once: true});
+                    setTimeout(done, 5000);
+                });
+            }
             if (!img.complete || img.naturalWidth === 0) bad.push(img.currentSrc || img.src);
         }
         for (const svg of document.querySelectorAll('figure svg')) {
@@ -204,6 +211,9 @@ def test_without_javascript_every_figure_shows(browser, site):
     context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(site[1], wait_until="networkidle")
+    for i in range(page.locator("figure img").count()):  # lazy images load once scrolled to
+        page.locator("figure img").nth(i).scroll_into_view_if_needed()
+    page.wait_for_load_state("networkidle")
     sizes = page.evaluate("""() => [...document.querySelectorAll('figure')].map(f => {
         const body = f.querySelector('.figure-body');
         const box = body.getBoundingClientRect();
@@ -242,3 +252,33 @@ def test_screenshots_390_and_1280(browser, site):
             page.screenshot(path=str(path), full_page=True)
             context.close()
             assert path.stat().st_size > 10_000
+
+
+def test_print_is_light_and_shows_sidenotes_even_in_dark_mode(watched):
+    w = watched(color_scheme="dark")
+    page = w.page
+    page.click(".theme-toggle")
+    page.click(".theme-toggle")  # an explicit, remembered dark choice
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    page.emulate_media(media="print")
+    assert _luminance(_background(page)) > 0.9
+    assert page.locator(".theme-toggle").is_hidden()
+    if page.locator(".sidenote").count():
+        assert page.locator(".sidenote").first.is_visible()
+
+
+def test_raster_figures_follow_the_toggle(watched, site):
+    """<picture data-theme-swap> figures (Manim stills) show their dark variant when the
+    reader chooses dark, even on a light system."""
+    w = watched(color_scheme="light")
+    page = w.page
+    pictures = page.locator("picture[data-theme-swap]")
+    if pictures.count() == 0:
+        pytest.skip("no raster figure with a dark variant on this page")
+    img = pictures.first.locator("img")
+    img.scroll_into_view_if_needed()
+    page.wait_for_load_state("networkidle")
+    dark_src = pictures.first.get_attribute("data-src-dark")
+    assert not img.evaluate("i => i.currentSrc").endswith(dark_src)
+    page.click(".theme-toggle")
+    page.wait_for_function("s => document.querySelector('picture[data-theme-swap] img').currentSrc.endsWith(s)", arg=dark_src)

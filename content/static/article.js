@@ -1,5 +1,6 @@
 // Progressive enhancement only: the article reads completely without this file.
-// - the dark/light toggle (the choice is remembered; base.html applies it before paint)
+// - the dark/light toggle (the choice is remembered; base.html applies it before paint),
+//   which also switches raster figures that have a dark variant
 // - a copy button on every code block
 // - tabs: stacked panes become a tab list
 (function () {
@@ -12,10 +13,21 @@
     return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
   }
 
+  // Raster figures with a dark variant (<picture data-theme-swap>): without JavaScript the
+  // <source media="(prefers-color-scheme: dark)"> follows the system; here it follows the
+  // reader's choice: "all" (dark chosen), "not all" (light chosen), or the system again.
+  function syncPictures() {
+    var chosen = root.getAttribute("data-theme");
+    document.querySelectorAll("picture[data-theme-swap] source.theme-dark-source").forEach(function (source) {
+      source.media = chosen === "dark" ? "all" : chosen === "light" ? "not all" : (source.getAttribute("data-media") || "");
+    });
+  }
+
   function setupThemeToggle() {
+    syncPictures();
     var button = document.querySelector(".theme-toggle");
     if (!button) return;
-    var sync = function () { button.setAttribute("aria-pressed", String(isDark())); };
+    var sync = function () { button.setAttribute("aria-pressed", String(isDark())); syncPictures(); };
     button.addEventListener("click", function () {
       var next = isDark() ? "light" : "dark";
       root.setAttribute("data-theme", next);

@@ -327,13 +327,19 @@ def still_scene_base():
                 return self.c.get(name, name) if isinstance(name, str) else name
 
             def t(self, s, size, color="fg", *, x=None, y=None, anchor="center", valign="center", **kw):
-                """Text of `size` px at (x, y): anchor center, left or right edge; valign center or
-                top (top aligns labels that sit side by side, whatever their letters)."""
+                """Text of `size` px at (x, y): anchor center, left or right edge; valign center,
+                top or baseline (y is then the baseline: labels side by side line up whatever
+                their letters)."""
                 m = text(s, size, self.col(color), **kw)
                 if x is not None:
                     p = self.canvas.at(x, y)
                     edge = [{"left": -1, "right": 1}.get(anchor, 0), 1 if valign == "top" else 0, 0]
                     m.move_to(p, aligned_edge=edge)
+                    if valign == "baseline":
+                        # most glyphs sit on the baseline: the median glyph bottom is it
+                        bottoms = sorted(g.get_bottom()[1] for g in m.submobjects if len(g.points))
+                        if bottoms:
+                            m.shift([0, p[1] - bottoms[len(bottoms) // 2], 0])
                 self.add(m)
                 return m
 

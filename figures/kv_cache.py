@@ -22,7 +22,7 @@ ID = "kv-cache"
 KIND = "M"
 RENDERER = "manim"
 
-CANVAS = Canvas(640, 892)
+CANVAS = Canvas(640, 924)
 
 
 def inputs() -> dict:
@@ -66,7 +66,7 @@ def _scene_class():
         """The cache grid, the induction lines, the arcs and prefill vs decode."""
 
         TEXT = 21
-        SMALL = 17
+        SMALL = 19
         GRID_X = 118          # left edge of the first column
         COL_W = 70
         ROW_H = 58
@@ -170,13 +170,13 @@ def _scene_class():
             y_leg = y_tok + 34
             self.t(f"tokens 1–{t - 1}: stored, unchanged", self.SMALL, x=gx - 12 + 0, y=y_leg, anchor="left")
             self.t("new: computed now", self.SMALL, "accent", x=W - 18, y=y_leg, anchor="right")
-            self.t(f"each cell: a key and a value per head, {heads} heads × {hd} numbers", self.SMALL, "muted",
-                   x=W / 2, y=y_leg + 28)
-            self.t(f"white lines: token {k} at layer 2 read only tokens 1–{k} at layer 1", self.SMALL, "muted",
-                   x=W / 2, y=y_leg + 54)
+            self.t(f"each cell: K and V of {heads} heads, {hd} numbers each", self.SMALL, "muted",
+                   x=W / 2, y=y_leg + 30)
+            self.t(f"white lines: at layer 2, token {k} read only tokens 1–{k}", self.SMALL, "muted",
+                   x=W / 2, y=y_leg + 58)
 
             # the headline number
-            y_big = y_leg + 100
+            y_big = y_leg + 104
             self.t(f"{layers} layers × {heads} heads = {fmt_int(n['softmaxes_per_step'])} softmaxes per step",
                    21, x=W / 2, y=y_big, weight="BOLD")
 
@@ -184,12 +184,15 @@ def _scene_class():
             size = 24
             tri = size * t
             y_tri = y_big + 40
-            for x_c, title, sub, only_new in [(W * 0.27, "prefill", "all rows at once, a softmax each", False),
-                                               (W * 0.73, "decode", "one new row per step", True)]:
+            for x_c, title, subs, only_new in [
+                (W * 0.27, "prefill", ("every row at once,", "one softmax per row"), False),
+                (W * 0.73, "decode", ("one new row", "per step"), True),
+            ]:
                 self.triangle(x_c - tri / 2, y_tri, t, size, only_new)
-                self.t(title, self.TEXT, x=x_c, y=y_tri + tri + 10, weight="BOLD", valign="top")
-                self.t(sub, self.SMALL, "muted", x=x_c, y=y_tri + tri + 38, valign="top")
-            self.bottom_px = y_tri + tri + 60
+                self.t(title, self.TEXT, x=x_c, y=y_tri + tri + 28, weight="BOLD", valign="baseline")
+                for j, sub in enumerate(subs):
+                    self.t(sub, self.SMALL, "muted", x=x_c, y=y_tri + tri + 56 + 25 * j, valign="baseline")
+            self.bottom_px = y_tri + tri + 88
 
     return KVCacheScene
 

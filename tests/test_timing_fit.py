@@ -83,11 +83,32 @@ def test_committed_cross_validation_meets_the_decode_target():
 
 
 @pytest.mark.slow
-def test_committed_fit_is_what_tokenwalk_fit_writes(tmp_path):
-    """`tokenwalk fit` from the package's data reproduces tokenwalk/data/timing_fit.json."""
-    fit, _ = timing_fit.run_fit()
-    path = timing_fit.write_fit(fit, tmp_path / "timing_fit.json")
-    fresh = json.loads(path.read_text())
+def test_tokenwalk_fit_reproduces_the_committed_file(tmp_path, capsys):
+    """`tokenwalk fit` from the package's data writes exactly tokenwalk/data/timing_fit.json."""
+    from tokenwalk.cli import main
+
+    out = tmp_path / "timing_fit.json"
+    assert main(["fit", "--output", str(out)]) == 0
+    assert "leave-one-machine-out median error: decode tg128" in capsys.readouterr().out
+    fresh = json.loads(out.read_text())
     committed = json.loads(timing_model.FIT_PATH.read_text())
     for key in ("default", "backends", "cross_validation", "calibrations"):
         assert fresh[key] == committed[key], key
+
+
+@pytest.mark.slow
+def test_tokenwalk_validate_prints_the_recorded_errors_and_worst_points(capsys):
+    """`tokenwalk validate`: tg and pp separately, overall and per backend, worst ten with
+    reasons; its headline numbers are the ones the fit recorded (what the article quotes)."""
+    from tokenwalk.cli import main
+
+    assert main(["validate"]) == 0
+    text = capsys.readouterr().out
+    cv = timing_model.load_fit()["cross_validation"]
+    tg, pp = cv["decode_tg128"], cv["prefill_pp512"]
+    for label, s in (("tg128, all backends", tg), ("pp512, all backends", pp)):
+        assert f"{label:<22}{s['runs']:>6}{s['machines']:>10}{s['median_ape']:>10.1%}{s['p90_ape']:>10.1%}" in text
+    for backend in ("CUDA", "Metal", "ROCm", "Vulkan"):
+        assert f"    {backend} " in text
+    assert "worst 10 decode points" in text and "worst 10 prefill points" in text
+    assert text.count("of spec bandwidth") >= 10 and text.count("of its FP16 figure") >= 10

@@ -128,3 +128,10 @@ def test_fit_file_has_a_row_per_backend_with_physical_values():
         assert 0 < row["compute_efficiency"] <= 1, name
         assert 0 <= row["layer_overhead_s"] < 5e-3, name
     json.dumps(FIT)
+
+
+def test_cross_validation_accessor_for_the_article():
+    cv = timing_model.cross_validation("decode_tg128")
+    assert cv == FIT["cross_validation"]["decode_tg128"] and 0 < cv["median_ape"] <= 0.10
+    with pytest.raises(SpecError, match="cross_validation.nope"):
+        timing_model.cross_validation("nope")

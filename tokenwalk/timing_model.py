@@ -212,3 +212,17 @@ def decode_breakdown(model, machine, context_tokens: float = 0, kv_type: str = "
         "bandwidth_efficiency": coeffs.bandwidth_efficiency,
         "layer_overhead_s": coeffs.layer_overhead_s,
     }
+
+
+def cross_validation(key: str = "decode_tg128", fit: dict | None = None) -> dict:
+    """The leave-one-machine-out error `tokenwalk fit` recorded, for the article and README.
+
+    key: "decode_tg128", "decode" (all tg tests), "prefill_pp512" or "prefill". Returns
+    runs, machines, median_ape, p90_ape (absolute percentage errors as fractions: 0.089 =
+    8.9 %) and speed_ratio_p10/p90 (measured / predicted tok/s).
+    """
+    fit = fit if fit is not None else load_fit()
+    try:
+        return dict(fit["cross_validation"][key])
+    except KeyError:
+        raise SpecError(f"timing_fit.json: cross_validation.{key}: missing (run `tokenwalk fit`)") from None

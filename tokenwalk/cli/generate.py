@@ -1,0 +1,87 @@
+"""`tokenwalk generate`: run a GGUF model with the OpenCL engine and stream its answer."""
+
+from __future__ import annotations
+
+import sys
+
+NAME = "generate"
+HELP = "generate text with the OpenCL engine (PoCL or any OpenCL device); speeds go to stderr"
+DESCRIPTION = """\
+Load a llama-architecture GGUF onto an OpenCL device (PoCL on the CPU by default; choose
+another with --device P:D or PYOPENCL_CTX), wrap the prompt in the model's chat template
+(unless --raw), prefill it, and stream the answer to stdout until the end of the turn or
+--max-tokens. Load time, prefill tok/s and decode tok/s go to stderr at the end.
+
+example:
+  tokenwalk generate --model .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf \\
+      --prompt "What is the capital of France?" --temperature 0
+"""
+
+
+def _float(text):
+    import argparse
+
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+
+
+def add_arguments(parser):
+    parser.add_argument("--model", help="GGUF file (default: the SmolLM2 file `make setup` fetches)")
+    parser.add_argument("--prompt", required=True, help="the user's message (or the whole prompt with --raw)")
+    parser.add_argument("--system", help="a system message (default: the template's own, if any)")
+    parser.add_argument("--raw", action="store_true", help="use the prompt as is, without the chat template")
+    parser.add_argument("--max-tokens", type=int, default=256, help="most tokens to generate (default 256)")
+    parser.add_argument("--temperature", type=_float, default=0.7, help="0 is greedy (default 0.7)")
+    parser.add_argument("--top-k", type=int, default=40, help="keep the k most likely tokens, 0 = off (default 40)")
+    parser.add_argument("--top-p", type=_float, default=0.95, help="nucleus share (default 0.95)")
+    parser.add_argument("--seed", type=int, help="seed of the sampler, for a reproducible draw")
+    parser.add_argument("--device", help="OpenCL PLATFORM:DEVICE indices (default: PYOPENCL_CTX, else the CPU)")
+    parser.add_argument("--ctx", type=int, help="context (KV cache) size in tokens (default: prompt + max tokens)")
+    parser.add_argument("--chunk", type=int, default=64, help="prefill chunk in tokens (default 64)")
+
+
+def run(args) -> int:
+    from ..errors import TokenwalkError
+    from ..native.engine_run import TextStream, chat_prompt, load, picker
+
+    if args.max_tokens < 1:
+        raise TokenwalkError(f"--max-tokens must be at least 1, got {args.max_tokens}")
+    # The header is read twice (tokenizer first) so that the KV cache can be sized to the prompt.
+    from ..native.engine_run import model_path
+    from ..tokenizer import load_tokenizer
+
+    path = model_path(args.model)
+    tok = load_tokenizer(path)
+    from ..gguf_header import read_gguf_header
+
+    meta = read_gguf_header(path).metadata
+    text = args.prompt if args.raw else chat_prompt(tok, meta, args.prompt, args.system)
+    ids = tok.encode(text)
+    ctx_max = int(meta.get(f"{meta.get('general.architecture')}.context_length", 0) or 0)
+    need = len(ids) + args.max_tokens
+    if ctx_max and len(ids) >= ctx_max:
+        raise TokenwalkError(f"{path}: the prompt is {len(ids)} tokens, longer than the model's context of "
+                             f"{ctx_max}; shorten it")
+    ctx = args.ctx or min(need, ctx_max or need)
+    if len(ids) + 1 > ctx:
+        raise TokenwalkError(f"the prompt is {len(ids)} tokens but --ctx is {ctx}; pass a larger --ctx")
+    engine, _ = load(path, device=args.device, ctx_tokens=ctx, chunk_tokens=args.chunk)
+    stream = TextStream(tok)
+    max_tokens = min(args.max_tokens, ctx - len(ids))
+
+    def emit(token):
+        sys.stdout.write(stream(token))
+        sys.stdout.flush()
+
+    _, stats = engine.generate(ids, max_tokens=max_tokens,
+                               pick=picker(args.temperature, args.top_k, args.top_p, args.seed),
+                               is_stop=tok.is_end_of_turn, on_token=emit)
+    sys.stdout.write(stream.flush() + "\n")
+    sys.stdout.flush()
+    print(f"device {engine.device_name()}\n"
+          f"load {stats.load_s:.2f} s · prompt {stats.prompt_tokens} tokens, prefill {stats.prefill_tok_s:.1f} tok/s, "
+          f"first token after {stats.ttft_s:.2f} s · {stats.output_tokens} tokens, decode "
+          f"{stats.decode_tok_s:.1f} tok/s · stop: {stats.stop_reason}", file=sys.stderr)
+    return 0

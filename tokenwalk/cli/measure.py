@@ -1,0 +1,55 @@
+"""`tokenwalk measure`: the article's request on this machine, with the OpenCL engine."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+NAME = "measure"
+HELP = "run the article's request with the OpenCL engine and write data/measurements/engine.json"
+DESCRIPTION = """\
+Run the article's request (content/request/: system prompt, patient history cut to fit the
+context, question) through the engine and record: device, load_s, prompt_tokens,
+prefill_tok_s, ttft_s, decode_tok_s, bytes_read_per_token, measured_bandwidth_gbs (an
+OpenCL read kernel) and decode_bandwidth_share. The build reads the file it writes.
+Run from the repository root.
+
+example:
+  tokenwalk measure --json
+"""
+
+
+def add_arguments(parser):
+    parser.add_argument("--model", help="GGUF file (default: the SmolLM2 file `make setup` fetches)")
+    parser.add_argument("--json", action="store_true", help="also print the measurements as JSON")
+    parser.add_argument("--out", help="file to write (default: tokenwalk/data/measurements/engine.json)")
+    parser.add_argument("--device", help="OpenCL PLATFORM:DEVICE indices (default: PYOPENCL_CTX, else the CPU)")
+    parser.add_argument("--ctx", type=int, help="context in tokens (default: the model's)")
+    parser.add_argument("--output-tokens", type=int, help="tokens to decode (default: the request's, 300)")
+    parser.add_argument("--chunk", type=int, default=64, help="prefill chunk in tokens (default 64)")
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from ..errors import TokenwalkError
+    from ..native.engine_run import MEASUREMENTS_FILE, measure
+
+    result = measure(args.model, device=args.device, ctx_tokens=args.ctx, output_tokens=args.output_tokens,
+                     chunk_tokens=args.chunk)
+    out = Path(args.out) if args.out else MEASUREMENTS_FILE
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    except OSError as error:
+        raise TokenwalkError(f"{out}: cannot write the measurements ({error.strerror})") from None
+    vals = {k: v["value"] for k, v in result["values"].items()}
+    if args.json:
+        print(json.dumps(vals, indent=2, ensure_ascii=False))
+    else:
+        print(f"{vals['device']}\nload {vals['load_s']} s · prompt {vals['prompt_tokens']} tokens · prefill "
+              f"{vals['prefill_tok_s']} tok/s · first token {vals['ttft_s']} s · decode {vals['decode_tok_s']} tok/s\n"
+              f"bandwidth {vals['measured_bandwidth_gbs']} GB/s · a decode step reads "
+              f"{vals['bytes_read_per_token'] / 1e6:.1f} MB · decode uses {vals['decode_bandwidth_share']:.0%} of it")
+    print(f"wrote {out}", file=sys.stderr)
+    return 0

@@ -165,3 +165,63 @@ def test_tensor_info_sizes_follow_the_ggml_types(tmp_path):
     assert by_name["output.weight"].bits_per_weight == 6.5625           # Q6_K
     assert by_name["token_embd.weight"].bits_per_weight == 8.5          # Q8_0
     assert math.isclose(header.bytes_by_type()["Q8_0"]["bits_per_weight"], 8.5)
+
+
+class _ZeroPadded(io.RawIOBase):
+    """A seekable stream: `data`, then zeros up to `size` bytes (a big file without the disk)."""
+
+    def __init__(self, data: bytes, size: int):
+        self._data, self._size, self._pos = data, size, 0
+        self.reads = 0
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def tell(self):
+        return self._pos
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        self._pos = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence] + offset
+        return self._pos
+
+    def readinto(self, buffer):
+        n = max(0, min(len(buffer), self._size - self._pos))
+        chunk = self._data[self._pos:self._pos + n]
+        buffer[:n] = chunk + bytes(n - len(chunk))
+        self._pos += n
+        self.reads += n
+        return n
+
+
+@pytest.mark.slow
+def test_a_qwen_sized_header_in_a_39_gb_file_costs_a_few_mb(tmp_path):
+    """248,320 tokens, 247,587 merges and 753 tensors (the shape of Qwen3.6's header) in
+    front of 39 GB of tensor data: the reader pulls the ~9 MB header and stops."""
+    import numpy as np
+    from gguf import GGMLQuantizationType as Q, GGUFValueType as V, GGUFWriter
+
+    path = tmp_path / "header-only.gguf"
+    writer = GGUFWriter(str(path), "qwen35moe")
+    writer.add_key_value("tokenizer.ggml.tokens", [f"tok{i}" for i in range(248_320)], V.ARRAY, V.STRING)
+    writer.add_key_value("tokenizer.ggml.merges", [f"m {i}" for i in range(247_587)], V.ARRAY, V.STRING)
+    data_bytes = 0
+    for i in range(753):
+        shape = (2048, 512, 256) if i % 3 == 0 else (2048, 2048)   # GGUF order
+        n_bytes = int(np.prod(shape)) // 256 * 144                  # Q4_K
+        writer.add_tensor_info(f"blk.{i}.w", tuple(reversed(shape)), np.float32, n_bytes, raw_dtype=Q.Q4_K)
+        data_bytes += -(-n_bytes // 32) * 32
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_ti_data_to_file()
+    writer.close()
+    head = path.read_bytes()
+    size = -(-len(head) // 32) * 32 + data_bytes
+    stream = _ZeroPadded(head, size)
+    header = read_gguf_header(stream)
+    assert size > 39e9 and header.tensor_count == 753
+    assert len(header.metadata["tokenizer.ggml.merges"]) == 247_587
+    assert header.data_offset + header.tensor_data_bytes <= size
+    assert stream.reads == header.header_bytes_read < len(head) + (1 << 20) + 1

@@ -329,13 +329,34 @@ class _Parser:
                        f"array count {count} of {info[0]} (at least {count * min_size} bytes)", at)
         if code is not None:
             return self._scalars(code, min_size, count, context)
-        out = []
-        for i in range(count):
-            item_context = f"{context}: item {i + 1} of {count}"
-            if item_type == STRING:
-                out.append(self.string(item_context))
-            else:
-                out.append(self.array(item_context, depth + 1))
+        if item_type == STRING:
+            return self._strings(count, context)
+        return [self.array(f"{context}: item {i + 1} of {count}", depth + 1) for i in range(count)]
+
+    def _strings(self, count: int, context: str) -> list[str]:
+        """An array of strings (a vocabulary: 250,000 of them). Strings wholly inside the
+        buffer are taken in a tight loop (a string inside the buffer is inside the file);
+        the others go through `string`, which refills, checks lengths and names errors."""
+        src = self.src
+        out: list[str] = []
+        append = out.append
+        length_at = struct.Struct(self.bo + "Q").unpack_from
+        i = 0
+        while i < count:
+            buf, pos = src.buf, src.pos
+            end = len(buf)
+            while i < count and pos + 8 <= end:
+                n = length_at(buf, pos)[0]
+                stop = pos + 8 + n
+                if stop > end:
+                    break
+                append(buf[pos + 8:stop].decode("utf-8", "surrogateescape"))
+                pos = stop
+                i += 1
+            src.pos = pos
+            if i < count:
+                append(self.string(f"{context}: item {i + 1} of {count}"))
+                i += 1
         return out
 
     def _scalars(self, code: str, size: int, count: int, context: str) -> list:

@@ -1,0 +1,127 @@
+"""Changing one measurement changes every sentence and table cell that depends on it.
+
+The article's numbers flow data files -> tokenwalk -> content. Here the laptop's measured
+decode speed (measurements/laptop.json, decode_tok_s_moe) is doubled in a substituted copy of
+the file; the namespace `n` is computed again, and each line of each chapter is rendered with
+both namespaces. A line that uses a name whose value moved must read differently; a line that
+uses only unmoved names must read the same.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+import sys
+
+import jinja2
+import pytest
+
+from tests._content_helpers import chapter_files, default_numbers, jinja_env
+
+MEASUREMENT = "decode_tok_s_moe"
+LAPTOP_FILE = "measurements/laptop.json"
+
+# Names computed from the laptop's decode speed by this project's own modules: the measured
+# speed itself, the envelope's answer time, the share of the ceiling and of the bandwidth, the
+# dense/MoE ratio of the decode section.
+MUST_MOVE = ["decode_tok_s_moe", "env_answer_s", "moe_ceiling_share", "laptop_share_moe",
+             "dense_vs_moe_speed_ratio"]
+# Names the walk computes with the fitted timing model (decode of the request, the trace).
+WALK_DEPENDENTS = ["request_decode_s", "request_step_ms", "request_decode_tok_s"]
+
+
+def _clear_tokenwalk_caches() -> None:
+    """Forget cached data files so the substituted measurement is read (not the tokenizer)."""
+    keep = {"_tokenizer", "_request_tokens"}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("tokenwalk"):
+            continue
+        for attr, value in list(vars(module).items()):
+            if attr not in keep and isinstance(value, functools._lru_cache_wrapper):
+                value.cache_clear()
+
+
+@pytest.fixture
+def moved_numbers(monkeypatch):
+    """The namespace with the laptop's decode speed doubled in a copy of laptop.json."""
+    from tokenwalk import data_refs
+    from tokenwalk.article_numbers import article_numbers
+
+    base = default_numbers()
+    original = data_refs.read_data_json
+
+    def substituted(relative_path: str) -> dict:
+        data = original(relative_path)
+        if relative_path == LAPTOP_FILE:
+            data = copy.deepcopy(data)
+            data["values"][MEASUREMENT]["value"] = 2 * base[MEASUREMENT]
+        return data
+
+    monkeypatch.setattr(data_refs, "read_data_json", substituted)
+    _clear_tokenwalk_caches()
+    try:
+        yield article_numbers()
+    finally:
+        monkeypatch.undo()
+        _clear_tokenwalk_caches()
+
+
+def moved_names(base: dict, moved: dict) -> set[str]:
+    return {k for k in base if base[k] != moved.get(k)}
+
+
+def rendered_lines(numbers_a: dict, numbers_b: dict):
+    """(file, line number, names used, text with a, text with b) for each renderable line."""
+    env = jinja_env()
+    for path in chapter_files():
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            names = set(re.findall(r"\bn\.(\w+)", line))
+            if not names or "{%" in line or line.count("{{") != line.count("}}"):
+                yield path.name, number, names, None, None
+                continue
+            template = env.from_string(line)
+            try:
+                yield path.name, number, names, template.render(n=numbers_a), template.render(n=numbers_b)
+            except jinja2.UndefinedError:  # a loop variable: the line belongs to a {% for %}
+                yield path.name, number, names, None, None
+
+
+def test_doubling_the_decode_speed_moves_the_names_built_on_it(moved_numbers):
+    moved = moved_names(default_numbers(), moved_numbers)
+    assert set(MUST_MOVE) <= moved, sorted(set(MUST_MOVE) - moved)
+    # and leaves the H100's example, which no laptop measurement touches, alone
+    assert not moved & {"d7_step_memory_ms", "balance_tokens_fp16", "kv_bytes_per_token_qwen", "qwen_size_gb"}
+
+
+def test_every_line_using_a_moved_number_changes_and_no_other(moved_numbers):
+    """The decode speed's sentences and table cells (phases, envelope, closing numbers...)."""
+    base = default_numbers()
+    moved = moved_names(base, moved_numbers)
+    unchanged, changed_wrongly, unrendered = [], [], []
+    dependent = 0
+    for name, number, names, a, b in rendered_lines(base, moved_numbers):
+        uses_moved = bool(names & moved)
+        if a is None:
+            if uses_moved:
+                unrendered.append(f"{name}:{number}")
+            continue
+        if uses_moved:
+            dependent += 1
+            if a == b:
+                unchanged.append(f"{name}:{number}: {a.strip()[:100]}")
+        elif a != b:
+            changed_wrongly.append(f"{name}:{number}: {a.strip()[:100]}")
+    assert dependent >= 10, f"only {dependent} lines use the moved numbers: the test would prove little"
+    assert not unchanged, "lines that use a moved number but read the same:\n" + "\n".join(unchanged)
+    assert not changed_wrongly, "lines that changed without using a moved number:\n" + "\n".join(changed_wrongly)
+    assert not unrendered, f"lines using moved numbers inside loops or split expressions: {unrendered}"
+
+
+@pytest.mark.xfail(strict=True, reason="the walk times decode with data/timing_fit.json, whose laptop row is "
+                   "solved offline from the measurements by `tokenwalk fit`; until tokenwalk.timing_model "
+                   "solves that row from measurements/laptop.json when it loads, the trace of the request "
+                   "does not follow a new measurement without a refit")
+def test_the_walk_of_the_request_follows_the_measured_decode_speed(moved_numbers):
+    moved = moved_names(default_numbers(), moved_numbers)
+    assert set(WALK_DEPENDENTS) <= moved, sorted(set(WALK_DEPENDENTS) - moved)

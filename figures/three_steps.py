@@ -1,0 +1,141 @@
+"""Figure 15, three-steps: steps of 1, 295 and 2,048 tokens on one time axis, to scale.
+
+Dense 7B in fp16 through its 32 layers on one H100 SXM (`tokenwalk.roofline.step_time`).
+In each step the bus brings the weights while the SMs compute, both from the start; the
+step ends when the slower one ends, and the faster one waits. 295 is the most tokens a
+step carries before compute outlasts the weights' trip (`batching.max_users_same_step`);
+2,048 is the article's prompt (data/cited/article.json). Every bar's width is its
+milliseconds at one scale, shared by the three steps (a test reads it back).
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+ID = "three-steps"
+KIND = "S"
+RENDERER = "svg"
+MODEL = "dense-7b-fp16"
+MACHINE = "h100-sxm"
+
+NOTE = {"style": "font-size:13px"}
+
+
+def _ms(seconds: float) -> str:
+    """0.014 ms, 4.2 ms, 29 ms: the precision the article prints."""
+    ms = seconds * 1e3
+    if ms < 0.1:
+        return f"{ms:.3f}"
+    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+
+
+def _tok_s(value: float) -> str:
+    return f"{float(f'{value:.3g}'):,.0f}"
+
+
+def alt(inputs: dict) -> str:
+    parts = []
+    for s in inputs["steps"]:
+        parts.append(f"{s['tokens']:,} token{'s' if s['tokens'] != 1 else ''}: bus {_ms(s['memory_s'])} ms, SMs {_ms(s['compute_s'])} ms, "
+                     f"step {_ms(s['step_s'])} ms ({s['bound']}-bound, {_tok_s(s['tok_s'])} tokens a second)")
+    return ("Three steps of the dense 7B in fp16 through its 32 layers on one H100 SXM, drawn to scale on one "
+            "time axis, each with the bus bringing the weights and the SMs computing at the same time: "
+            + "; ".join(parts) + ". The step lasts as long as the slower of the two.")
+
+
+def inputs_for(model, machine, token_counts) -> dict:
+    from tokenwalk.roofline import step_time
+
+    steps = []
+    for tokens in token_counts:
+        s = step_time(model, machine, tokens)
+        steps.append({"tokens": tokens, "memory_s": s.memory_s, "compute_s": s.compute_s, "step_s": s.step_s,
+                      "bound": s.bound, "tok_s": s.tokens_per_s})
+    return {"model": model.name, "machine": machine.name, "layers": model.layers, "steps": steps}
+
+
+def inputs() -> dict:
+    from tokenwalk.batching import max_users_same_step
+    from tokenwalk.data_refs import read_data_json
+    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.model_spec import load_model
+
+    model, machine = load_model(MODEL), load_machine(MACHINE)
+    prompt = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]
+    return inputs_for(model, machine, (1, max_users_same_step(model, machine), prompt))
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._svg import Svg
+
+    steps = inputs["steps"]
+    width, x0, x1 = 640, 58, 620
+    lane_h, block_h, top = 20, 96, 8
+    t_max = max(s["step_s"] for s in steps)
+    px_per_s = (x1 - x0) / t_max
+    height = top + block_h * len(steps) + 76
+    svg = Svg(width, height, title="Three steps on one time axis", desc=alt(inputs), id_prefix=ID)
+    svg.root.set("data-px-per-ms", f"{px_per_s / 1e3:.6g}")
+    names = {"memory": "decode" if steps[0]["tokens"] == 1 else "", "compute": "prefill"}
+
+    def bar(g, t0, seconds, y, cls, part):
+        # Three decimals: a 0.014 ms bar is a quarter of a unit wide, and must stay to scale.
+        svg.rect(f"{x0 + t0 * px_per_s:.3f}", y, f"{seconds * px_per_s:.3f}", lane_h, cls, parent=g,
+                 **{"data-part": part, "data-ms": f"{seconds * 1e3:.6g}"})
+
+    for i, s in enumerate(steps):
+        y = top + i * block_h
+        g = svg.group("step", **{"data-tokens": s["tokens"], "data-step-ms": f"{s['step_s'] * 1e3:.6g}"})
+        if s["tokens"] == 1:
+            head = "1 token (decode)"
+        elif s["bound"] == "compute":
+            head = f"{s['tokens']:,} tokens (prefill)"
+        else:
+            head = f"{s['tokens']:,} tokens (balance)"
+        svg.text(x0, y + 16, head, "label bold", parent=g)
+        svg.text(x1, y + 16, f"step {_ms(s['step_s'])} ms · {_tok_s(s['tok_s'])} tok/s", "label num",
+                 anchor="end", parent=g)
+        by, sy = y + 26, y + 26 + lane_h + 6
+        svg.text(x0 - 8, by + 15, "bus", "label", anchor="end", parent=g)
+        svg.text(x0 - 8, sy + 15, "SMs", "label", anchor="end", parent=g)
+        # Both start at 0; the faster one waits until the step ends.
+        bar(g, 0, s["memory_s"], by, "bus", "bus")
+        bar(g, 0, s["compute_s"], sy, "compute", "sm")
+        if s["memory_s"] < s["step_s"]:
+            bar(g, s["memory_s"], s["step_s"] - s["memory_s"], by, "wait", "bus-wait")
+        if s["compute_s"] < s["step_s"]:
+            bar(g, s["compute_s"], s["step_s"] - s["compute_s"], sy, "wait", "sm-wait")
+        if s["compute_s"] * px_per_s < 2:
+            # A hairline at this scale: mark where it is.
+            svg.line(x0 + 0.75, sy - 2, x0 + 0.75, sy + lane_h + 2, "stroke-compute", parent=g, stroke_width=1.5)
+        # Labels on or beside the bars.
+        for lane_y, seconds, word in ((by, s["memory_s"], "bus"), (sy, s["compute_s"], "SMs")):
+            end = x0 + seconds * px_per_s
+            label = f"{_ms(seconds)} ms"
+            waits = seconds < 0.99 * s["step_s"]  # 4.17 against 4.18 ms is no wait worth drawing a word for
+            if waits:
+                label += " · then waits"
+            if end > x0 + 120 and not waits:
+                # Inside its own bar, in the background colour (readable on the bar in both themes).
+                svg.text(end - 6, lane_y + 15, label, "label num bold bg", anchor="end", parent=g)
+            else:
+                svg.text(end + 6, lane_y + 15, label, "label num", parent=g)
+    # The shared axis.
+    ya = top + block_h * len(steps) + 4
+    svg.line(x0, ya, x1, ya, "stroke-muted")
+    step_ms = 5
+    t = 0
+    while t <= t_max * 1e3 + 1e-9:
+        x = x0 + t / 1e3 * px_per_s
+        svg.line(x, ya, x, ya + 5, "stroke-muted")
+        svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
+        t += step_ms
+    svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
+    # Legend.
+    y = ya + 44
+    x = x0
+    for cls, word in (("bus", "bus: brings the weights"), ("compute", "SMs: compute"), ("wait", "waiting")):
+        svg.rect(x, y - 11, 14, 14, cls)
+        svg.text(x + 20, y, word, "note", **NOTE)
+        x += 40 + 7.2 * len(word)
+    return svg.to_string()

@@ -7,7 +7,6 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-import pytest
 
 from figures import gguf_layout
 from tokenwalk.gguf_header import read_gguf_header

@@ -12,7 +12,7 @@ from tokenwalk.model_spec import (OPTIONAL_FIELDS, REQUIRED_FIELDS, list_model_p
                                   model_from_gguf, model_to_preset)
 from tokenwalk.spec_json import read_preset
 
-from _gguf_files import HYBRID, SMOLLM2, hybrid_tensors, needs_smollm2, write_hybrid_moe_file
+from _gguf_files import HYBRID, SMOLLM2, needs_smollm2, write_hybrid_moe_file
 
 PRESETS = ["qwen3.6-35b-a3b", "qwen3.8-27b", "llama3.1-70b", "dense-7b-fp16", "gpt3-175b", "smollm2-135m"]
 

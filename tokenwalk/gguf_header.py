@@ -11,8 +11,8 @@ Every length and count in the file is checked against what can still follow it b
 anything is allocated for it (when the size of the file is known: a path, a seekable
 stream, or `file_size=` for bytes), so a corrupt or hostile file fails with one line:
 
-    model.gguf: byte 1062: metadata key #28 of 30 'tokenizer.ggml.tokens': item 1 of 49152:
-    string length 1152921504606846976 exceeds the 3 bytes left in the file
+    SmolLM2-135M-Instruct.Q4_1.gguf: byte 1107: metadata key #25 of 33 'tokenizer.ggml.tokens':
+    item 1 of 49152: string length 1152921504606846976 exceeds the 98361317 bytes left in the file
 
 Entry points: `read_gguf_header(path, stream or bytes)` and, for the browser (which reads
 the first slice of a File and grows it on demand), `read_gguf_header_bytes(data,

@@ -1,0 +1,162 @@
+"""Figure 14, overlap: the bus and the SMs working at the same time, batch of tiles by batch.
+
+Dense 7B in fp16 on one H100 SXM, one step (`tokenwalk.roofline.step_time`): decode (one
+token) and prefill (2,048 tokens). The step's weights are drawn as five equal batches of
+tiles; the bus brings batch k+1 while the SMs compute batch k (double buffering: two
+buffers, so the bus never runs more than one batch ahead). In decode the SMs finish each
+batch at once and wait for the next: the step is the sum of the trips, 4.2 ms. In prefill
+the bus waits for a free buffer: the step is the sum of the arithmetic, 29 ms, plus the
+first batch's trip. Both panels share one time axis; every bar's width is its
+milliseconds at that scale (a test reads them back).
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+ID = "overlap"
+KIND = "S"
+RENDERER = "svg"
+MODEL = "dense-7b-fp16"
+MACHINE = "h100-sxm"
+BATCHES = 5  # how many pieces the step's weights are drawn in (a drawing choice, not a tile count)
+
+NOTE = {"style": "font-size:13px"}
+
+
+def _ms(seconds: float) -> str:
+    ms = seconds * 1e3
+    if ms < 0.1:
+        return f"{ms:.3f}"
+    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+
+
+def double_buffered(bus_s: float, sm_s: float, batches: int) -> tuple[list, list]:
+    """Start times of each batch's trip and computation with two buffers (layout, seconds).
+
+    A batch is computed once it has arrived and the previous batch is done; a trip starts
+    once the previous trip is over and the batch two back has freed its buffer.
+    """
+    bus_start, sm_start = [], []
+    bus_end = sm_end = 0.0
+    sm_ends = []
+    for k in range(batches):
+        start = max(bus_end, sm_ends[k - 2] if k >= 2 else 0.0)
+        bus_start.append(start)
+        bus_end = start + bus_s
+        s = max(bus_end, sm_end)
+        sm_start.append(s)
+        sm_end = s + sm_s
+        sm_ends.append(sm_end)
+    return bus_start, sm_start
+
+
+def alt(inputs: dict) -> str:
+    d, p = inputs["decode"], inputs["prefill"]
+    return (f"Two lanes, the memory bus and the SMs of one H100 SXM, for one step of the dense 7B in fp16, its "
+            f"weights drawn as {inputs['batches']} batches of tiles, to scale on one time axis. Decode, 1 token: "
+            f"the bus brings the batches back to back in {_ms(d['memory_s'])} ms and the SMs finish each in an "
+            f"instant ({_ms(d['compute_s'])} ms in all) and wait: the step is the sum of the trips. Prefill, "
+            f"{p['tokens']:,} tokens: the SMs compute for {_ms(p['compute_s'])} ms while the bus, done after "
+            f"{_ms(p['memory_s'])} ms of trips, waits for a free buffer: the step is the sum of the arithmetic.")
+
+
+def inputs_for(model, machine, prompt_tokens: int, batches: int = BATCHES) -> dict:
+    from tokenwalk.roofline import step_time
+
+    def one(tokens):
+        s = step_time(model, machine, tokens)
+        return {"tokens": tokens, "memory_s": s.memory_s, "compute_s": s.compute_s, "step_s": s.step_s,
+                "bound": s.bound}
+
+    return {"model": model.name, "machine": machine.name, "batches": batches,
+            "decode": one(1), "prefill": one(prompt_tokens)}
+
+
+def inputs() -> dict:
+    from tokenwalk.data_refs import read_data_json
+    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.model_spec import load_model
+
+    prompt = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]
+    return inputs_for(load_model(MODEL), load_machine(MACHINE), prompt)
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._svg import Svg
+
+    n_b = inputs["batches"]
+    panels = []
+    for key in ("decode", "prefill"):
+        s = inputs[key]
+        bus_s, sm_s = s["memory_s"] / n_b, s["compute_s"] / n_b
+        bus_start, sm_start = double_buffered(bus_s, sm_s, n_b)
+        end = max(bus_start[-1] + bus_s, sm_start[-1] + sm_s)
+        panels.append((key, s, bus_s, sm_s, bus_start, sm_start, end))
+    width, x0, x1 = 640, 58, 620
+    lane_h, panel_h, top = 22, 120, 8
+    t_max = max(p[-1] for p in panels)
+    px_per_s = (x1 - x0) / t_max
+    height = top + panel_h * len(panels) + 70
+    svg = Svg(width, height, title="The bus and the SMs overlap", desc=alt(inputs), id_prefix=ID)
+    svg.root.set("data-px-per-ms", f"{px_per_s / 1e3:.6g}")
+
+    def x_at(t):
+        return x0 + t * px_per_s
+
+    def bar(g, t0, seconds, y, cls, part, **extra):
+        return svg.rect(f"{x_at(t0):.3f}", y, f"{seconds * px_per_s:.3f}", lane_h, cls, parent=g,
+                        **{"data-part": part, "data-ms": f"{seconds * 1e3:.6g}", **extra})
+
+    for i, (key, s, bus_s, sm_s, bus_start, sm_start, end) in enumerate(panels):
+        y = top + i * panel_h
+        g = svg.group("panel", **{"data-phase": key, "data-tokens": s["tokens"]})
+        if key == "decode":
+            head, foot = "decode, 1 token: the SMs wait for the bus", \
+                f"step ≈ the sum of the trips: {_ms(s['memory_s'])} ms"
+        else:
+            head, foot = f"prefill, {s['tokens']:,} tokens: the bus waits", \
+                f"step ≈ the sum of the arithmetic: {_ms(s['compute_s'])} ms"
+        svg.text(x0, y + 16, head, "label bold", parent=g)
+        by, sy = y + 26, y + 26 + lane_h + 6
+        svg.text(x0 - 8, by + 16, "bus", "label", anchor="end", parent=g)
+        svg.text(x0 - 8, sy + 16, "SMs", "label", anchor="end", parent=g)
+        # Waiting first (the lane's background up to the step's end), then the work on top.
+        bar(g, 0, end, by, "wait", "bus-lane")
+        bar(g, 0, end, sy, "wait", "sm-lane")
+        for k in range(len(bus_start)):
+            bar(g, bus_start[k], bus_s, by, "bus", "bus", **{"data-batch": k + 1})
+            svg.rect(f"{x_at(bus_start[k]):.3f}", by, f"{bus_s * px_per_s:.3f}", lane_h, "stroke-bg", parent=g,
+                     stroke_width=1)
+            bar(g, sm_start[k], sm_s, sy, "compute", "sm", **{"data-batch": k + 1})
+            if sm_s * px_per_s < 2:
+                xm = x_at(sm_start[k]) + 0.75
+                svg.line(xm, sy - 2, xm, sy + lane_h + 2, "stroke-compute", parent=g, stroke_width=1.5)
+            else:
+                svg.rect(f"{x_at(sm_start[k]):.3f}", sy, f"{sm_s * px_per_s:.3f}", lane_h, "stroke-bg",
+                         parent=g, stroke_width=1)
+                svg.text(x_at(sm_start[k] + sm_s / 2), sy + 16, str(k + 1), "label bold bg", anchor="middle",
+                         parent=g)
+            if bus_s * px_per_s >= 10:
+                svg.text(x_at(bus_start[k] + bus_s / 2), by + 16, str(k + 1), "label bold bg", anchor="middle",
+                         parent=g)
+        # The step's length, under the lanes.
+        fy = sy + lane_h + 20
+        svg.text(x0, fy, foot, "label num", parent=g)
+    # The shared axis.
+    ya = top + panel_h * len(panels) + 2
+    svg.line(x0, ya, x1, ya, "stroke-muted")
+    t = 0
+    while t <= t_max * 1e3 + 1e-9:
+        x = x_at(t / 1e3)
+        svg.line(x, ya, x, ya + 5, "stroke-muted")
+        svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
+        t += 5
+    svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
+    y = ya + 46
+    x = x0
+    for cls, word in (("bus", "bus: brings batch k"), ("compute", "SMs: compute batch k"), ("wait", "waiting")):
+        svg.rect(x, y - 11, 14, 14, cls)
+        svg.text(x + 20, y, word, "note", **NOTE)
+        x += 40 + 7.2 * len(word)
+    return svg.to_string()

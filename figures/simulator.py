@@ -1,0 +1,177 @@
+"""TokenWalk, the simulator (static part): the walk of the article's request on its model
+and machine, stage by stage, with the timeline and the memory budget to scale and the
+three numbers; the form that content/static/interactive/simulator.js brings to life; and
+the compact SmolLM2 vocabulary the interactive tokenizer (figure 1) cuts text with.
+
+Domain: tokenwalk.walk on the request of content/request/request.json (prompt tokens
+counted by the article's namespace), presets from tokenwalk/data/models and machines.
+The results panel is tokenwalk.browser_view.walk_html, the same code the page runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import pathlib
+
+from tokenwalk.browser import SETTINGS_DEFAULTS, explain, smollm2_vocab_data
+from tokenwalk.browser_view import fmt_s, walk_html
+
+ID = "simulator"
+KIND = "I"
+RENDERER = "svg"
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+REQUEST = ROOT / "content" / "request" / "request.json"
+VOCAB_FILE = "smollm2-vocab.json"
+KV_TYPES = ("f16", "q8_0", "q4_0")  # the walk CLI's choices
+HASH_BYTES = 4 << 20  # the SmolLM2 header (1.8 MB) lies well inside
+
+
+def _vocab_source() -> dict:
+    cfg = json.loads(REQUEST.read_text(encoding="utf-8"))
+    path = ROOT / cfg["tokenizer_model_file"]
+    if not path.is_file():
+        return {"file": cfg["tokenizer_model_file"], "missing": True}
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read(HASH_BYTES)).hexdigest()[:16]
+    return {"file": cfg["tokenizer_model_file"], "name": cfg.get("tokenizer_model_name", ""),
+            "head_sha256": digest}
+
+
+def inputs() -> dict:
+    from tokenwalk.article_numbers import article_numbers
+    from tokenwalk.machine_spec import list_machine_presets, load_machine
+    from tokenwalk.model_spec import list_model_presets, load_model
+
+    n = article_numbers()
+    walk = n["walk"]
+    defaults = {"model": walk["model"], "machine": walk["machine"], "prompt_tokens": walk["prompt_tokens"],
+                "output_tokens": walk["output_tokens"], "num_ctx": walk["num_ctx"], "kv_type": walk["kv_type"],
+                "chunk_tokens": walk["chunk_tokens"], "warm": walk["warm"], "users": walk["users"],
+                "spec_alpha": walk["spec_alpha"], "spec_gamma": walk["spec_gamma"]}
+    models = [{"name": m, "title": load_model(m).title or m} for m in list_model_presets()]
+    machines = []
+    for name in list_machine_presets():
+        spec = load_machine(name)
+        machines.append({"name": name, "title": spec.title or name, "bandwidth_gbs": spec.bandwidth_gbs,
+                         "fp16_tflops": spec.fp16_tflops, "memory_gb": spec.memory_gb})
+    return {"walk": walk, "explain": explain(walk), "defaults": defaults, "models": models,
+            "machines": machines, "kv_types": list(KV_TYPES), "vocab": _vocab_source()}
+
+
+def alt(inputs: dict) -> str:
+    w = inputs["walk"]
+    return (f"TokenWalk, the simulator. Without JavaScript it shows the article's request: {w['prompt_tokens']:,} "
+            f"prompt tokens and {w['output_tokens']} output tokens on {w['model']} and {w['machine']}: load "
+            f"{fmt_s(w['load_s'])}, time to first token {fmt_s(w['ttft_s'])} ({w['prefill_tok_s']:.0f} tok/s "
+            f"prefill), decode {w['decode_tok_s']:.1f} tok/s, stage by stage with the timeline and memory to scale.")
+
+
+ALT = alt
+
+
+def _write_vocab(source: dict, out: pathlib.Path) -> str:
+    """The SmolLM2 tokenizer (vocabulary, token types, merges) as JSON; '' if the model
+    file is missing (the page then shows the toy tokenizer alone)."""
+    if source.get("missing"):
+        return ""
+    from tokenwalk.gguf_header import read_gguf_header
+
+    header = read_gguf_header(ROOT / source["file"])
+    data = smollm2_vocab_data(dict(header.metadata))
+    data["name"] = source.get("name", "")
+    (out / VOCAB_FILE).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return f"figures/{ID}/{VOCAB_FILE}"
+
+
+def _field(name: str, label: str, control: str, hint: str = "") -> str:
+    hint_html = f'<span class="tw-hint" id="tw-sim-{name}-hint">{hint}</span>' if hint else ""
+    return f'<div class="tw-field" data-field="{name}"><label for="tw-sim-{name}">{label}</label>{control}{hint_html}</div>'
+
+
+def _number(name: str, value, *, step="1", minimum="1", maximum=None, hint="", placeholder="") -> str:
+    attrs = f'type="number" id="tw-sim-{name}" name="{name}" step="{step}" min="{minimum}" inputmode="decimal"'
+    if maximum is not None:
+        attrs += f' max="{maximum}"'
+    if value is not None:
+        attrs += f' value="{html.escape(str(value))}"'
+    if placeholder:
+        attrs += f' placeholder="{html.escape(placeholder)}"'
+    if hint:
+        attrs += f' aria-describedby="tw-sim-{name}-hint"'
+    return f"<input {attrs}>"
+
+
+def _select(name: str, options: list[tuple[str, str]], selected: str) -> str:
+    opts = "".join(f'<option value="{html.escape(v)}"{" selected" if v == selected else ""}>{html.escape(t)}</option>'
+                   for v, t in options)
+    return f'<select id="tw-sim-{name}" name="{name}">{opts}</select>'
+
+
+def form_html(inputs: dict) -> str:
+    d = inputs["defaults"]
+    laptop = next((m for m in inputs["machines"] if m["name"] == d["machine"]), inputs["machines"][0])
+    models = [(m["name"], m["title"]) for m in inputs["models"]] + [("gguf", "A GGUF file from your disk…")]
+    machines = [(m["name"], m["title"]) for m in inputs["machines"]] + [("custom", "Your own numbers…")]
+    model = (_field("model", "Model", _select("model", models, d["model"]))
+             + '<div class="tw-field tw-gguf" data-field="gguf" hidden><label for="tw-sim-gguf">GGUF file</label>'
+             '<input type="file" id="tw-sim-gguf" name="gguf" accept=".gguf" aria-describedby="tw-sim-gguf-hint">'
+             '<span class="tw-hint" id="tw-sim-gguf-hint">Only the file’s header is read, here in your browser; '
+             'the file is never uploaded or sent anywhere.</span><output class="tw-gguf-info" for="tw-sim-gguf" '
+             'aria-live="polite"></output></div>')
+    custom = ('<div class="tw-custom" data-field="custom" hidden>'
+              + _field("bandwidth_gbs", "Memory bandwidth (GB/s)",
+                       _number("bandwidth_gbs", laptop["bandwidth_gbs"], step="any", minimum="0.001"))
+              + _field("fp16_tflops", "FP16 compute (TFLOP/s)",
+                       _number("fp16_tflops", laptop["fp16_tflops"], step="any", minimum="0.001"))
+              + _field("memory_gb", "Memory (GB)", _number("memory_gb", laptop["memory_gb"], step="any", minimum="0.001"))
+              + "</div>")
+    request = (_field("prompt_tokens", "Prompt tokens", _number("prompt_tokens", d["prompt_tokens"],
+                                                                hint=f"the article’s request: {d['prompt_tokens']:,}"),
+                      f"the article’s request: {d['prompt_tokens']:,}")
+               + _field("output_tokens", "Output tokens", _number("output_tokens", d["output_tokens"], minimum="0"))
+               + _field("num_ctx", "num_ctx (context reserved)",
+                        _number("num_ctx", d["num_ctx"], placeholder="prompt + output", hint="1"),
+                        "empty: prompt + output"))
+    engine = (_field("kv_type", "KV cache type", _select("kv_type", [(k, k) for k in inputs["kv_types"]], d["kv_type"]))
+              + _field("chunk_tokens", "Prefill chunk (tokens)", _number("chunk_tokens", d["chunk_tokens"]))
+              + _field("users", "Users in the batch", _number("users", d["users"]))
+              + '<div class="tw-field tw-check" data-field="warm"><input type="checkbox" id="tw-sim-warm" name="warm"'
+              + (" checked" if d["warm"] else "") + '><label for="tw-sim-warm">Warm start (model kept in memory)</label></div>'
+              + '<div class="tw-field tw-check" data-field="spec"><input type="checkbox" id="tw-sim-spec" name="spec"'
+              + (" checked" if d["spec_alpha"] is not None else "")
+              + '><label for="tw-sim-spec">Speculative decoding</label></div>'
+              + _field("spec_alpha", "Acceptance rate α", _number("spec_alpha", d["spec_alpha"] or 0.7, step="0.05",
+                                                                   minimum="0", maximum="0.99"))
+              + _field("spec_gamma", "Draft tokens per round γ", _number("spec_gamma", d["spec_gamma"] or 4)))
+    return ('<form class="tw-sim-form" novalidate aria-label="TokenWalk settings">'
+            f'<fieldset><legend>Model</legend>{model}</fieldset>'
+            f'<fieldset><legend>Machine</legend>{_field("machine", "Machine", _select("machine", machines, d["machine"]))}'
+            f'{custom}</fieldset>'
+            f'<fieldset><legend>Request</legend>{request}</fieldset>'
+            f'<fieldset><legend>Engine</legend>{engine}</fieldset>'
+            '<div class="tw-sim-actions"><button type="button" class="tw-start" data-action="reset">'
+            'Back to the article’s request</button> <button type="button" data-action="share">Copy a link to this '
+            'scenario</button></div></form>')
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    vocab_url = _write_vocab(inputs["vocab"], out)
+    attrs = {
+        "class": "tw-interactive tw-simulator",
+        "data-figure": ID,
+        "data-defaults": json.dumps(inputs["defaults"]),
+        "data-settings-defaults": json.dumps(SETTINGS_DEFAULTS),
+        "data-vocab": vocab_url,
+        "data-vocab-name": inputs["vocab"].get("name", ""),
+    }
+    attr_text = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
+    return (f"<div {attr_text}>"
+            '<p class="tw-nojs">This is the walk of the article’s request, computed when the page was built. '
+            'The interactive version, where you choose the model, the machine and the settings, needs JavaScript.</p>'
+            f"{form_html(inputs)}"
+            '<p class="tw-status" role="status"></p>'
+            f'<div class="tw-sim-result" aria-live="polite">{walk_html(inputs["walk"], inputs["explain"])}</div>'
+            "</div>")

@@ -1,0 +1,149 @@
+"""The simulator's results as HTML: one function for the build's static rendering and for
+the page (the worker returns this markup), so both show a walk the same way.
+
+Everything drawn comes from a `Walk.to_dict()` (and `browser.explain`): the three numbers,
+the stages with time, bytes and bound, a timeline to scale (each stage's width is its
+share of the total seconds) and the memory budget to scale (each part's width is its
+share of the machine's memory, or of what is asked when that is more). Text is escaped
+(a GGUF file's name is the reader's text).
+
+Units: seconds, bytes (GB = 1e9).
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+STAGE_LABELS = {"load": "Load weights from disk", "template": "Fill the chat template", "tokenize": "Tokenize the prompt",
+                "prefill": "Prefill (read the prompt)", "decode": "Decode (write the answer)", "stop": "Stop"}
+MEMORY_PARTS = (("system_bytes", "system and apps", "sys"), ("weights_bytes", "weights", "weights"),
+                ("kv_cache_bytes", "KV cache (reserved)", "kv"), ("free_bytes", "free", "free"))
+
+
+def fmt_s(seconds: float) -> str:
+    """Seconds for a reader: 55 s, 74.8 s, 4.21 s, 85 ms, 6.6 ms, 0 s."""
+    if seconds <= 0:
+        return "0 s"
+    if seconds >= 100:
+        return f"{seconds:,.0f} s"
+    if seconds >= 1:
+        return f"{seconds:.3g} s"
+    ms = seconds * 1e3
+    return f"{ms:.3g} ms" if ms >= 0.01 else "< 0.01 ms"
+
+
+def fmt_bytes(n: float) -> str:
+    """Bytes in SI units (GB = 1e9): 21.7 GB, 336 MB, 20.5 KB."""
+    n = float(n)
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} bytes"
+
+
+def fmt_rate(tok_s: float) -> str:
+    return f"{tok_s:.3g} tok/s" if tok_s < 1000 else f"{tok_s:,.0f} tok/s"
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.4f}%" if whole > 0 else "0%"
+
+
+def numbers_html(walk: dict) -> str:
+    load = "— (warm: already in memory)" if walk["warm"] else fmt_s(walk["load_s"])
+    cells = [
+        ("load", "Load", load, "from disk, before the first token" if not walk["warm"] else "keep-alive"),
+        ("ttft", "Time to first token", fmt_s(walk["ttft_s"]), f"prefill {fmt_rate(walk['prefill_tok_s'])}"),
+        ("decode", "Decode", fmt_rate(walk["decode_tok_s"]) if walk["output_tokens"] else "—",
+         f"{walk['output_tokens']:,} tokens in {fmt_s(walk['decode_s'])}"),
+    ]
+    return '<dl class="tw-sim-numbers">' + "".join(
+        f'<div data-number="{key}"><dt>{label}</dt><dd><span class="tw-big">{escape(value)}</span>'
+        f'<span class="tw-sub">{escape(sub)}</span></dd></div>' for key, label, value, sub in cells) + "</dl>"
+
+
+def _stage_detail(stage: dict) -> str:
+    name = stage["name"]
+    if name == "load":
+        return f"{fmt_bytes(stage['bytes'])} at {stage['disk_gbs']:g} GB/s"
+    if name == "tokenize":
+        return f"{stage['tokens']:,} tokens"
+    if name == "prefill":
+        return (f"{stage['chunk_count']:,} chunks of {stage['chunk_tokens']:,} tokens; "
+                f"{fmt_bytes(stage['bytes'])} moved; KV cache written {fmt_bytes(stage['kv_written_bytes'])}")
+    if name == "decode":
+        per = stage["tokens_per_step"]
+        steps = f"{stage['steps']:,} steps" + (f" of {per:.2f} tokens (speculative)" if per != 1 else "")
+        return (f"{steps}; {fmt_s(stage['first_step_s'])} → {fmt_s(stage['last_step_s'])} a step; "
+                f"{fmt_bytes(stage['first_step_bytes'])} read a step at first")
+    if name == "stop":
+        return stage.get("reason", "")
+    return ""
+
+
+def stages_html(walk: dict) -> str:
+    rows = "".join(
+        f'<tr data-stage="{escape(s["name"])}"><th scope="row"><span class="tw-swatch tw-st-{escape(s["name"])}">'
+        f'</span>{escape(STAGE_LABELS.get(s["name"], s["name"]))}</th><td class="tw-num">{escape(fmt_s(s["seconds"]))}</td>'
+        f'<td>{escape(s["bound"])}</td><td>{escape(_stage_detail(s))}</td></tr>' for s in walk["stages"])
+    return ('<table class="tw-sim-stages"><caption>The request, stage by stage</caption><thead><tr>'
+            '<th scope="col">stage</th><th scope="col">time</th><th scope="col">bound</th><th scope="col">what moves</th>'
+            f'</tr></thead><tbody>{rows}</tbody><tfoot><tr><th scope="row">total</th>'
+            f'<td class="tw-num">{escape(fmt_s(walk["total_s"]))}</td><td></td><td></td></tr></tfoot></table>')
+
+
+def timeline_html(walk: dict) -> str:
+    total = walk["total_s"]
+    parts = "".join(
+        f'<span class="tw-seg tw-st-{escape(s["name"])}" style="width:{_pct(s["seconds"], total)}" '
+        f'title="{escape(STAGE_LABELS.get(s["name"], s["name"]))}: {escape(fmt_s(s["seconds"]))}"></span>'
+        for s in walk["stages"] if s["seconds"] > 0)
+    return (f'<div class="tw-sim-bar-block"><p class="tw-bar-title">Timeline to scale: {escape(fmt_s(total))} '
+            f'from the request to the last token</p><div class="tw-bar" role="img" aria-label="'
+            + escape("; ".join(f"{s['name']} {fmt_s(s['seconds'])}" for s in walk["stages"] if s["seconds"] > 0))
+            + f'">{parts}</div></div>')
+
+
+def memory_html(walk: dict) -> str:
+    m = walk["memory"]
+    asked = m["system_bytes"] + m["weights_bytes"] + m["kv_cache_bytes"]
+    whole = max(m["total_bytes"], asked)
+    segs, legend = [], []
+    for key, label, css in MEMORY_PARTS:
+        value = max(m[key], 0.0)
+        if value > 0:
+            segs.append(f'<span class="tw-seg tw-mem-{css}" style="width:{_pct(value, whole)}" '
+                        f'title="{escape(label)}: {escape(fmt_bytes(value))}"></span>')
+        legend.append(f'<li><span class="tw-swatch tw-mem-{css}"></span>{escape(label)} '
+                      f'<b>{escape(fmt_bytes(value))}</b></li>')
+    verdict = "fits" if m["fits"] else f"does not fit: {fmt_bytes(asked - m['total_bytes'])} short"
+    return (f'<div class="tw-sim-bar-block"><p class="tw-bar-title">Memory to scale: {escape(fmt_bytes(m["total_bytes"]))} '
+            f'on the machine, {escape(verdict)}</p><div class="tw-bar" role="img" aria-label="'
+            + escape("; ".join(f"{label} {fmt_bytes(max(m[key], 0.0))}" for key, label, _ in MEMORY_PARTS))
+            + f'">{"".join(segs)}</div><ul class="tw-legend">{"".join(legend)}</ul>'
+            f'<p class="tw-sub">KV cache {escape(fmt_bytes(walk["kv_bytes_per_token"]))} a token '
+            f'({escape(walk["kv_type"])}), {walk["num_ctx"]:,} tokens reserved'
+            + (f' for each of {walk["users"]} users' if walk["users"] > 1 else "") + "</p></div>")
+
+
+def provenance_html(explanation: dict) -> str:
+    parts = []
+    for key, title in (("measured", "Measured"), ("computed", "Computed"), ("assumed", "Assumed")):
+        items = explanation.get(key) or (["nothing for this model and machine"] if key == "measured" else [])
+        parts.append(f'<div data-kind="{key}"><h4>{title}</h4><ul>'
+                     + "".join(f"<li>{escape(x)}</li>" for x in items) + "</ul></div>")
+    return '<div class="tw-sim-provenance">' + "".join(parts) + "</div>"
+
+
+def walk_html(walk: dict, explanation: dict | None = None) -> str:
+    """The whole result panel of one walk."""
+    head = (f'<p class="tw-sim-head"><b>{escape(walk["model"])}</b> on <b>{escape(walk["machine"])}</b>: '
+            f'{walk["prompt_tokens"]:,} prompt tokens, {walk["output_tokens"]:,} output tokens, '
+            f'num_ctx {walk["num_ctx"]:,}, KV {escape(walk["kv_type"])}, chunks of {walk["chunk_tokens"]:,}, '
+            + ("warm" if walk["warm"] else "cold start")
+            + (f', {walk["users"]} users' if walk["users"] > 1 else "")
+            + (f', speculative α {walk["spec_alpha"]:g} γ {walk["spec_gamma"]}' if walk["spec_alpha"] is not None else "")
+            + "</p>")
+    warnings = "".join(f'<p class="tw-warning">{escape(w)}</p>' for w in walk["warnings"])
+    return (head + numbers_html(walk) + warnings + timeline_html(walk) + stages_html(walk) + memory_html(walk)
+            + (provenance_html(explanation) if explanation else ""))

@@ -40,13 +40,14 @@ def test_refit_on_the_apple_table_lands_in_stated_bounds():
 
 
 def test_leave_one_machine_out_on_the_apple_table_stays_under_ten_percent():
-    """Each Apple chip predicted by a fit on the 16 others: median error of decode and of
-    prefill under 10 %, 90th percentile of decode under 15 %."""
+    """Each Apple chip (M1, M1 Max, ..., M3 Ultra: 10 chips, variants together) predicted by
+    a fit on the others: median error of decode and of prefill under 10 %, 90th percentile
+    of decode under 15 %."""
     rows = timing_fit.leave_one_machine_out(timing_fit.features(_apple_table_runs()))
     decode = timing_fit.summarise(rows, "decode")
     prefill = timing_fit.summarise(rows, "prefill")
-    assert decode["machines"] == 17 and decode["median_ape"] < 0.10 and decode["p90_ape"] < 0.15
-    assert prefill["machines"] == 4 and prefill["median_ape"] < 0.10
+    assert decode["machines"] == 10 and decode["median_ape"] < 0.10 and decode["p90_ape"] < 0.15
+    assert prefill["machines"] >= 3 and prefill["median_ape"] < 0.10
 
 
 def test_the_per_layer_cost_is_why_the_ultra_reaches_a_smaller_share():

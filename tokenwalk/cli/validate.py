@@ -11,7 +11,8 @@ NAME = "validate"
 HELP = "leave-one-machine-out error of the timing model on published llama-bench runs"
 DESCRIPTION = """\
 Cross-validate the timing model: every machine of the published llama-bench runs is
-predicted by a fit on all the other machines (leave one machine out), and the absolute
+predicted by a fit on all the other machines (leave one machine out; a chip's variants,
+such as an 8 GB and a 16 GB M1, are left out together), and the absolute
 percentage error of the predicted tokens per second is summarised for decode (tg) and
 prefill (pp) separately: median and 90th percentile, overall and per backend, then the
 ten worst points of each phase with what the data say about them. Prefill is checked
@@ -42,14 +43,15 @@ def run(args) -> int:
     runs = [r for r in timing_fit.load_runs(args.data) if timing_fit.usable(r)]
     rows = timing_fit.leave_one_machine_out(timing_fit.features(runs))
     print("Timing model, leave-one-machine-out cross-validation on published llama-bench runs")
-    print("(each machine predicted by a fit that never saw it; error = |predicted / measured tok/s - 1|)")
+    print("(each chip, its listed variants together, predicted by a fit that never saw it;")
+    print(" error = |predicted / measured tok/s - 1|)")
     titles = {"decode": "decode (tg: one stream from an empty context)",
               "prefill": "prefill (pp: one prompt step; machines with an FP16 figure)"}
     headline = {"decode": "tg128", "prefill": "pp512"}
     for phase in ("decode", "prefill"):
         print()
         print(titles[phase])
-        print(f"  {'':<22}{'runs':>6}{'machines':>10}{'median':>10}{'p90':>10}")
+        print(f"  {'':<22}{'runs':>6}{'chips':>10}{'median':>10}{'p90':>10}")
         tests = sorted({r["test"] for r in rows if r["phase"] == phase})
         print(_line(f"{headline[phase]}, all backends", timing_fit.summarise(rows, phase, headline[phase])))
         for backend in sorted({r["backend"] for r in rows if r["phase"] == phase}):

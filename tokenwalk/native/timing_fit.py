@@ -31,7 +31,7 @@ from scipy.optimize import brentq, least_squares
 
 from .. import roofline
 from ..errors import SpecError
-from ..llama_bench import DATA_DIR, BenchRun, load_runs
+from ..llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
 from ..timing_model import FIT_PATH, predict_run_tok_s
 
 MIN_MACHINES = 2  # a backend needs this many machines with runs to get a row of its own
@@ -121,7 +121,7 @@ def _fit_prefill(f: Features, idx, e_bw: float, overhead: float) -> float:
 def _row(f: Features, idx: np.ndarray, fallback: dict | None) -> dict:
     dec = idx[f.decode[idx]]
     pre = idx[~f.decode[idx]]
-    machines = lambda ids: len({f.runs[i].machine.name for i in ids})  # noqa: E731
+    machines = lambda ids: len({chip_name(f.runs[i].machine.name) for i in ids})  # noqa: E731
     row = {"decode_runs": int(len(dec)), "decode_machines": machines(dec),
            "prefill_runs": int(len(pre)), "prefill_machines": machines(pre)}
     if machines(dec) >= MIN_MACHINES or fallback is None:
@@ -169,14 +169,17 @@ def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
 def leave_one_machine_out(f: Features) -> list[dict]:
     """Each machine predicted by a fit on all the other machines' runs.
 
+    A "machine" here is a chip (`llama_bench.chip_name`): the variants of one chip that the
+    data list separately (8 GB and 16 GB, a Vulkan row) are left out together.
+
     Returns one row per run: measured and predicted tok/s, speed ratio (measured /
     predicted), absolute percentage error of the predicted speed, and the fit's row used.
     """
     rows = []
-    machines = sorted({run.machine.name for run in f.runs})
-    for name in machines:
-        test = np.array([i for i, run in enumerate(f.runs) if run.machine.name == name])
-        train = np.array([i for i, run in enumerate(f.runs) if run.machine.name != name])
+    chips = sorted({chip_name(run.machine.name) for run in f.runs})
+    for name in chips:
+        test = np.array([i for i, run in enumerate(f.runs) if chip_name(run.machine.name) == name])
+        train = np.array([i for i, run in enumerate(f.runs) if chip_name(run.machine.name) != name])
         coeffs = fit_coefficients(f, train)
         pred = predict_s(f, coeffs, test)
         for i, p in zip(test, pred):
@@ -190,7 +193,7 @@ def leave_one_machine_out(f: Features) -> list[dict]:
                 "machine": name, "measured_tok_s": measured, "predicted_tok_s": predicted,
                 "speed_ratio": measured / predicted, "ape": abs(predicted / measured - 1.0),
                 "row": (backend_row or {}).get("decode_from" if run.phase == "decode" else "prefill_from", "default"),
-                "backend_machines_in_fit": len({f.runs[j].machine.name for j in same}),
+                "backend_machines_in_fit": len({chip_name(f.runs[j].machine.name) for j in same}),
             })
     return rows
 
@@ -298,13 +301,13 @@ def run_fit(data_dir: Path | None = None, measurements_path: Path | None = None)
         "inputs": {
             "runs": len(runs),
             "decode_runs": int(f.decode.sum()), "prefill_runs": int((~f.decode).sum()),
-            "machines": len({r.machine.name for r in runs}),
+            "machines": len({r.machine.name for r in runs}), "chips": len({chip_name(r.machine.name) for r in runs}),
             "left_out": "runs without a spec bandwidth, and prefill runs without an FP16 figure",
         },
         "default": coeffs["default"],
         "backends": coeffs["backends"],
         "cross_validation": {
-            "method": "leave one machine out: each machine predicted by a fit on the other machines' runs",
+            "method": "leave one machine out: each chip (variants together) predicted by a fit on the other chips' runs",
             "decode": summarise(rows, "decode"),
             "decode_tg128": summarise(rows, "decode", "tg128"),
             "prefill": summarise(rows, "prefill"),

@@ -150,7 +150,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     while t <= t_max * 1e3 + 1e-9:
         x = x_at(t / 1e3)
         svg.line(x, ya, x, ya + 5, "stroke-muted")
-        svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
+        if x < x1 - 24:  # leave room for the unit
+            svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
         t += 5
     svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
     y = ya + 46

@@ -1,0 +1,154 @@
+"""Figure 20, chunked-prefill: a chunk of prompt riding in a decode step, four steps on one axis.
+
+Dense 7B in fp16 through its 32 layers on one H100 SXM (`tokenwalk.chunked_prefill`):
+50 users decoding; the same step with the prompt tokens that fit free (up to the balance
+point); with 1,000 prompt tokens (the step grows for everyone); and the same work as two
+separate steps (two trips of the weights). The SMs' lane splits the decode tokens' and the
+prompt tokens' arithmetic (each `step_time` of its own tokens; compute is linear in tokens,
+a test checks the two add up to the mixed step). Every bar's width is its milliseconds at
+one scale shared by the four steps.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+ID = "chunked-prefill"
+KIND = "S"
+RENDERER = "svg"
+MODEL = "dense-7b-fp16"
+MACHINE = "h100-sxm"
+
+NOTE = {"style": "font-size:13px"}
+
+
+def _ms(seconds: float, digits: int | None = None) -> str:
+    ms = seconds * 1e3
+    if digits is not None:
+        return f"{ms:.{digits}f}"
+    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+
+
+def alt(inputs: dict) -> str:
+    u, free, p = inputs["users"], inputs["free_tokens"], inputs["prompt_tokens"]
+    a, b, c, d = (inputs["steps"][k] for k in ("decode", "ride", "mixed", "separate"))
+    return (f"Four steps of the dense 7B in fp16 through its 32 layers on one H100 SXM, to scale on one time axis, "
+            f"each with a bus lane (the weights) and an SM lane (the arithmetic). {u} users decoding: "
+            f"{_ms(a['step_s'])} ms, SMs busy {round(a['sm_busy_share'] * 100)} %. The same plus {free} prompt "
+            f"tokens: still {_ms(b['step_s'])} ms, the prefill rides free. Plus {p:,} prompt tokens: "
+            f"{_ms(c['step_s'])} ms, and the {u} users wait too. The same work as two separate steps: "
+            f"{_ms(d['decode_s'], 1)} + {_ms(d['prefill_s'], 1)} = {_ms(d['step_s'], 1)} ms, two trips of the weights.")
+
+
+def inputs_for(model, machine, users: int, prompt_tokens: int) -> dict:
+    from tokenwalk.chunked_prefill import free_ride_tokens, mixed_step, separate_steps
+    from tokenwalk.roofline import step_time
+
+    free = free_ride_tokens(model, machine, users)
+    decode_compute_s = step_time(model, machine, users).compute_s
+
+    def mixed(prompt):
+        s = mixed_step(model, machine, users, prompt)
+        return {"prompt_tokens": prompt, "memory_s": s.memory_s, "compute_s": s.compute_s, "step_s": s.step_s,
+                "sm_busy_share": s.sm_busy_share, "decode_compute_s": decode_compute_s,
+                "prompt_compute_s": step_time(model, machine, prompt).compute_s if prompt else 0.0}
+
+    two = separate_steps(model, machine, users, prompt_tokens)
+    return {
+        "model": model.name, "machine": machine.name, "users": users, "prompt_tokens": prompt_tokens,
+        "free_tokens": free,
+        "steps": {
+            "decode": mixed(0),
+            "ride": mixed(free),
+            "mixed": mixed(prompt_tokens),
+            "separate": {"decode_s": two.decode.step_s, "decode_memory_s": two.decode.memory_s,
+                         "decode_compute_s": two.decode.compute_s, "prefill_s": two.prefill.step_s,
+                         "prefill_memory_s": two.prefill.memory_s, "prefill_compute_s": two.prefill.compute_s,
+                         "step_s": two.total_s},
+        },
+    }
+
+
+def inputs() -> dict:
+    from tokenwalk.data_refs import read_data_json
+    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.model_spec import load_model
+
+    scenario = read_data_json("cited/article.json")["scenarios"]["values"]
+    return inputs_for(load_model(MODEL), load_machine(MACHINE), scenario["chunked_decode_users"]["value"],
+                      scenario["chunked_prompt_tokens"]["value"])
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._svg import Svg
+
+    u, free, p = inputs["users"], inputs["free_tokens"], inputs["prompt_tokens"]
+    st = inputs["steps"]
+    width, x0, x1 = 640, 58, 620
+    lane_h, row_h, top = 18, 84, 8
+    t_max = max(st["decode"]["step_s"], st["ride"]["step_s"], st["mixed"]["step_s"], st["separate"]["step_s"])
+    px_per_s = (x1 - x0) / t_max
+    height = top + row_h * 4 + 72
+    svg = Svg(width, height, title="A chunk of prompt in a decode step", desc=alt(inputs), id_prefix=ID)
+    svg.root.set("data-px-per-ms", f"{px_per_s / 1e3:.6g}")
+
+    def x_at(t):
+        return x0 + t * px_per_s
+
+    def bar(g, t0, seconds, y, cls, part, **extra):
+        if seconds <= 0:
+            return None
+        return svg.rect(f"{x_at(t0):.3f}", y, f"{seconds * px_per_s:.3f}", lane_h, cls, parent=g,
+                        **{"data-part": part, "data-ms": f"{seconds * 1e3:.6g}", **extra})
+
+    rows = [
+        ("decode", f"{u} users decoding",
+         f"{_ms(st['decode']['step_s'])} ms · SMs busy {round(st['decode']['sm_busy_share'] * 100)} %"),
+        ("ride", f"{u} + {free} prompt tokens", f"{_ms(st['ride']['step_s'])} ms · the prefill rides free"),
+        ("mixed", f"{u} + {p:,} prompt tokens", f"≈ {_ms(st['mixed']['step_s'])} ms · the {u} users wait too"),
+        ("separate", "the same as two steps",
+         f"{_ms(st['separate']['decode_s'], 1)} + {_ms(st['separate']['prefill_s'], 1)} = "
+         f"{_ms(st['separate']['step_s'], 1)} ms · two trips"),
+    ]
+    for i, (key, head, tail) in enumerate(rows):
+        y = top + i * row_h
+        s = st[key]
+        g = svg.group("step", **{"data-step": key, "data-step-ms": f"{s['step_s'] * 1e3:.6g}"})
+        svg.text(x0, y + 16, head, "label bold", parent=g)
+        svg.text(x1, y + 16, tail, "label num", anchor="end", parent=g)
+        by, sy = y + 24, y + 24 + lane_h + 5
+        svg.text(x0 - 8, by + 14, "bus", "label", anchor="end", parent=g)
+        svg.text(x0 - 8, sy + 14, "SMs", "label", anchor="end", parent=g)
+        bar(g, 0, s["step_s"], by, "wait", "bus-lane")
+        bar(g, 0, s["step_s"], sy, "wait", "sm-lane")
+        if key != "separate":
+            bar(g, 0, s["memory_s"], by, "bus", "bus")
+            bar(g, 0, s["decode_compute_s"], sy, "compute", "sm-decode")
+            bar(g, s["decode_compute_s"], s["prompt_compute_s"], sy, "compute", "sm-prompt", fill_opacity=0.45)
+        else:
+            # One step for the users, then one for the prompt: the weights cross twice.
+            t2 = s["decode_s"]
+            bar(g, 0, s["decode_memory_s"], by, "bus", "bus")
+            bar(g, t2, s["prefill_memory_s"], by, "bus", "bus")
+            bar(g, 0, s["decode_compute_s"], sy, "compute", "sm-decode")
+            bar(g, t2, s["prefill_compute_s"], sy, "compute", "sm-prompt", fill_opacity=0.45)
+            svg.line(x_at(t2), by - 3, x_at(t2), sy + lane_h + 3, "stroke-fg", parent=g, stroke_width=1.5)
+    # The shared axis.
+    ya = top + row_h * 4 + 2
+    svg.line(x0, ya, x1, ya, "stroke-muted")
+    t = 0
+    while t <= t_max * 1e3 + 1e-9:
+        x = x_at(t / 1e3)
+        svg.line(x, ya, x, ya + 5, "stroke-muted")
+        if x < x1 - 24:  # leave room for the unit
+            svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
+        t += 2
+    svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
+    y = ya + 46
+    x = x0
+    for cls, word, extra in (("bus", "bus: weights", {}), ("compute", f"SMs: {u} decode", {}),
+                             ("compute", "SMs: prefill", {"fill_opacity": 0.45}), ("wait", "waiting", {})):
+        svg.rect(x, y - 11, 14, 14, cls, **extra)
+        svg.text(x + 20, y, word, "note", **NOTE)
+        x += 36 + 7.4 * len(word)
+    return svg.to_string()

@@ -139,7 +139,6 @@ def _request_group(n: dict, request_dir: Path) -> None:
     n["token_count_note"] = f"a vocabulary of {t['tokenizer_vocab']:,} entries"
     n["token_count_vocab"] = t["tokenizer_vocab"]
     n["request_chars_per_token"] = t["history_chars"] / t["history_tokens"]
-    n["request_output_chars"] = round(n["request_output_tokens"] * n["request_chars_per_token"])
     n["chat_template_text"] = _shortened_chat_text(t["chat_text"], t["history"])
     n["chat_template_full_text"] = t["chat_text"]
     n["chat_template_source"] = t["template_source"]
@@ -176,7 +175,7 @@ def _and_list(items) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _models_group(n: dict, s: dict, m: dict) -> None:
+def _models_group(n: dict, s: dict) -> None:
     """Sizes of the models and machines, straight from their presets."""
     from .ggml_types import bits_per_weight
 
@@ -270,7 +269,7 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
     from .attention import dot, toy_attention_row, toy_causal_grid
     from .bpe import toy_tokenizer
     from .ggml_types import bits_per_weight
-    from .moe import expected_distinct_experts, max_distinct_experts
+    from .moe import expected_distinct_experts
     from .quantization import FORMAT_BITS_PER_WEIGHT, level_range, to_fp16, toy_quant_block
     from .sampling import toy_sampling
 
@@ -345,7 +344,7 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
         n["request_chunk_tokens"], qwen.expert_count, qwen.expert_used_count)
 
 
-def _citations_group(n: dict, s: dict, c: dict, sc: dict) -> None:
+def _citations_group(n: dict, c: dict, sc: dict) -> None:
     """Cited facts and the article's scenario sizes, with a few plain combinations."""
     for key in ("qwen38_temperature", "qwen38_top_p", "qwen38_top_k", "grpo_samples", "rope_base",
                 "anthropic_cache_write_price_ratio", "anthropic_cache_read_price_ratio",
@@ -618,9 +617,9 @@ def article_numbers(request_dir: str | Path | None = None) -> dict:
     scenarios = _scenarios()
     meas = _values("measurements/laptop.json")
     _request_group(n, request_dir)
-    _models_group(n, specs, meas)
+    _models_group(n, specs)
     _measurements_group(n, meas)
-    _citations_group(n, specs, cited, scenarios)
+    _citations_group(n, cited, scenarios)
     _toy_group(n, specs, cited, request_dir)
     _hardware_group(n, specs, scenarios)
     _laptop_group(n, specs, cited, scenarios, meas)

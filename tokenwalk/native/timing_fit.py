@@ -140,13 +140,14 @@ def _row(f: Features, idx: np.ndarray, fallback: dict | None) -> dict:
     return row
 
 
-def fit_coefficients(f: Features, idx: np.ndarray | None = None) -> dict:
-    """{"default": row, "backends": {name: row}} fitted on the runs `idx` (all if None)."""
+def fit_coefficients(f: Features, idx: np.ndarray | None = None, only: set | None = None) -> dict:
+    """{"default": row, "backends": {name: row}} fitted on the runs `idx` (all if None);
+    `only`: fit just these backends' rows (each row depends on its own runs and the default)."""
     idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
     gpu = np.array([i for i in idx if f.runs[i].backend != "CPU"])
     default = _row(f, gpu, None)
     backends = {}
-    for backend in sorted({f.runs[i].backend for i in idx}):
+    for backend in sorted({f.runs[i].backend for i in idx} & (only if only is not None else {f.runs[i].backend for i in idx})):
         members = np.array([i for i in idx if f.runs[i].backend == backend])
         backends[backend] = _row(f, members, default)
     return {"default": default, "backends": backends}
@@ -180,7 +181,7 @@ def leave_one_machine_out(f: Features) -> list[dict]:
     for name in chips:
         test = np.array([i for i, run in enumerate(f.runs) if chip_name(run.machine.name) == name])
         train = np.array([i for i, run in enumerate(f.runs) if chip_name(run.machine.name) != name])
-        coeffs = fit_coefficients(f, train)
+        coeffs = fit_coefficients(f, train, only={f.runs[i].backend for i in test})
         pred = predict_s(f, coeffs, test)
         for i, p in zip(test, pred):
             run = f.runs[i]

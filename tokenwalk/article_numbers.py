@@ -71,19 +71,11 @@ def _tokenizer(model_file: str):
 
 
 def _chat_text(system: str, user: str) -> tuple[str, str]:
-    """The request flattened by the ChatML template; (text, which code did it)."""
-    try:
-        from . import chat_template  # the engine's template (owned by the engine module)
-    except ImportError:
-        chat_template = None
-    render = getattr(chat_template, "render_chatml", None) or getattr(chat_template, "apply_chat_template", None)
+    """The request flattened by the ChatML template (Qwen's and SmolLM2's family); (text, how)."""
+    from .chat_template import render_chat
+
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    if render is not None:
-        return render(messages, add_generation_prompt=True), "tokenwalk.chat_template"
-    # Until tokenwalk.chat_template lands: ChatML exactly as Qwen's and SmolLM2's templates
-    # write it (role line, content, end marker; the assistant turn left open).
-    text = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
-    return text + "<|im_start|>assistant\n", "ChatML markers written out (tokenwalk.chat_template pending)"
+    return render_chat(None, messages, add_generation_prompt=True), "tokenwalk.chat_template (ChatML)"
 
 
 @lru_cache(maxsize=4)

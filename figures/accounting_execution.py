@@ -1,0 +1,138 @@
+"""Figure 17, accounting-execution: one 2,048-token prefill step, as totals and as 32 layers.
+
+Dense 7B in fp16 on one H100 SXM. Accounting level (the roofline, `tokenwalk.roofline.step_time`):
+the step's bytes over the bandwidth, 4.2 ms, and its operations over the FLOP/s, 29 ms; the
+step is the larger. Execution level: the 32 layers one after another, each the larger of
+its own bytes (0.13 ms) and operations (0.9 ms), from the article's namespace
+(`d7_layer_memory_ms`, `d7_layer_compute_ms`). Both levels share one time axis; every
+bar's width is its milliseconds at that scale (a test reads them back). They agree because
+every layer of the 7B has the same ratio of bytes to operations.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+ID = "accounting-execution"
+KIND = "S"
+RENDERER = "svg"
+MODEL = "dense-7b-fp16"
+MACHINE = "h100-sxm"
+
+NOTE = {"style": "font-size:13px"}
+
+
+def _ms(ms: float) -> str:
+    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+
+
+def alt(inputs: dict) -> str:
+    a = inputs
+    return (f"One prefill step of {a['tokens']:,} tokens through the dense 7B in fp16 on one H100 SXM, twice, to "
+            f"scale on one time axis. Accounting level, the step's totals in no order: bytes "
+            f"{a['weights_bytes'] / 1e9:.0f} GB ÷ {a['bandwidth_gbs'] / 1e3:g} TB/s = {_ms(a['memory_ms'])} ms; "
+            f"operations {a['tokens']:,} × {a['flops_per_token'] / 1e9:.0f} billion ÷ "
+            f"{round(a['tflops'], -1):.0f} TFLOP/s = {_ms(a['compute_ms'])} ms; the step lasts the larger. "
+            f"Execution level, {a['layers']} layers in a row, each lasting the larger of "
+            f"{a['layer_memory_ms']:.2f} ms of bytes and {a['layer_compute_ms']:.1f} ms of operations: "
+            f"{a['layers']} × {a['layer_compute_ms']:.1f} = {_ms(a['layers'] * a['layer_compute_ms'])} ms.")
+
+
+def inputs() -> dict:
+    from tokenwalk.article_numbers import article_numbers
+    from tokenwalk.data_refs import read_data_json
+    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.model_spec import load_model
+    from tokenwalk.roofline import flops_per_token, step_time
+
+    model, machine = load_model(MODEL), load_machine(MACHINE)
+    tokens = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]
+    step = step_time(model, machine, tokens)
+    n = article_numbers()
+    return {
+        "model": model.name, "machine": machine.name, "tokens": tokens, "layers": model.layers,
+        "weights_bytes": step.bytes_moved, "bandwidth_gbs": machine.bandwidth_gbs, "tflops": machine.fp16_tflops,
+        "flops_per_token": flops_per_token(model),
+        "memory_ms": step.memory_s * 1e3, "compute_ms": step.compute_s * 1e3, "step_ms": step.step_s * 1e3,
+        "layer_memory_ms": n["d7_layer_memory_ms"], "layer_compute_ms": n["d7_layer_compute_ms"],
+    }
+
+
+def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._svg import Svg
+
+    a = inputs
+    width, x0, x1 = 640, 58, 620
+    lane_h, top = 22, 8
+    layer_ms = max(a["layer_memory_ms"], a["layer_compute_ms"])
+    t_max = max(a["step_ms"], a["layers"] * layer_ms)
+    px_per_ms = (x1 - x0) / t_max
+    height = 372
+    svg = Svg(width, height, title="Accounting level and execution level", desc=alt(a), id_prefix=ID)
+    svg.root.set("data-px-per-ms", f"{px_per_ms:.6g}")
+
+    def x_at(ms):
+        return x0 + ms * px_per_ms
+
+    def bar(g, t0, ms, y, cls, part, **extra):
+        return svg.rect(f"{x_at(t0):.3f}", y, f"{ms * px_per_ms:.3f}", lane_h, cls, parent=g,
+                        **{"data-part": part, "data-ms": f"{ms:.6g}", **extra})
+
+    # Accounting level.
+    g = svg.group("level", **{"data-level": "accounting"})
+    svg.text(16, top + 16, "accounting level: the step's totals, no order", "label bold", parent=g)
+    by, oy = top + 28, top + 28 + lane_h + 6
+    svg.text(x0 - 8, by + 16, "bytes", "label", anchor="end", parent=g)
+    svg.text(x0 - 8, oy + 16, "ops", "label", anchor="end", parent=g)
+    bar(g, 0, a["memory_ms"], by, "bus", "bytes")
+    bar(g, 0, a["compute_ms"], oy, "compute", "ops")
+    svg.text(x_at(a["memory_ms"]) + 8, by + 16,
+             f"{a['weights_bytes'] / 1e9:.0f} GB ÷ {a['bandwidth_gbs'] / 1e3:g} TB/s = {_ms(a['memory_ms'])} ms",
+             "label num", parent=g)
+    svg.text(x0 + 8, oy + 16,
+             f"{a['tokens']:,} × {a['flops_per_token'] / 1e9:.0f} G ÷ {round(a['tflops'], -1):.0f} T/s = "
+             f"{_ms(a['compute_ms'])} ms", "label num bold bg", parent=g)
+    svg.text(x0, oy + lane_h + 22,
+             f"step = max({_ms(a['memory_ms'])}, {_ms(a['compute_ms'])}) = {_ms(a['step_ms'])} ms", "label num",
+             parent=g)
+
+    # Execution level.
+    y = top + 140
+    g = svg.group("level", **{"data-level": "execution"})
+    svg.text(16, y + 16, f"execution level: {a['layers']} layers in a row", "label bold", parent=g)
+    by, oy = y + 28, y + 28 + lane_h + 6
+    svg.text(x0 - 8, by + 16, "bytes", "label", anchor="end", parent=g)
+    svg.text(x0 - 8, oy + 16, "ops", "label", anchor="end", parent=g)
+    for k in range(a["layers"]):
+        t0 = k * layer_ms
+        bar(g, t0, a["layer_memory_ms"], by, "bus", "layer-bytes", **{"data-layer": k + 1})
+        bar(g, t0, a["layer_compute_ms"], oy, "compute", "layer-ops", **{"data-layer": k + 1})
+        svg.rect(f"{x_at(t0):.3f}", oy, f"{a['layer_compute_ms'] * px_per_ms:.3f}", lane_h, "stroke-bg", parent=g,
+                 stroke_width=1)
+    ly = oy + lane_h + 18
+    first_end = x_at(layer_ms)
+    svg.path(f"M{x0} {oy + lane_h + 4} v5 H{first_end:.2f} v-5", "stroke-muted", parent=g)
+    svg.text(x0, ly + 4, "layer 1", "note", parent=g, **NOTE)
+    svg.text(x_at(a["layers"] * layer_ms), ly + 4, f"layer {a['layers']}", "note", anchor="end", parent=g, **NOTE)
+    svg.text(x0, ly + 28,
+             f"each layer: max({a['layer_memory_ms']:.2f}, {a['layer_compute_ms']:.1f}) ms · "
+             f"{a['layers']} × {a['layer_compute_ms']:.1f} = {_ms(a['layers'] * layer_ms)} ms", "label num", parent=g)
+
+    # The shared axis.
+    ya = y + 152
+    svg.line(x0, ya, x1, ya, "stroke-muted")
+    t = 0
+    while t <= t_max + 1e-9:
+        x = x_at(t)
+        svg.line(x, ya, x, ya + 5, "stroke-muted")
+        if x < x1 - 24:
+            svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
+        t += 5
+    svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
+    yl = ya + 46
+    x = x0
+    for cls, word in (("bus", "bytes over the bus"), ("compute", "operations on the SMs")):
+        svg.rect(x, yl - 11, 14, 14, cls)
+        svg.text(x + 20, yl, word, "note", **NOTE)
+        x += 40 + 7.2 * len(word)
+    return svg.to_string()

@@ -26,6 +26,7 @@ from .engine_weights import PackedMatrix, pack_tensors
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "llama.cl"
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
 DEFAULT_CHUNK_TOKENS = 64
+MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU = 0, 1, 2  # matvec output modes (kernels/llama.cl)
 
 
 def _cl():
@@ -104,7 +105,7 @@ class Engine:
         self._programs = {}
         self._build_weights()
         self._build_buffers()
-        self._decode_launches = self._launches(1, decode=True)
+        self._decode_launches = self._decode_sequence()
         self.load_s = time.perf_counter() - t0
 
     # -- loading --------------------------------------------------------------------------
@@ -199,38 +200,64 @@ class Engine:
             raise TokenwalkError(f"the KV cache for {self.ctx_tokens} tokens ({self.kv_cache_bytes / 1e9:.2f} GB) "
                                  f"does not fit on {self.device.name}; pass a smaller --ctx ({error})") from None
         self.state = cl.Buffer(self.context, mf.READ_ONLY, size=8)
+        self._last = buf(e)
         self.queue.finish()
 
     # -- kernel launch lists -------------------------------------------------------------
-    def _matmul(self, mat, x, y, ntok, accumulate, decode, row_offset=0):
-        """Launches for y (+)= W x, split by matrix if the fused tensors had mixed types."""
-        cl = self.cl
-        out = []
-        for m in mat if isinstance(mat, list) else [mat]:
-            pm: PackedMatrix = m["packed"]
-            # Mixed-type fusion falls back to consecutive matrices writing consecutive row ranges.
-            if decode:
-                items = min(self.decode_items, pm.rows)
-                rpi = math.ceil(pm.rows / items)
-                k = cl.Kernel(m["prg"], "matvec")
-                k.set_args(m["qs"], m["scales"], x, y, np.int32(pm.rows), np.int32(pm.cols), np.int32(rpi),
-                           np.int32(accumulate))
-                gsize = (math.ceil(pm.rows / rpi),)
-            else:
-                tiles = math.ceil(ntok / TILE_TOKENS)
-                chunks = max(1, min(pm.rows, math.ceil(32 / tiles)))
-                rpi = math.ceil(pm.rows / chunks)
-                k = cl.Kernel(m["prg"], "matmul")
-                k.set_args(m["qs"], m["scales"], x, y, np.int32(pm.rows), np.int32(pm.cols), np.int32(rpi),
-                           np.int32(accumulate), np.int32(ntok))
-                gsize = (math.ceil(pm.rows / rpi), tiles)
-            if row_offset or len(mat if isinstance(mat, list) else [mat]) > 1:
-                raise TokenwalkError(f"{self.model.path}: fused tensors of mixed types are not supported yet")
-            out.append((k, gsize))
-        return out
+    def _single(self, mat):
+        if len(mat) != 1:
+            raise TokenwalkError(f"{self.model.path}: Q, K and V (or gate and up) of different types are not "
+                                 "supported yet; re-quantize the model with one type per layer")
+        return mat[0]
 
-    def _launches(self, ntok: int, decode: bool, logits_all: bool = False):
-        """The kernel sequence of one forward pass over ``ntok`` tokens (args set once)."""
+    def _matvec(self, mat, x, y, mode, norm_w=None, rows=None):
+        """One decode launch: y = W x, fused with RMSNorm of x (norm_w) and the output mode."""
+        cl = self.cl
+        m = self._single(mat) if isinstance(mat, list) else mat
+        pm: PackedMatrix = m["packed"]
+        rows = rows or pm.rows
+        items = min(self.decode_items, rows)
+        rpi = math.ceil(rows / items)
+        k = cl.Kernel(m["prg"], "matvec")
+        k.set_args(m["qs"], m["scales"], x, y, np.int32(rows), np.int32(pm.cols), np.int32(rpi), np.int32(mode),
+                   np.int32(norm_w is not None), norm_w if norm_w is not None else self.output_norm,
+                   np.float32(self.config.rms_eps))
+        return (k, (math.ceil(rows / rpi),))
+
+    def _matmul(self, mat, x, y, ntok, accumulate):
+        """One prefill launch: y (+)= W x for ntok tokens, tiles of TILE_TOKENS tokens."""
+        cl = self.cl
+        m = self._single(mat) if isinstance(mat, list) else mat
+        pm: PackedMatrix = m["packed"]
+        tiles = math.ceil(ntok / TILE_TOKENS)
+        chunks = max(1, min(pm.rows, math.ceil(32 / tiles)))
+        rpi = math.ceil(pm.rows / chunks)
+        k = cl.Kernel(m["prg"], "matmul")
+        k.set_args(m["qs"], m["scales"], x, y, np.int32(pm.rows), np.int32(pm.cols), np.int32(rpi),
+                   np.int32(accumulate), np.int32(ntok))
+        return (k, (math.ceil(pm.rows / rpi), tiles))
+
+    def _decode_sequence(self):
+        """The kernels of one decode step: five per layer and one for the head."""
+        cl, cfg = self.cl, self.config
+        prg = self._program("F32")
+        H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
+        seq = []
+        for i, L in enumerate(self.layers):
+            seq.append(self._matvec(L["qkv"], self.x, self.qkv, MODE_WRITE, L["attn_norm"]))
+            k = cl.Kernel(prg, "attention_decode")
+            k.set_args(self.qkv, self.rope, self.k_cache[i], self.v_cache[i], self.attn, self.state, np.int32(H),
+                       np.int32(KV), np.int32(self.ctx_tokens), np.float32(1.0 / math.sqrt(hd)))
+            seq.append((k, (H,)))
+            seq.append(self._matvec(L["out"], self.attn, self.x, MODE_ACCUMULATE))
+            seq.append(self._matvec(L["gate_up"], self.x, self.act, MODE_SWIGLU, L["ffn_norm"],
+                                    rows=cfg.feed_forward_length))
+            seq.append(self._matvec(L["down"], self.act, self.x, MODE_ACCUMULATE))
+        seq.append(self._matvec(self.head, self.x, self.logits, MODE_WRITE, self.output_norm))
+        return seq
+
+    def _prefill_sequence(self, ntok: int, logits_all: bool = False):
+        """The kernels of one prefill chunk of ``ntok`` tokens (args set once)."""
         cl, cfg = self.cl, self.config
         prg = self._program("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
@@ -245,27 +272,23 @@ class Engine:
         eps = np.float32(cfg.rms_eps)
         for i, L in enumerate(self.layers):
             kern("rms_norm", (ntok,), self.x, L["attn_norm"], self.h, e, eps)
-            seq += self._matmul(L["qkv"], self.h, self.qkv, ntok, 0, decode)
+            seq.append(self._matmul(L["qkv"], self.h, self.qkv, ntok, 0))
             kern("rope_store", (H + KV, ntok), self.qkv, self.rope, self.k_cache[i], self.v_cache[i],
                  self.state, np.int32(H), np.int32(KV), np.int32(self.ctx_tokens))
             kern("attention", (H, ntok), self.qkv, self.k_cache[i], self.v_cache[i], self.attn, self.state,
                  np.int32(H), np.int32(KV), np.int32(self.ctx_tokens), np.float32(1.0 / math.sqrt(hd)))
-            seq += self._matmul(L["out"], self.attn, self.x, ntok, 1, decode)
+            seq.append(self._matmul(L["out"], self.attn, self.x, ntok, 1))
             kern("rms_norm", (ntok,), self.x, L["ffn_norm"], self.h, e, eps)
-            seq += self._matmul(L["gate_up"], self.h, self.gu, ntok, 0, decode)
+            seq.append(self._matmul(L["gate_up"], self.h, self.gu, ntok, 0))
             kern("swiglu", (ntok,), self.gu, self.act, np.int32(cfg.feed_forward_length))
-            seq += self._matmul(L["down"], self.act, self.x, ntok, 1, decode)
+            seq.append(self._matmul(L["down"], self.act, self.x, ntok, 1))
         if logits_all:
             kern("rms_norm", (ntok,), self.x, self.output_norm, self.h, e, eps)
-            seq += self._matmul(self.head, self.h, self.all_logits, ntok, 0, False)
+            seq.append(self._matmul(self.head, self.h, self.all_logits, ntok, 0))
         else:
-            # Only the last token's logits are needed: normalise that row, one matrix-vector product.
-            last = cl.Buffer(self.context, cl.mem_flags.READ_WRITE, size=cfg.embedding_length * 4) \
-                if not hasattr(self, "_last") else self._last
-            self._last = last
+            # Only the last token's logits are needed: one matrix-vector product on its row.
             seq.append(("copy_last", ntok))
-            kern("rms_norm", (1,), last, self.output_norm, self.h, e, eps)
-            seq += self._matmul(self.head, self.h, self.logits, 1, 0, True)
+            seq.append(self._matvec(self.head, self._last, self.logits, MODE_WRITE, self.output_norm))
         return seq
 
     def _enqueue(self, seq):
@@ -314,7 +337,7 @@ class Engine:
         for start in range(0, len(ids), self.chunk_tokens):
             chunk = ids[start:start + self.chunk_tokens]
             self._write_inputs(chunk, pos0 + start)
-            self._enqueue(self._launches(len(chunk), decode=False, logits_all=logits_all))
+            self._enqueue(self._prefill_sequence(len(chunk), logits_all=logits_all))
             if logits_all:
                 out = np.empty((len(chunk), cfg.vocab_size), np.float32)
                 cl.enqueue_copy(self.queue, out, self.all_logits)

@@ -79,46 +79,83 @@ inline float hsum8(float8 v) {
     return t.x + t.y;
 }
 
-// y[t][r] (+)= sum_c W[r][c] * x[t][c] for one token: the decode matrix-vector product.
-// Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item).
+// One row's dot product with the private copy xv of the input (and, for Q4, its block sums).
+#if defined(WTYPE_Q4_1)
+// sum_c (d q_c + m) x_c = d (q . x) + m sum(x): block sums of x are shared by all rows.
+#define ROW_DOT(r, out)                                                               \
+    {                                                                                 \
+        float8 acc = 0.0f;                                                            \
+        float macc = 0.0f;                                                            \
+        for (int b = 0; b < nb; b++) {                                                \
+            UNPACK_Q4(r, b)                                                           \
+            acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1] + q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * dm.x; \
+            macc += dm.y * xs[b];                                                     \
+        }                                                                             \
+        out = hsum8(acc) + macc;                                                      \
+    }
+#elif defined(WTYPE_Q8_0)
+#define ROW_DOT(r, out)                                                               \
+    {                                                                                 \
+        float8 acc = 0.0f;                                                            \
+        for (int b = 0; b < nb; b++) {                                                \
+            UNPACK_Q8(r, b)                                                           \
+            acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1] + q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * d; \
+        }                                                                             \
+        out = hsum8(acc);                                                             \
+    }
+#else
+#define ROW_DOT(r, out)                                                               \
+    {                                                                                 \
+        float8 acc = 0.0f, w0, w1, w2, w3;                                            \
+        for (int b = 0; b < nb; b++) {                                                \
+            LOAD_BLOCK(r, b);                                                         \
+            acc += w0 * xv[4 * b] + w1 * xv[4 * b + 1] + w2 * xv[4 * b + 2] + w3 * xv[4 * b + 3]; \
+        }                                                                             \
+        out = hsum8(acc);                                                             \
+    }
+#endif
+
+#define MODE_WRITE 0
+#define MODE_ACCUMULATE 1
+#define MODE_SWIGLU 2
+
+// The decode matrix-vector product, y = W x, with what surrounds it fused in, so that a
+// layer is five kernels: optionally RMSNorm of x first (norm != 0: x / rms(x) * norm_w),
+// then MODE_WRITE y[r] = s, MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU
+// y[r] = silu(s_r) * s_{r + rows} over a fused [gate | up] matrix of 2 rows rows.
+// Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item) and keeps a private copy of
+// the (normalised) input, read from its L1 cache for every row.
 kernel void matvec(global const WQ_T *wq, global const float *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
-                   const int accumulate) {
+                   const int mode, const int norm, global const float *norm_w, const float eps) {
     const int r0 = get_global_id(0) * rows_per_item;
     const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
     const int nb = cols / 32;
     global const float8 *x8 = (global const float8 *)x;
+    float8 xv[MAX_BLOCKS * 4];
+    if (norm) {
+        float8 ss = 0.0f;
+        for (int i = 0; i < nb * 4; i++) ss += x8[i] * x8[i];
+        const float scale = rsqrt(hsum8(ss) / cols + eps);
+        global const float8 *g8 = (global const float8 *)norm_w;
+        for (int i = 0; i < nb * 4; i++) xv[i] = x8[i] * scale * g8[i];
+    } else {
+        for (int i = 0; i < nb * 4; i++) xv[i] = x8[i];
+    }
 #if defined(WTYPE_Q4_1)
-    // sum_c (d q_c + m) x_c = d (q . x) + m sum(x): block sums of x are shared by all rows.
     float xs[MAX_BLOCKS];
-    for (int b = 0; b < nb; b++) xs[b] = hsum8(x8[4 * b] + x8[4 * b + 1] + x8[4 * b + 2] + x8[4 * b + 3]);
+    for (int b = 0; b < nb; b++) xs[b] = hsum8(xv[4 * b] + xv[4 * b + 1] + xv[4 * b + 2] + xv[4 * b + 3]);
 #endif
     for (int r = r0; r < r1; r++) {
-        float8 acc = 0.0f;
-#if defined(WTYPE_Q4_1)
-        float macc = 0.0f;
-        for (int b = 0; b < nb; b++) {
-            UNPACK_Q4(r, b)
-            const float8 t = q0 * x8[4 * b] + q1 * x8[4 * b + 1] + q2 * x8[4 * b + 2] + q3 * x8[4 * b + 3];
-            acc += t * dm.x;
-            macc += dm.y * xs[b];
+        float s;
+        ROW_DOT(r, s);
+        if (mode == MODE_SWIGLU) {
+            float u;
+            ROW_DOT(r + rows, u);
+            y[r] = s / (1.0f + exp(-s)) * u;
+        } else {
+            y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
         }
-        const float s = hsum8(acc) + macc;
-#elif defined(WTYPE_Q8_0)
-        for (int b = 0; b < nb; b++) {
-            UNPACK_Q8(r, b)
-            acc += (q0 * x8[4 * b] + q1 * x8[4 * b + 1] + q2 * x8[4 * b + 2] + q3 * x8[4 * b + 3]) * d;
-        }
-        const float s = hsum8(acc);
-#else
-        float8 w0, w1, w2, w3;
-        for (int b = 0; b < nb; b++) {
-            LOAD_BLOCK(r, b);
-            acc += DOT_BLOCK(x + b * 32);
-        }
-        const float s = hsum8(acc);
-#endif
-        y[r] = accumulate ? y[r] + s : s;
     }
 }
 
@@ -254,6 +291,73 @@ kernel void attention(global const float *qkv, global const float *k_cache,
         }
     }
     global float8 *op = (global float8 *)(out + (size_t)t * heads * HD + h * HD);
+    const float inv = 1.0f / l;
+#pragma unroll
+    for (int i = 0; i < HD / 8; i++) op[i] = acc[i] * inv;
+}
+
+inline float8 rope8(const float8 a, global const float *cs, const int k) {
+    // pairs 4k..4k+3 of a head: (a[2i], a[2i+1]) rotated by angle_i; cs = cos[HD/2] | sin[HD/2]
+    const float4 c = *(global const float4 *)(cs + 4 * k);
+    const float4 s = *(global const float4 *)(cs + HD / 2 + 4 * k);
+    const float4 e = a.even * c - a.odd * s;
+    const float4 o = a.even * s + a.odd * c;
+    return (float8)(e.s0, o.s0, e.s1, o.s1, e.s2, o.s2, e.s3, o.s3);
+}
+
+// Decode attention for one token with RoPE and the cache write fused in: work-item h ropes
+// its query head and its KV head's key, writes key and value at position pos (the work-items
+// of one KV head write identical values, so whichever lands last is right, and each reads
+// back its own write), then attends over positions 0..pos as attention() does.
+kernel void attention_decode(global const float *qkv, global const float *rope, global float *k_cache,
+                             global float *v_cache, global float *out, global const int *state,
+                             const int heads, const int kv_heads, const int ctx, const float scale) {
+    const int h = get_global_id(0);
+    const int pos = state[0];
+    const int n = pos + 1;
+    const int kvh = h / (heads / kv_heads);
+    global const float8 *qp = (global const float8 *)(qkv + h * HD);
+    global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
+    global const float8 *vs = (global const float8 *)(qkv + (heads + kv_heads + kvh) * HD);
+    global float8 *kw = (global float8 *)(k_cache + ((size_t)kvh * (ctx + 8) + pos) * HD);
+    global float8 *vw = (global float8 *)(v_cache + ((size_t)kvh * (ctx + 8) + pos) * HD);
+    float8 q[HD / 8], acc[HD / 8];
+#pragma unroll
+    for (int i = 0; i < HD / 8; i++) {
+        q[i] = rope8(qp[i], rope, i) * scale;
+        kw[i] = rope8(ks[i], rope, i);
+        vw[i] = vs[i];
+        acc[i] = 0.0f;
+    }
+    float m = -1e30f, l = 0.0f;
+    global const float8 *kp = (global const float8 *)(k_cache + (size_t)kvh * (ctx + 8) * HD);
+    global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * (ctx + 8) * HD);
+    for (int j0 = 0; j0 < n; j0 += 8) {
+        f8u s;
+#pragma unroll
+        for (int jj = 0; jj < 8; jj++) {
+            float8 d = 0.0f;
+#pragma unroll
+            for (int i = 0; i < HD / 8; i++) d += q[i] * kp[(size_t)(j0 + jj) * (HD / 8) + i];
+            s.a[jj] = j0 + jj < n ? hsum8(d) : -1e30f;
+        }
+        float mx = m;
+#pragma unroll
+        for (int jj = 0; jj < 8; jj++) mx = s.a[jj] > mx ? s.a[jj] : mx;
+        const float c = exp(m - mx);
+        f8u p;
+        p.v = exp(s.v - (float8)mx);
+        m = mx;
+        l = l * c + hsum8(p.v);
+#pragma unroll
+        for (int i = 0; i < HD / 8; i++) {
+            float8 a = acc[i] * c;
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) a += p.a[jj] * vp[(size_t)(j0 + jj) * (HD / 8) + i];
+            acc[i] = a;
+        }
+    }
+    global float8 *op = (global float8 *)(out + h * HD);
     const float inv = 1.0f / l;
 #pragma unroll
     for (int i = 0; i < HD / 8; i++) op[i] = acc[i] * inv;

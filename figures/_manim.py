@@ -389,6 +389,74 @@ def still_scene_base():
 _StillScene = None
 
 
+ANIMATION_MAX_SCALE = 1.5   # device px per CSS px for video: 2x would quadruple the bytes
+ANIMATION_FPS = {"full": 24, "medium": 24, "low": 8}
+
+
+def render_animation(scene_cls, scene_args: dict, out_dir: pathlib.Path, *, canvas: Canvas,
+                     theme: str = "dark", quality: str | None = None, stem: str = "animation") -> dict:
+    """Render an animated Scene to `stem`.mp4 (H.264) and its last frame to `stem`-poster.webp.
+
+    Returns {"video": name, "poster": name, "seconds": duration}. One theme only: a video
+    reads as a player on either page.
+    """
+    import glob
+    import shutil
+
+    from manim import tempconfig
+
+    name = quality_name(quality)
+    scale = min(QUALITIES[name], ANIMATION_MAX_SCALE)
+    palette = THEMES[theme]
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="tokenwalk-manim-video-") as media:
+        conf = {
+            # even sizes: H.264 in yuv420p needs them
+            "pixel_width": 2 * round(canvas.width_px * scale / 2),
+            "pixel_height": 2 * round(canvas.height_px * scale / 2),
+            "frame_width": canvas.frame_width,
+            "frame_height": canvas.frame_height,
+            "frame_rate": ANIMATION_FPS[name],
+            "background_color": palette["bg"],
+            "background_opacity": 1.0,
+            "media_dir": media,
+            "disable_caching": True,
+            "write_to_movie": True,
+            "format": "mp4",
+            "output_file": stem,
+            "verbosity": "WARNING",
+            "progress_bar": "none",
+        }
+        with tempconfig(conf):
+            scene = scene_cls(inputs=scene_args, palette=palette, canvas=canvas)
+            scene.render()
+            last = scene.renderer.get_frame()
+            seconds = scene.renderer.time
+        found = glob.glob(os.path.join(media, "videos", "**", f"{stem}.mp4"), recursive=True)
+        if not found:
+            raise RuntimeError(f"{scene_cls.__qualname__}: Manim wrote no {stem}.mp4")
+        shutil.copyfile(found[0], out_dir / f"{stem}.mp4")
+    from PIL import Image
+    save_webp(Image.fromarray(last).convert("RGB"), out_dir / f"{stem}-poster.webp")
+    return {"video": f"{stem}.mp4", "poster": f"{stem}-poster.webp", "seconds": seconds}
+
+
+def video_html(fig_id: str, files: dict, canvas: Canvas, label: str, summary: str) -> str:
+    """A closed <details> holding the <video>: nothing of the video loads until the reader
+    opens it and presses play (preload="none"); the poster is its last frame."""
+    base = f"figures/{fig_id}/"
+    q = html.escape
+    w, h = canvas.width_px, canvas.height_px
+    return (
+        f'<details class="manim-animation"><summary>{q(summary)}</summary>'
+        f'<video controls preload="none" playsinline muted width="{w}" height="{h}" '
+        f'poster="{q(base + files["poster"])}" aria-label="{q(label)}">'
+        f'<source src="{q(base + files["video"])}" type="video/mp4">'
+        f'{q(label)}</video></details>'
+    )
+
+
 def picture_html(fig_id: str, files: dict[str, str], canvas: Canvas, alt: str) -> str:
     """The <picture> for a light/dark pair, sized in CSS px so the page does not jump.
 

@@ -1,6 +1,7 @@
 """Figure 8, kv-cache: the KV cache in GPT-3's sizes, one column per token, one row per layer.
 
-A Manim still. Each cell holds a key and a value (for every head of that layer). The
+A Manim still (plus an optional short animation, in a closed <details>, that loads nothing
+until the reader opens it: the new column climbing the layers). Each cell holds a key and a value (for every head of that layer). The
 columns of earlier tokens are stored and never change; only the new token's column is
 computed in this step. White lines show the induction over layers (a token at layer 2
 read only tokens up to itself at layer 1); arcs show the new query reading the keys of
@@ -197,12 +198,109 @@ def _scene_class():
     return KVCacheScene
 
 
+ANIMATION_CANVAS = Canvas(640, 424)
+
+
+def _animation_class():
+    """The optional animation: the new token's column climbs the layers, then is stored."""
+    from manim import ArcBetweenPoints, Create, FadeIn, FadeOut
+
+    StillScene = _manim.still_scene_base()
+
+    class KVGrowthAnimation(StillScene):
+        TEXT = 21
+        SMALL = 19
+        GRID_X = 118
+        COL_W = 62
+        ROW_H = 58
+        CELL_W, CELL_H = 22, 38
+
+        def cell(self, cx, cy, fill):
+            """A key and a value side by side; returns them (already added)."""
+            w, h = self.CELL_W, self.CELL_H
+            return [self.rect(cx + dx - w / 2, cy - h / 2, w, h, fill=fill, radius_px=4)
+                    for dx in (-w / 2 - 2, w / 2 + 2)]
+
+        def construct(self):
+            n = self.inputs
+            layers = fmt_int(n["layers"])
+            t = len(n["tokens"])
+            gx, cw, rh = self.GRID_X, self.COL_W, self.ROW_H
+            col_x = [gx + cw * (i + 0.5) for i in range(t + 1)]
+            labels = [layers, "⋮", "3", "2", "1"]  # top-down
+            y0 = 92
+            row_y = {lab: y0 + rh * (i + 0.5) for i, lab in enumerate(labels)}
+            title = self.t(f"token {t} climbs the {layers} layers", self.TEXT, x=16, y=26, anchor="left")
+            sub = self.t("at each layer its query reads that layer's keys", self.SMALL, "muted",
+                         x=16, y=54, anchor="left")
+            for lab, cy in row_y.items():
+                if lab != "⋮":
+                    self.t(f"layer {lab}", self.SMALL, "muted", x=gx - 12, y=cy, anchor="right")
+                for i in range(t - 1):
+                    if lab == "⋮":
+                        self.t("⋮", self.TEXT, "muted", x=col_x[i], y=cy)
+                    else:
+                        self.cell(col_x[i], cy, "cell_old")
+            y_tok = y0 + rh * len(labels) + 18
+            for i in range(t):
+                self.t(str(i + 1), self.SMALL, "accent" if i == t - 1 else "muted", x=col_x[i], y=y_tok)
+            new_x = col_x[t - 1]
+            marker = self.rect(new_x - cw / 2 + 3, row_y["1"] - rh / 2 + 3, cw - 6, rh - 6, fill=None,
+                               stroke="accent", stroke_px=3, radius_px=8)
+            self.wait(0.4)
+            new_cells = []
+            kx = -self.CELL_W / 2 - 2
+            for lab in reversed(labels):
+                cy = row_y[lab]
+                self.play(marker.animate.move_to(self.canvas.at(new_x, cy)), run_time=0.35)
+                if lab == "⋮":
+                    dots = self.t("⋮", self.TEXT, "accent", x=new_x, y=cy)
+                    self.remove(dots)
+                    self.play(FadeIn(dots), run_time=0.2)
+                    continue
+                arcs = []
+                for i in range(t - 1):
+                    arc = ArcBetweenPoints(self.canvas.at(new_x - cw / 2 + 6, cy - self.CELL_H / 2),
+                                           self.canvas.at(col_x[i] + kx, cy - self.CELL_H / 2), angle=0.8)
+                    arc.set_stroke(self.c["accent"], width=2 * _manim.STROKE_PER_PX)
+                    arcs.append(arc)
+                self.play(*[Create(a) for a in arcs], run_time=0.4)
+                cells = self.cell(new_x, cy, "accent")
+                self.remove(*cells)
+                new_cells += cells
+                self.play(FadeIn(*cells), FadeOut(*arcs), run_time=0.3)
+            self.wait(0.3)
+            # stored: the column joins the cache, the next token's slot opens
+            self.play(*[c.animate.set_fill(self.c["cell_old"]) for c in new_cells], FadeOut(marker),
+                      dots.animate.set_color(self.c["muted"]), run_time=0.5)
+            slot = self.rect(col_x[t] - cw / 2 + 3, y0 + 3, cw - 6, rh * len(labels) - 6, fill=None,
+                             stroke="muted", stroke_px=1.5, radius_px=8, dashed=True)
+            nxt = self.t(str(t + 1), self.SMALL, "muted", x=col_x[t], y=y_tok)
+            self.remove(slot, nxt)
+            note = self.t(f"stored for good; token {t + 1} comes next", self.SMALL, "accent",
+                          x=16, y=54, anchor="left")
+            self.remove(note)
+            self.play(FadeIn(slot), FadeIn(nxt), FadeOut(sub), FadeIn(note), run_time=0.5)
+            self.wait(1.0)
+            del title
+
+    return KVGrowthAnimation
+
+
 def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
     """Render the light and dark stills into `out`; return the <picture> for the page.
 
     quality: "full" (2 device px per CSS px, the build), "medium" or "low" (tests);
     default: the one inputs() chose.
     """
-    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS,
-                                   quality=quality or inputs.get("quality"), stem=ID)
-    return _manim.picture_html(ID, files, CANVAS, alt(inputs))
+    quality = quality or inputs.get("quality")
+    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS, quality=quality, stem=ID)
+    video = _manim.render_animation(_animation_class(), inputs, out, canvas=ANIMATION_CANVAS,
+                                    quality=quality, stem=f"{ID}-animation")
+    t = len(inputs["tokens"])
+    label = (f"Animation, GPT-3's real sizes: token {t}'s column climbs layer by layer; at each layer "
+             f"its query reads the keys of tokens 1 to {t - 1}, then its key and value join the cache "
+             f"and stay there.")
+    return (_manim.picture_html(ID, files, CANVAS, alt(inputs))
+            + _manim.video_html(ID, video, ANIMATION_CANVAS, label,
+                                f"Play: the new column climbing the layers ({video['seconds']:.0f} s, no sound)"))

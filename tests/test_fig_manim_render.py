@@ -47,6 +47,13 @@ def test_renders_light_and_dark_at_low_quality(name, tmp_path):
 
     # the HTML: a <picture> with the dark <source>, the light <img>, CSS sizes and alt
     assert html.startswith("<picture")
+    if name == "kv_cache":  # and its optional animation: nothing loads until played
+        video = re.search(r"<video [^>]*>", html).group(0)
+        assert 'preload="none"' in video
+        assert (tmp_path / f"{m.ID}-animation.mp4").stat().st_size > 1000
+        assert (tmp_path / f"{m.ID}-animation-poster.webp").is_file()
+        assert f'width="{m.ANIMATION_CANVAS.width_px}"' in video
+        assert html.index("<video") > html.index("<details")
     assert re.search(r'<source[^>]*media="\(prefers-color-scheme: dark\)"[^>]*srcset="figures/%s/%s"'
                      % (m.ID, files["dark"].name), html)
     img = re.search(r"<img [^>]*>", html).group(0)

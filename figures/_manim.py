@@ -101,11 +101,6 @@ def quality_scale(quality: str | None) -> float:
     return QUALITIES[quality_name(quality)]
 
 
-def manim_version() -> str:
-    import manim
-    return manim.__version__
-
-
 @dataclass
 class Canvas:
     """Pixel geometry of one still: CSS size and the mapping to Manim units."""

@@ -215,7 +215,7 @@ def softmaxes_per_step(spec) -> int:
 
 
 def _scene_image(scene_cls, scene_args: dict, theme: str, canvas: Canvas, scale: float):
-    """Construct `scene_cls(inputs=..., theme=..., canvas=...)` and return its frame (PIL RGBA)."""
+    """Construct `scene_cls(inputs=..., palette=..., canvas=...)`, draw it, return the frame (PIL RGB)."""
     from manim import tempconfig
 
     palette = THEMES[theme]

@@ -1,0 +1,46 @@
+"""Figure 24, lifecycle: Ollama's five states; load 55 s cold (measured); keep_alive 5 min by default."""
+
+import pytest
+
+from figures import lifecycle
+from schematics_svg import NS, check_phone_legible, render, words
+from tokenwalk.data_refs import resolve
+
+
+@pytest.fixture(scope="module")
+def fig(tmp_path_factory):
+    return render(lifecycle, tmp_path_factory.mktemp("lifecycle"))
+
+
+def test_fig24_numbers_come_from_the_data_files(fig):
+    n, _, _ = fig
+    assert n["cold_load_s"] == resolve({"from": "measurements/laptop.json", "key": "cold_load_s"}) == 55
+    assert n["keep_alive_min"] == resolve({"from": "cited/article.json", "key": "ollama_keep_alive_default_min"}) == 5
+    assert n["model"] == "qwen3.6-35b-a3b" and round(n["weights_bytes"] / 1e9, 1) == 21.7
+
+
+def test_fig24_five_states_and_labels(fig):
+    _, _, root = fig
+    assert [g.get("data-state") for g in root.findall(".//svg:g[@class='state']", NS)] == \
+        ["pull", "load", "serve", "idle", "unload"]
+    text = words(root)
+    for label in ("55 s cold", "keep_alive", "5 min default", "loads it again: 55 s", "every 3 min", "always loaded",
+                  "every 10 min", "first waits 55 s", "21.7 GB"):
+        assert label in text, label
+
+
+def test_fig24_follows_the_measurement(tmp_path):
+    n = dict(lifecycle.inputs(), cold_load_s=40, keep_alive_min=30)
+    _, _, root = render(lifecycle, tmp_path, n)
+    text = words(root)
+    assert "40 s cold" in text and "30 min default" in text
+    # with keep_alive 30 min both rhythms find the model loaded
+    assert "first waits" not in text
+
+
+def test_fig24_alt_and_phone(fig):
+    n, _, root = fig
+    alt = lifecycle.alt(n)
+    for part in ("Qwen3.6 35B-A3B", "laptop", "55 s cold", "5 minutes by default", "pull", "unload"):
+        assert part in alt, part
+    check_phone_legible(root)

@@ -1,18 +1,12 @@
-"""Expected step times (timing model v1): the roofline divided by an efficiency per phase.
+"""Expected times of the walk's stages: the interface `tokenwalk.walk` uses.
 
-The roofline (`tokenwalk.roofline`) is a bound at spec-sheet maxima; real runs reach a
-share of it. Version 1 says how large a share with one factor per phase (decode,
-prefill, load), read from `data/timing_v1.json`:
-
-- on a machine with a measurement, the factor is calibrated on it: efficiency =
-  roofline time of the measured run / measured time (the laptop's 11.7 tok/s decode
-  against a roofline of about 70 tok/s gives about 0.17);
-- on any other machine, a default with its source (decode 0.74, the median of published
-  llama-bench runs; prefill 0.7).
-
-Decode and prefill now use the fitted timing model (`tokenwalk.timing_model`: per-backend
-bandwidth and compute efficiencies and a per-layer cost, fitted on published llama-bench
-runs, the laptop calibrated on its own measurements); load keeps the v1 factor.
+- Decode and prefill steps: the fitted timing model (`tokenwalk.timing_model`, fitted on
+  published llama-bench runs, per-backend bandwidth and compute efficiencies and a cost per
+  layer; the laptop calibrated on its own measurements).
+- Loading from disk: the file's bytes over the disk's bandwidth divided by a load
+  efficiency (`data/timing_load.json`): calibrated on a machine's measured cold load where
+  there is one (the laptop's 55 s), else the default (1.0, the disk's spec as a bound).
+- Template and tokenizer: CPU stages, negligible estimates with their sources.
 
 Units: seconds; tokens.
 """
@@ -21,15 +15,15 @@ from __future__ import annotations
 
 from .data_refs import read_data_json, resolve
 from .errors import TokenwalkError
-from .roofline import decode_step, memory_time_s, prefill_step
+from .roofline import memory_time_s
 from . import timing_model
 
 PHASES = ("decode", "prefill", "load")
 
 
 def timing_data() -> dict:
-    """The parsed `data/timing_v1.json` (defaults, CPU stages, calibrations)."""
-    return read_data_json("timing_v1.json")
+    """The parsed `data/timing_load.json` (load default and calibrations, CPU stages)."""
+    return read_data_json("timing_load.json")
 
 
 def decode_step_s(model, machine, context_tokens: int, users: int = 1, kv_type: str = "f16") -> float:
@@ -61,12 +55,12 @@ def load_s(model, machine) -> float:
 
 
 def tokenize_s(tokens: int) -> float:
-    """Seconds to cut `tokens` tokens from text (an estimate, see timing_v1.json)."""
+    """Seconds to cut `tokens` tokens from text (an estimate, see timing_load.json)."""
     return tokens / float(timing_data()["cpu_stages"]["tokenize_tokens_per_s"]["value"])
 
 
 def template_s() -> float:
-    """Seconds to fill the chat template (negligible, see timing_v1.json)."""
+    """Seconds to fill the chat template (negligible, see timing_load.json)."""
     return float(timing_data()["cpu_stages"]["template_s"]["value"])
 
 
@@ -87,22 +81,22 @@ def disk_bandwidth_gbs(machine) -> float:
 def efficiency(machine, phase: str) -> float:
     """Share of the roofline a phase reaches on `machine` (0 < e <= 1 in practice).
 
-    Calibrated on the machine's measurement in timing_v1.json when there is one (matched
-    by machine name), else the phase's default.
+    Decode: the fitted share of the spec bandwidth; prefill: of the FP16 peak; load: the
+    calibration on the machine's measured cold load (matched by name) or the default.
     """
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
-    if phase != "load":  # fitted model: its share of the spec bandwidth (decode) or FP16 peak (prefill)
+    if phase != "load":
         coeffs = timing_model.coefficients(machine)
         return coeffs.bandwidth_efficiency if phase == "decode" else coeffs.compute_efficiency
     name = getattr(machine, "name", None)
-    calibration = timing_data().get("calibrations", {}).get(name, {}).get(phase)
+    calibration = timing_data().get("calibrations", {}).get(name, {}).get("load")
     if calibration is None:
-        return float(timing_data()["defaults"][phase]["value"])
-    key = (name, phase, machine.bandwidth_gbs, machine.fp16_tflops, getattr(machine, "disk_gbs", None))
+        return float(timing_data()["defaults"]["load"]["value"])
+    key = (name, machine.bandwidth_gbs, getattr(machine, "disk_gbs", None))
     if key not in _CALIBRATED:
         # Keyed on the machine's numbers too, so an edited spec recalibrates.
-        _CALIBRATED[key] = _calibrate(machine, calibration, phase)
+        _CALIBRATED[key] = _calibrate_load(machine, calibration)
     return _CALIBRATED[key]
 
 
@@ -119,28 +113,14 @@ def efficiencies(machine) -> dict:
 _CALIBRATED: dict = {}
 
 
-def _calibrate(machine, entry: dict, phase: str) -> float:
-    """Roofline time of the measured run / its measured time."""
+def _calibrate_load(machine, entry: dict) -> float:
+    """Roofline time of the measured cold load (file bytes / disk bandwidth) / its measured time."""
     from .model_spec import load_model
 
     model = load_model(entry["model"])
-    where = f"timing_v1.json calibrations.{machine.name}.{phase}"
-    if phase == "decode":
-        roofline_s = decode_step(model, machine, int(resolve(entry.get("context_tokens", 0), where))).step_s
-        measured_s = 1.0 / float(resolve(entry["measured_tok_s"], where))
-    elif phase == "prefill":
-        prompt = int(resolve(entry["prompt_tokens"], where))
-        chunk = int(resolve(entry.get("chunk_tokens"), where) or prompt)
-        roofline_s, done = 0.0, 0
-        while done < prompt:
-            n = min(chunk, prompt - done)
-            roofline_s += prefill_step(model, machine, n, done).step_s
-            done += n
-        measured_s = prompt / float(resolve(entry["measured_tok_s"], where))
-    else:
-        roofline_s = memory_time_s(model.size_bytes, disk_bandwidth_gbs(machine))
-        measured_s = float(resolve(entry["measured_s"], where))
-    return roofline_s / measured_s
+    where = f"timing_load.json calibrations.{machine.name}.load"
+    roofline_s = memory_time_s(model.size_bytes, disk_bandwidth_gbs(machine))
+    return roofline_s / float(resolve(entry["measured_s"], where))
 
 
 def _field(obj, key):

@@ -16,8 +16,9 @@ prefill in chunks, decode token by token with the KV cache growing, stop. Prints
 stage's time, bytes and bound (disk, cpu, memory or compute) and the three numbers a
 user feels: load time, time to first token (prefill tok/s) and decode tok/s.
 
-Times are the roofline at spec-sheet maxima divided by an efficiency per phase
-(calibrated on the laptop's measurements; defaults elsewhere), so they are estimates.
+Decode and prefill times come from the timing model fitted on published llama-bench
+runs (`tokenwalk validate` prints its error); load is the file over the disk's
+bandwidth, calibrated on the laptop's measured cold load. They are estimates.
 
 MODEL is a preset name, a .gguf file (header only is read) or a .json model spec;
 MACHINE is a preset name or a .json machine spec.

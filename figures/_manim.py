@@ -202,16 +202,10 @@ def gpt3_sizes(name: str = "gpt3-175b") -> dict:
 
 
 def softmaxes_per_step(spec) -> int:
-    """Attention softmaxes in one decode step (one per layer and per query head).
+    """Attention softmaxes in one decode step, asked of tokenwalk."""
+    from tokenwalk.attention import softmaxes_per_decode_step
 
-    Asked of tokenwalk.attention.softmaxes_per_decode_step; the fallback below is a
-    TEMPORARY stand-in until that function lands (remove it then).
-    """
-    from tokenwalk import attention
-    fn = getattr(attention, "softmaxes_per_decode_step", None)
-    if fn is not None:
-        return int(fn(spec))
-    return int(spec.layers) * int(spec.head_count)
+    return int(softmaxes_per_decode_step(spec))
 
 
 def _scene_image(scene_cls, scene_args: dict, theme: str, canvas: Canvas, scale: float):

@@ -120,3 +120,11 @@ def test_fig6_rows_only_grow_nothing_above_changes():
 def test_causal_weights_rejects_a_row_of_the_wrong_length():
     with pytest.raises(ValueError, match="row 2"):
         causal_weights([[0.0], [0.0, 1.0, 2.0]])
+
+
+def test_figure_8_gpt3_softmaxes_per_decode_step_is_9216():
+    """Figure 8 (kv-cache): 96 layers x 96 heads = 9,216 softmaxes in one decode step."""
+    from tokenwalk.attention import softmaxes_per_decode_step
+    from tokenwalk.model_spec import load_model
+
+    assert softmaxes_per_decode_step(load_model("gpt3-175b")) == 9216

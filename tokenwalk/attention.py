@@ -123,3 +123,11 @@ def toy_causal_grid(name: str = "causal_mask") -> dict:
         "scores": data["scores"],
         "weights": causal_weights(data["scores"]),
     }
+
+
+def softmaxes_per_decode_step(model) -> int:
+    """Attention softmaxes in one decode step: one per query head in every layer that
+    attends over the cache (GPT-3: 96 layers x 96 heads = 9,216; figure 8)."""
+    from .kv_cache import kv_layers
+
+    return kv_layers(model) * int(model.head_count)

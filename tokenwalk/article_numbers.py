@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -114,6 +113,8 @@ def _shortened_chat_text(text: str, history: str, keep_head: int = 8, keep_tail:
 # ----------------------------------------------------------------- groups of names
 
 def _request_group(n: dict, request_dir: Path) -> None:
+    from .chunked_prefill import chunk_count
+
     cfg = _request_config(request_dir)
     t = _request_tokens(str(request_dir))
     n["request_model"] = cfg["model"]
@@ -134,7 +135,7 @@ def _request_group(n: dict, request_dir: Path) -> None:
     n["chat_template_text"] = _shortened_chat_text(t["chat_text"], t["history"])
     n["chat_template_full_text"] = t["chat_text"]
     n["chat_template_source"] = t["template_source"]
-    n["request_prefill_chunks"] = math.ceil(n["request_prompt_tokens"] / n["request_chunk_tokens"])
+    n["request_prefill_chunks"] = chunk_count(n["request_prompt_tokens"], n["request_chunk_tokens"])
     # Without a KV cache each new token reruns the network over everything before it.
     p, o = n["request_prompt_tokens"], n["request_output_tokens"]
     n["no_cache_token_passes_m"] = sum(p + i + 1 for i in range(o)) / 1e6

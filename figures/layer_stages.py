@@ -29,6 +29,8 @@ STAGES = (
 )
 
 NOTE = {"style": "font-size:13px"}
+WIDTH = 440  # a list of names: narrow, so it reads on a phone
+MAX_CSS_PX = 520  # and stops growing on a wide column
 
 
 def _text_with_subscripts(svg, x, y, label: str, parent):
@@ -77,44 +79,49 @@ def inputs() -> dict:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
+    """A narrow drawing (440 units, capped at MAX_CSS_PX on wide screens): the stage's name on
+    one line, what it reads on the next, so the text reads at about 11 px on a 360 px phone."""
     from figures._svg import Svg
 
     stages = inputs["stages"]
-    width, top, row_h = 640, 58, 38
-    name_x, tag_x, kv_x, flash_x = 56, 298, 414, 518
-    height = top + row_h * len(stages) + 62
+    width, top, row_h = WIDTH, 58, 50
+    num_x, name_x, flash_x = 20, 42, 318
+    height = top + row_h * len(stages) + 56
     svg = Svg(width, height, title="The eight kernels of one layer", desc=alt(inputs), id_prefix=ID)
-    svg.text(16, 20, f"one layer of the dense 7B (pre-norm), run {inputs['layers']} times in a row", "label bold")
-    svg.text(16, 42, "each stage is one kernel; inside it, every token and every head at once", "note", **NOTE)
+    svg.root.set("style", f"max-width:{MAX_CSS_PX}px;margin:0 auto")
+    svg.text(4, 18, f"one layer of the dense 7B (pre-norm),", "label bold")
+    svg.text(4, 38, f"run {inputs['layers']} times in a row; one kernel per stage", "label bold")
     # The order: a line down through the numbers.
-    svg.line(28, top + row_h / 2, 28, top + row_h * (len(stages) - 0.5), "stroke-grid", stroke_width=2)
+    svg.line(num_x, top + 15, num_x, top + row_h * (len(stages) - 1) + 15, "stroke-grid", stroke_width=2)
     fused = [i for i, s in enumerate(stages) if s["fused"]]
     if fused:
-        y0, y1 = top + fused[0] * row_h + 3, top + (fused[-1] + 1) * row_h - 3
-        svg.rect(8, y0, flash_x - 14, y1 - y0, "stroke-accent", rx=6, stroke_dasharray="5 4", stroke_width=1.5)
+        y0, y1 = top + fused[0] * row_h - 4, top + (fused[-1] + 1) * row_h - 3
+        svg.rect(2, y0, flash_x - 6, y1 - y0, "stroke-accent", rx=6, stroke_dasharray="5 4", stroke_width=1.5)
         svg.path(f"M{flash_x} {y0} h8 V{y1} h-8", "stroke-accent", stroke_width=1.5)
         ym = (y0 + y1) / 2
-        svg.text(flash_x + 14, ym - 3, "FlashAttention", "label", **NOTE)
-        svg.text(flash_x + 14, ym + 16, "= one kernel", "note", **NOTE)
+        svg.text(flash_x + 14, ym - 12, "Flash-", "label", **NOTE)
+        svg.text(flash_x + 14, ym + 5, "Attention:", "label", **NOTE)
+        svg.text(flash_x + 14, ym + 22, "one kernel", "note", **NOTE)
     for i, s in enumerate(stages):
         y = top + i * row_h
-        cy = y + row_h / 2
         g = svg.group("stage", **{"data-stage": i + 1, "data-reads-weights": str(s["reads_weights"]).lower(),
                                   "data-reads-kv": str(s["reads_kv_in_decode"]).lower()})
-        svg.circle(28, cy, 12, "bg", parent=g)
-        svg.circle(28, cy, 12, "stroke-bus" if s["reads_weights"] else "stroke-compute", parent=g, stroke_width=2)
-        svg.text(28, cy + 5, str(i + 1), "label bold num", anchor="middle", parent=g)
-        _text_with_subscripts(svg, name_x, cy + 5, s["name"], g)
+        svg.circle(num_x, y + 15, 12, "bg", parent=g)
+        svg.circle(num_x, y + 15, 12, "stroke-bus" if s["reads_weights"] else "stroke-compute", parent=g,
+                   stroke_width=2)
+        svg.text(num_x, y + 20, str(i + 1), "label bold num", anchor="middle", parent=g)
+        _text_with_subscripts(svg, name_x, y + 20, s["name"], g)
+        ty = y + 27
         if s["reads_weights"]:
-            svg.rect(tag_x, cy - 11, 108, 22, "bus", parent=g, rx=11, fill_opacity=0.22)
-            svg.text(tag_x + 54, cy + 5, "reads weights", "label", anchor="middle", parent=g)
+            svg.rect(name_x, ty, 104, 16, "bus", parent=g, rx=8, fill_opacity=0.22)
+            svg.text(name_x + 52, ty + 13, "reads weights", "label", anchor="middle", parent=g, **NOTE)
         else:
-            svg.rect(tag_x, cy - 11, 108, 22, "compute", parent=g, rx=11, fill_opacity=0.22)
-            svg.text(tag_x + 54, cy + 5, "computes", "label", anchor="middle", parent=g)
+            svg.rect(name_x, ty, 104, 16, "compute", parent=g, rx=8, fill_opacity=0.22)
+            svg.text(name_x + 52, ty + 13, "computes", "label", anchor="middle", parent=g, **NOTE)
         if s["reads_kv_in_decode"]:
-            svg.rect(kv_x, cy - 11, 92, 22, "kv", parent=g, rx=11, fill_opacity=0.22)
-            svg.text(kv_x + 46, cy + 5, "+ KV cache*", "label", anchor="middle", parent=g)
-    y = top + row_h * len(stages) + 24
-    svg.text(16, y, "* in decode, the scores and the weighted sum also read the KV cache from HBM", "note", **NOTE)
-    svg.text(16, y + 22, "a pre-norm model also normalises once before stage 1", "note", **NOTE)
+            svg.rect(name_x + 112, ty, 150, 16, "kv", parent=g, rx=8, fill_opacity=0.22)
+            svg.text(name_x + 187, ty + 13, "+ KV cache in decode", "label", anchor="middle", parent=g, **NOTE)
+    y = top + row_h * len(stages) + 16
+    svg.text(4, y, "decode: stages 2 and 4 also read the KV cache", "note", **NOTE)
+    svg.text(4, y + 20, "pre-norm: one more normalisation before stage 1", "note", **NOTE)
     return svg.to_string()

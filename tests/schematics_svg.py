@@ -40,7 +40,13 @@ def check_phone_legible(root) -> None:
     _, _, width, _ = (float(v) for v in root.get("viewBox").split())
     assert width <= MAX_WIDTH
     for t in root.iter(f"{SVG}text"):
-        assert font_size(t) >= MIN_TEXT, ("".join(t.itertext()), font_size(t))
+        size = font_size(t)
+        assert size >= MIN_TEXT, ("".join(t.itertext()), size)
+        for span in t.iter(f"{SVG}tspan"):
+            own = "font-size" in (span.get("style") or "") or any(
+                c in CLASS_SIZES for c in (span.get("class") or "").split())
+            span_size = font_size(span) if own else size
+            assert span_size >= MIN_TEXT, ("".join(span.itertext()), span_size)
 
 
 def words(root) -> str:

@@ -22,6 +22,8 @@ WHEN = {"disk": "once, at load", "host": "once, at load", "vram": "at every step
 LINK = {"disk": "SSD read", "vram": "memory bus"}
 
 NOTE = {"style": "font-size:13px"}
+WIDTH = 440  # narrow, so its text reads on a phone
+MAX_CSS_PX = 520  # and stops growing on a wide column
 
 
 def _time(seconds: float) -> str:
@@ -78,31 +80,29 @@ def inputs() -> dict:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
+    """A narrow drawing (440 units, capped at MAX_CSS_PX): rungs on the left, each link's
+    bandwidth and time on the right, so the text reads at about 11 px on a 360 px phone."""
     from figures._svg import Svg
 
     rungs = inputs["rungs"]
     gb = inputs["weights_bytes"] / 1e9
-    width, box_h, gap, top = 640, 46, 50, 12
-    centre, link_x = 160, 312
-    widths = [296 - 26 * i for i in range(len(rungs))]  # narrower going down: larger above, not to scale
-    height = top + len(rungs) * box_h + (len(rungs) - 1) * gap + 12
+    width, box_h, gap, top = WIDTH, 46, 66, 4
+    centre, link_x = 100, 214
+    widths = [192 - 8 * i for i in range(len(rungs))]  # narrower going down: larger above, not to scale
+    height = top + len(rungs) * box_h + (len(rungs) - 1) * gap + 6
     svg = Svg(width, height, title="The memory ladder of an H100 server", desc=alt(inputs), id_prefix=ID)
+    svg.root.set("style", f"max-width:{MAX_CSS_PX}px;margin:0 auto")
     for i, rung in enumerate(rungs):
         y = top + i * (box_h + gap)
         memory, via = _split(rung["name"])
         w = widths[i]
         g = svg.group("rung", **{"data-role": rung["role"]})
-        on_chip = rung["bandwidth_gbs"] is None and i > 0 and rungs[i - 1]["bandwidth_gbs"] is None or \
-            rung["role"] in ("l2", "sm")
+        vram = rung["role"] == "vram"
         svg.rect(centre - w / 2, y, w, box_h, "free", parent=g, rx=6)
-        svg.rect(centre - w / 2, y, w, box_h, "stroke-bus" if rung["role"] == "vram" else "stroke-muted",
-                 parent=g, rx=6, stroke_width=2.5 if rung["role"] == "vram" else 1)
+        svg.rect(centre - w / 2, y, w, box_h, "stroke-bus" if vram else "stroke-muted", parent=g, rx=6,
+                 stroke_width=2.5 if vram else 1)
         svg.text(centre, y + 19, memory, "label bold", anchor="middle", parent=g)
-        detail = rung["capacity_label"]
-        if rung["role"] == "vram":
-            detail += " · the weights live here"
-        elif on_chip:
-            detail += " · on chip"
+        detail = rung["capacity_label"] + (" · the weights" if vram else "")
         svg.text(centre, y + 37, detail, "note", anchor="middle", parent=g, **NOTE)
         if i == len(rungs) - 1:
             continue
@@ -116,17 +116,18 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             svg.path(f"M{centre - 7} {y1 - 12} L{centre} {y1 - 3} L{centre + 7} {y1 - 12} Z",
                      "bus" if every_step else "muted", parent=link)
             name = via or LINK.get(rung["role"], "link")
-            svg.text(link_x, y0 + 21, f"{name} · {_bandwidth(rung['bandwidth_gbs'])}", "label", parent=link)
-            svg.text(link_x, y0 + 40, f"{gb:.0f} GB in {_time(rung['move_s'])} · {WHEN.get(rung['role'], '')}",
-                     "num bold" if every_step else "num", parent=link,
+            svg.text(link_x, y0 + 17, f"{name} · {_bandwidth(rung['bandwidth_gbs'])}", "label", parent=link)
+            svg.text(link_x, y0 + 36, f"{gb:.0f} GB in {_time(rung['move_s'])}", "label num bold", parent=link,
                      **{"data-move-s": f"{rung['move_s']:.6g}"})
+            svg.text(link_x, y0 + 54, WHEN.get(rung["role"], ""), "note", parent=link, **NOTE)
         else:
             svg.line(centre, y0 + 4, centre, y1 - 4, "stroke-grid", parent=link, stroke_width=2,
                      stroke_dasharray="3 4")
-            svg.text(link_x, y0 + 30, "tiles pass through; never the whole model", "note", parent=link, **NOTE)
+            svg.text(link_x, y0 + 26, "on chip: tiles pass through,", "note", parent=link, **NOTE)
+            svg.text(link_x, y0 + 44, "never the whole model", "note", parent=link, **NOTE)
         if rung["role"] == "host":
             # Where a file becomes a model in service.
-            ym = (y0 + y1) / 2
-            svg.line(8, ym, link_x - 16, ym, "stroke-accent", stroke_width=1.5, stroke_dasharray="6 4")
-            svg.text(10, ym - 6, "model loaded ↓", "note", **NOTE)
+            ym = (y0 + y1) / 2 + 4
+            svg.line(2, ym, link_x - 14, ym, "stroke-accent", stroke_width=1.5, stroke_dasharray="6 4")
+            svg.text(4, ym - 6, "loaded ↓", "note", **NOTE)
     return svg.to_string()

@@ -393,3 +393,46 @@ class Engine:
     def device_name(self) -> str:
         d = self.device
         return f"{d.name.strip()} ({d.platform.name.strip()}, {d.max_compute_units} compute units)"
+
+
+_ONCE: dict = {}
+
+
+def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None) -> np.ndarray:
+    """y = W x through the engine's kernels for one packed matrix: x of shape (cols,) runs the
+    decode matrix-vector kernel, x of shape (ntok, cols) the prefill matrix-matrix kernel.
+    For tests of every weight layout (context and programs are cached between calls)."""
+    cl = _cl()
+    if device not in _ONCE:
+        ctx = create_context(device)
+        _ONCE[device] = (ctx, cl.CommandQueue(ctx), {})
+    ctx, queue, programs = _ONCE[device]
+    opts = (f"-DWTYPE_{packed.kernel_type}", "-DHD=64", f"-DTT={TILE_TOKENS}",
+            f"-DMAX_BLOCKS={packed.cols // 32}", "-cl-fast-relaxed-math", "-cl-mad-enable")
+    if opts not in programs:
+        programs[opts] = cl.Program(ctx, KERNEL_SOURCE.read_text()).build(options=list(opts))
+    prg = programs[opts]
+    mf = cl.mem_flags
+    qs = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(packed.qs))
+    sc = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(packed.scales))
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    ntok = 1 if x.ndim == 1 else x.shape[0]
+    pad = math.ceil(ntok / TILE_TOKENS) * TILE_TOKENS
+    xp = np.zeros((pad, packed.cols), np.float32)
+    xp[:ntok] = x.reshape(ntok, packed.cols)
+    xb = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=xp)
+    y = np.zeros((ntok, packed.rows), np.float32)
+    yb = cl.Buffer(ctx, mf.READ_WRITE, size=y.nbytes)
+    rpi = max(1, math.ceil(packed.rows / 8))
+    if x.ndim == 1:
+        k = cl.Kernel(prg, "matvec")
+        k.set_args(qs, sc, xb, yb, np.int32(packed.rows), np.int32(packed.cols), np.int32(rpi),
+                   np.int32(MODE_WRITE), np.int32(0), xb, np.float32(0))
+        cl.enqueue_nd_range_kernel(queue, k, (math.ceil(packed.rows / rpi),), (1,))
+    else:
+        k = cl.Kernel(prg, "matmul")
+        k.set_args(qs, sc, xb, yb, np.int32(packed.rows), np.int32(packed.cols), np.int32(rpi), np.int32(0),
+                   np.int32(ntok))
+        cl.enqueue_nd_range_kernel(queue, k, (math.ceil(packed.rows / rpi), pad // TILE_TOKENS), (1, 1))
+    cl.enqueue_copy(queue, y, yb)
+    return y[0] if x.ndim == 1 else y

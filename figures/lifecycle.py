@@ -17,6 +17,8 @@ KIND = "S"
 RENDERER = "svg"
 
 NOTE = {"style": "font-size:13px"}
+WIDTH = 440  # states stacked: narrow, so the text reads on a phone
+MAX_CSS_PX = 520  # and stops growing on a wide column
 
 
 def alt(inputs: dict) -> str:
@@ -48,58 +50,62 @@ def inputs() -> dict:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
+    """The states top to bottom in a narrow drawing (440 units, capped at MAX_CSS_PX), the two
+    ways back on either side, so the text reads at about 11 px on a 360 px phone."""
     from figures._svg import Svg
 
     a = inputs
     load_s, keep = f"{a['cold_load_s']:g} s", f"{a['keep_alive_min']:g} min"
     states = [
-        ("pull", "1 · pull", ("once,", "network time"), "muted"),
-        ("load", "2 · load", (f"{load_s} cold,", "disk → memory"), "accent"),
-        ("serve", "3 · serve", ("prefill", "and decode"), "compute"),
-        ("idle", "4 · idle", ("holds", "its memory"), "bus"),
-        ("unload", "5 · unload", ("after", "keep_alive,", f"{keep} default"), "system"),
+        ("pull", "1 · pull", "once, network time", "muted"),
+        ("load", "2 · load", f"{load_s} cold, disk → memory", "accent"),
+        ("serve", "3 · serve", "prefill and decode", "compute"),
+        ("idle", "4 · idle", "holds its memory", "bus"),
+        ("unload", "5 · unload", f"after keep_alive ({keep} default)", "system"),
     ]
-    width, box_w, gap, x_start = 640, 116, 10, 10
-    box_y, box_h = 74, 100
-    height = 330
+    width, box_x, box_w, box_h, gap, top = WIDTH, 128, 224, 50, 22, 54
+    height = top + len(states) * (box_h + gap) + 50
     svg = Svg(width, height, title="A model's life in Ollama", desc=alt(a), id_prefix=ID)
-    svg.text(x_start, 20, f"{a['model_title']} in Ollama on the laptop ({a['weights_bytes'] / 1e9:.1f} GB)",
-             "label bold")
-    centres = []
-    for i, (key, name, lines, cls) in enumerate(states):
-        x = x_start + i * (box_w + gap)
-        centres.append(x + box_w / 2)
+    svg.root.set("style", f"max-width:{MAX_CSS_PX}px;margin:0 auto")
+    svg.text(4, 18, f"{a['model_title']} in Ollama", "label bold")
+    svg.text(4, 38, f"on the laptop ({a['weights_bytes'] / 1e9:.1f} GB of weights)", "label")
+    ys = []
+    cx = box_x + box_w / 2
+    for i, (key, name, line, cls) in enumerate(states):
+        y = top + i * (box_h + gap)
+        ys.append(y)
         g = svg.group("state", **{"data-state": key})
-        svg.rect(x, box_y, box_w, box_h, cls, parent=g, rx=8, fill_opacity=0.16)
-        svg.rect(x, box_y, box_w, box_h, f"stroke-{cls}" if cls != "system" else "stroke-muted", parent=g, rx=8,
+        svg.rect(box_x, y, box_w, box_h, cls, parent=g, rx=8, fill_opacity=0.16)
+        svg.rect(box_x, y, box_w, box_h, f"stroke-{cls}" if cls != "system" else "stroke-muted", parent=g, rx=8,
                  stroke_width=2)
-        svg.text(x + box_w / 2, box_y + 26, name, "label bold", anchor="middle", parent=g)
-        for k, line in enumerate(lines):
-            svg.text(x + box_w / 2, box_y + 50 + 18 * k, line, "note", anchor="middle", parent=g, **NOTE)
+        svg.text(cx, y + 21, name, "label bold", anchor="middle", parent=g)
+        svg.text(cx, y + 40, line, "label", anchor="middle", parent=g, **NOTE)
         if i:
-            # The arrow from the previous state.
-            ya = box_y + box_h / 2
-            svg.line(x - gap + 1, ya, x - 3, ya, "stroke-fg", stroke_width=1.5)
-            svg.path(f"M{x - 2} {ya} l-6 -4 v8 Z", "fg")
-    # idle -> serve: a request within keep_alive.
-    s, i_ = centres[2], centres[3]
-    svg.path(f"M{i_} {box_y - 2} C{i_} {box_y - 34} {s} {box_y - 34} {s} {box_y - 8}", "stroke-fg",
+            # The arrow down from the previous state.
+            svg.line(cx, y - gap + 1, cx, y - 4, "stroke-fg", stroke_width=1.5)
+            svg.path(f"M{cx} {y - 1} l-4 -7 h8 Z", "fg")
+    right, left = box_x + box_w, box_x
+    # idle -> serve, on the right: a request within keep_alive.
+    yi, ys_ = ys[3] + box_h / 2, ys[2] + box_h / 2
+    svg.path(f"M{right + 2} {yi} C{right + 36} {yi} {right + 36} {ys_} {right + 8} {ys_}", "stroke-fg",
              stroke_width=1.5)
-    svg.path(f"M{s} {box_y - 2} l-4 -7 h8 Z", "fg")
-    svg.text((s + i_) / 2, box_y - 32, "new request", "note", anchor="middle", **NOTE)
-    # unload -> load: the next request pays the load again.
-    u, l_ = centres[4], centres[1]
-    yb = box_y + box_h
-    svg.path(f"M{u} {yb + 2} C{u} {yb + 56} {l_} {yb + 56} {l_} {yb + 8}", "stroke-accent", stroke_width=1.8,
-             stroke_dasharray="6 4")
-    svg.path(f"M{l_} {yb + 2} l-4 7 h8 Z", "accent")
-    svg.text((u + l_) / 2, yb + 62, f"the next request loads it again: {load_s}", "label", anchor="middle",
-             **{"data-cold-load-s": f"{a['cold_load_s']:g}"})
+    svg.path(f"M{right + 2} {ys_} l7 -4 v8 Z", "fg")
+    svg.text(right + 34, (yi + ys_) / 2 - 4, "new", "note", **NOTE)
+    svg.text(right + 34, (yi + ys_) / 2 + 13, "request", "note", **NOTE)
+    # unload -> load, on the left: the next request pays the load again.
+    yu, yl = ys[4] + box_h / 2, ys[1] + box_h / 2
+    svg.path(f"M{left - 2} {yu} C{left - 44} {yu} {left - 44} {yl} {left - 8} {yl}", "stroke-accent",
+             stroke_width=1.8, stroke_dasharray="6 4")
+    svg.path(f"M{left - 2} {yl} l-7 -4 v8 Z", "accent")
+    mid = (yu + yl) / 2
+    label = svg.text(4, mid - 27, "the next", "label", **{"data-cold-load-s": f"{a['cold_load_s']:g}"}, **NOTE)
+    for word in ("request", "loads again:", f"{load_s}"):
+        svg._add("tspan", {"x": 4, "dy": 18}, label, word)
     # The two rhythms of the article.
-    y = yb + 104
+    y = top + len(states) * (box_h + gap) + 14
     for k, gap_min in enumerate((a["gap_short_min"], a["gap_long_min"])):
         stays = gap_min < a["keep_alive_min"]
-        verdict = "always loaded" if stays else f"each question first waits {load_s}"
-        svg.text(x_start, y + 24 * k, f"a question every {gap_min:g} min:", "label", **{"data-gap-min": f"{gap_min:g}"})
-        svg.text(x_start + 200, y + 24 * k, verdict, "label bold" if not stays else "label")
+        verdict = "always loaded" if stays else f"each question waits {load_s} first"
+        svg.text(4, y + 24 * k, f"a question every {gap_min:g} min:", "label", **{"data-gap-min": f"{gap_min:g}"})
+        svg.text(192, y + 24 * k, verdict, "label bold" if not stays else "label")
     return svg.to_string()

@@ -16,6 +16,8 @@ KIND = "S"
 RENDERER = "svg"
 
 NOTE = {"style": "font-size:13px"}
+WIDTH = 440  # narrow, so its text reads on a phone
+MAX_CSS_PX = 520  # and stops growing on a wide column
 
 
 def _short(ops: int) -> str:
@@ -52,50 +54,56 @@ def inputs() -> dict:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
+    """A narrow drawing (440 units, capped at MAX_CSS_PX): tile × tokens = operations on one line,
+    the count and its bar under it, so the text reads at about 11 px on a 360 px phone."""
     from figures._svg import Svg
 
     r = inputs["tile_rows"]
-    width, row_h, top, side = 640, 150, 8, 88
-    bar_x, bar_max = 330, 294
+    width, row_h, top, side = WIDTH, 196, 4, 84
+    bar_x, bar_max = 14, WIDTH - 28
     rows = [("decode", 1, inputs["ops_decode"]), ("prefill", inputs["prefill_tokens"], inputs["ops_prefill"])]
     px_per_op = bar_max / max(ops for _, _, ops in rows)
-    height = top + row_h * len(rows) + 30
+    height = top + row_h * len(rows) + 44
     svg = Svg(width, height, title="One weight tile, one token or many", desc=alt(inputs), id_prefix=ID)
+    svg.root.set("style", f"max-width:{MAX_CSS_PX}px;margin:0 auto")
     svg.root.set("data-px-per-mop", f"{px_per_op * 1e6:.6g}")
     for i, (phase, tokens, ops) in enumerate(rows):
         y = top + i * row_h
         g = svg.group("row", **{"data-phase": phase, "data-tokens": tokens})
-        svg.text(16, y + 18, f"{phase} · {tokens:,} token{'s' if tokens != 1 else ''}", "label bold", parent=g)
+        svg.text(4, y + 18, f"{phase} · {tokens:,} token{'s' if tokens != 1 else ''}", "label bold", parent=g)
         # The SM's shared memory holding the tile.
         ty = y + 34
-        svg.rect(16, ty - 6, side + 20, side + 12, "stroke-muted", parent=g, rx=4, stroke_dasharray="4 3")
-        svg.rect(26, ty, side, side, "bus", parent=g, fill_opacity=0.2, **{"data-part": "tile"})
-        svg.rect(26, ty, side, side, "stroke-bus", parent=g, stroke_width=2)
-        svg.text(26 + side / 2, ty + 24, "W", "label bold", anchor="middle", parent=g)
-        svg.text(26 + side / 2, ty + 49, f"{r} × {r}", "num", anchor="middle", parent=g)
-        svg.text(26 + side / 2, ty + 73, f"{inputs['tile_kb']:.0f} KB", "num", anchor="middle", parent=g)
-        svg.text(140, ty + side / 2 + 6, "×", "title", anchor="middle", parent=g)
+        svg.rect(4, ty - 6, side + 20, side + 12, "stroke-muted", parent=g, rx=4, stroke_dasharray="4 3")
+        svg.rect(14, ty, side, side, "bus", parent=g, fill_opacity=0.2, **{"data-part": "tile"})
+        svg.rect(14, ty, side, side, "stroke-bus", parent=g, stroke_width=2)
+        svg.text(14 + side / 2, ty + 24, "W", "label bold", anchor="middle", parent=g)
+        svg.text(14 + side / 2, ty + 48, f"{r} × {r}", "num", anchor="middle", parent=g)
+        svg.text(14 + side / 2, ty + 71, f"{inputs['tile_kb']:.0f} KB", "num", anchor="middle", parent=g)
+        svg.text(126, ty + side / 2 + 6, "×", "title", anchor="middle", parent=g)
         # The tokens that meet it: a lone column, or a block as wide as the tile.
-        tx = 158
+        tx = 142
         if tokens == 1:
             svg.rect(tx, ty, 10, side, "compute", parent=g, fill_opacity=0.55, **{"data-part": "tokens"})
             svg.rect(tx, ty, 10, side, "stroke-compute", parent=g, stroke_width=1.5)
-            svg.text(tx + 18, ty + side / 2 - 4, "one", "note", parent=g, **NOTE)
-            svg.text(tx + 18, ty + side / 2 + 14, "column", "note", parent=g, **NOTE)
+            svg.text(tx + 16, ty + side / 2 - 4, "one", "note", parent=g, **NOTE)
+            svg.text(tx + 16, ty + side / 2 + 14, "column", "note", parent=g, **NOTE)
+            eq_x = tx + 80
         else:
             svg.rect(tx, ty, side, side, "compute", parent=g, fill_opacity=0.3, **{"data-part": "tokens"})
             svg.rect(tx, ty, side, side, "stroke-compute", parent=g, stroke_width=1.5)
             svg.text(tx + side / 2, ty + 40, f"{tokens}", "label bold", anchor="middle", parent=g)
             svg.text(tx + side / 2, ty + 60, "tokens", "note", anchor="middle", parent=g, **NOTE)
-        svg.text(bar_x - 18, ty + side / 2 + 6, "=", "title", anchor="middle", parent=g)
-        # The operations, in words and as a bar to scale.
-        svg.text(bar_x, ty + 22, f"{_short(ops)} operations", "title", parent=g)
-        svg.text(bar_x, ty + 42, f"2 × {r} × {r} × {tokens:,} = {ops:,}", "note num", parent=g, **NOTE)
-        svg.rect(bar_x, ty + 56, ops * px_per_op, 16, "compute", parent=g,
+            eq_x = tx + side + 16
+        svg.text(eq_x, ty + side / 2 + 6, "=", "title", anchor="middle", parent=g)
+        svg.text(eq_x + 16, ty + side / 2 + 6, f"{_short(ops)} operations", "title", parent=g)
+        # The count in full, and the operations as a bar to scale.
+        by = ty + side + 12
+        svg.text(bar_x, by + 14, f"2 × {r} × {r} × {tokens:,} = {ops:,}", "note num", parent=g, **NOTE)
+        svg.rect(bar_x, by + 24, ops * px_per_op, 16, "compute", parent=g,
                  **{"data-part": "ops-bar", "data-ops": ops})
         if ops * px_per_op < 20:
-            svg.text(bar_x + ops * px_per_op + 6, ty + 69, "← a sliver at this scale", "note", parent=g, **NOTE)
-    y = top + row_h * len(rows) + 14
-    svg.text(16, y, f"dashed: one SM's shared memory, {inputs['shared_kb']:.0f} KB · the tile's trip costs the same "
-                    "in both rows", "note", **NOTE)
+            svg.text(bar_x + ops * px_per_op + 6, by + 37, "← a sliver at this scale", "note", parent=g, **NOTE)
+    y = top + row_h * len(rows) + 8
+    svg.text(4, y, f"dashed: one SM's shared memory, {inputs['shared_kb']:.0f} KB", "note", **NOTE)
+    svg.text(4, y + 20, "the tile's trip costs the same in both rows", "note", **NOTE)
     return svg.to_string()

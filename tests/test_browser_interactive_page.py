@@ -1,0 +1,282 @@
+"""The three interactive pieces in the built article, in headless Chromium on localhost:
+the tokenizer (figure 1), the quantizer (figure 10) and TokenWalk, the simulator, running
+the tokenwalk core in the page through the site's own Pyodide.
+
+One page (one Pyodide boot) serves every test of this module, in order; the serving,
+the browser and the request watcher are test_browser_site's."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from build_support import ROOT, run_build
+from test_browser_site import SCREENSHOTS, Watched, browser, serve  # noqa: F401  (browser: the shared fixture)
+
+pytestmark = pytest.mark.browser
+
+SMOLLM2 = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+BOOT_MS = 120_000
+
+
+@pytest.fixture(scope="module")
+def article(tmp_path_factory):
+    """Base URL of the real article, built with the project's figure cache and served on localhost."""
+    if importlib.util.find_spec("tokenwalk.article_numbers") is None:
+        pytest.skip("tokenwalk/article_numbers.py is not written yet: the real article cannot build")
+    tmp = tmp_path_factory.mktemp("interactive")
+    result = run_build("--out", tmp / "site")
+    assert result.returncode == 0, result.stderr
+    server = serve(tmp / "site")
+    yield f"http://127.0.0.1:{server.server_port}/", tmp / "site"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def w(browser, article):  # noqa: F811
+    page = Watched(browser, article[0], viewport={"width": 1280, "height": 900})
+    yield page
+    page.close()
+
+
+def same_numbers(page_value, native_value, path="walk"):
+    """Equal, floats to the last bit when this Python sums like the page's.
+
+    The page runs Python 3.14 (Pyodide), whose sum() of floats is compensated (since
+    3.12); on an older interpreter the walk's sums may differ in the last bit, so floats
+    are then compared to 1e-12 relative. Everything else must be identical."""
+    if isinstance(native_value, float) and isinstance(page_value, (int, float)) and sys.version_info < (3, 12):
+        assert page_value == pytest.approx(native_value, rel=1e-12, abs=1e-15), path
+    elif isinstance(native_value, dict):
+        assert isinstance(page_value, dict) and page_value.keys() == native_value.keys(), path
+        for key in native_value:
+            same_numbers(page_value[key], native_value[key], f"{path}.{key}")
+    elif isinstance(native_value, list):
+        assert isinstance(page_value, list) and len(page_value) == len(native_value), path
+        for i, (a, b) in enumerate(zip(page_value, native_value)):
+            same_numbers(a, b, f"{path}[{i}]")
+    else:
+        assert page_value == native_value, path
+
+
+def cli(*args) -> dict:
+    done = subprocess.run([sys.executable, "-m", "tokenwalk", *args, "--json"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_python_is_not_loaded_before_the_reader_reaches_for_a_figure(w):
+    w.page.wait_for_selector(".tw-tokenizer .tw-start", state="visible", timeout=5_000)
+    assert [u for u in w.urls if "/pyodide/" in u or u.endswith(".whl")] == []
+    assert w.page.evaluate("document.querySelector('.tw-tokenizer').dataset.python") == "idle"
+
+
+def test_tokenizer_default_sentence_gives_the_builds_counts(w):
+    page = w.page
+    # the Start button (pressed without scrolling, which would start Python by itself)
+    page.evaluate("document.querySelector('.tw-tokenizer .tw-start').click()")
+    assert page.evaluate("document.querySelector('.tw-tokenizer').dataset.python") in ("loading", "ready")
+    page.locator(".tw-tokenizer").scroll_into_view_if_needed()
+    page.wait_for_selector(".tw-tokenizer[data-state=ready]", timeout=BOOT_MS)
+    fig = page.locator(".tw-tokenizer")
+    for key in ("characters", "utf8-bytes", "words", "tokens", "vocabulary"):
+        shown = fig.locator(f".tw-counters [data-counter={key.replace('-', '_')}]").inner_text()
+        assert shown.replace(",", "") == fig.get_attribute(f"data-{key}"), key
+    assert fig.locator("[data-tokenizer=toy] .tw-chip").count() == int(fig.get_attribute("data-tokens"))
+
+
+def test_typing_updates_the_counts_and_html_stays_text(w):
+    page = w.page
+    text = "<script>document.title='x'</script> fever"
+    page.fill("#tw-tok-input", text)
+    page.wait_for_function(f"document.querySelector('.tw-counters [data-counter=characters]').textContent === '{len(text)}'")
+    fig = page.locator(".tw-tokenizer")
+    assert fig.locator(".tw-counters [data-counter=utf8_bytes]").inner_text() == str(len(text.encode()))
+    assert fig.locator(".tw-counters [data-counter=words]").inner_text() == "2"
+    assert "".join(fig.locator("[data-tokenizer=toy] .tw-chip").all_inner_texts()) == text.replace(" ", "·")
+    assert page.evaluate("document.querySelectorAll('.tw-tokenizer script').length") == 0
+    assert page.title() != "x"
+
+
+def test_smollm2_cuts_the_same_text_beside_it(w, article):
+    from tokenwalk import browser as core
+
+    page = w.page
+    page.wait_for_function("document.querySelector('[data-counter=\"smollm2-vocabulary\"]').textContent !== '–'",
+                           timeout=60_000)
+    vocab = (article[1] / "figures" / "simulator" / "smollm2-vocab.json").read_text(encoding="utf-8")
+    core.load_smollm2(vocab)
+    text = "Fever and a dry cough for three days; ibuprofen 400 mg."
+    page.fill("#tw-tok-input", text)
+    expected = core.tokenize_smollm2(text)
+    page.wait_for_function(f"document.querySelector('[data-counter=\"smollm2-tokens\"]').textContent === "
+                           f"'{expected['tokens']}'")
+    assert page.locator("[data-counter='smollm2-vocabulary']").inner_text() == "49,152"
+    assert page.locator("[data-tokenizer=smollm2] .tw-chip").all_inner_texts() == [
+        p.replace(" ", "·") for p in expected["pieces"]]
+
+
+def test_quantizer_error_grows_from_8_to_4_to_2_bits(w):
+    page = w.page
+    fig = page.locator(".tw-quantization")
+    fig.scroll_into_view_if_needed()
+    page.wait_for_selector(".tw-quantization[data-state=ready]", timeout=BOOT_MS)
+    shares, bpw = {}, {}
+    for bits in (8, 4, 2):
+        before = fig.get_attribute("data-mean-error-share-live") if bits != 8 else None
+        fig.locator(f"input[name=tw-quant-bits][value='{bits}']").check()
+        page.wait_for_function(f"document.querySelector('.tw-quantization').dataset.bitsPerWeightLive === "
+                               f"'{bits + 0.5}'")
+        shares[bits] = float(fig.get_attribute("data-mean-error-share-live"))
+        bpw[bits] = fig.locator("[data-out=bits-per-weight]").inner_text()
+        assert before is None or shares[bits] != float(before)
+    assert shares[2] > shares[4] > shares[8]
+    assert "= 4.5 bits per weight" in bpw[4] and "= 8.5 bits per weight" in bpw[8]
+    assert fig.locator("[data-out=mean-error]").inner_text() == f"mean error {round(100 * shares[2])} %"
+    # a new block keeps one large weight and a reconstructed table
+    fig.locator("[data-action=draw]").click()
+    page.wait_for_timeout(300)
+    page.wait_for_function("document.querySelector('.tw-quantization').dataset.state === 'ready'")
+    assert fig.locator(".tw-quant-table tbody tr").count() == 32
+
+
+SCENARIOS = [
+    ({}, []),  # the article's request, as the page opens
+    ({"model": "llama3.1-70b", "machine": "h100-sxm", "prompt_tokens": "2000", "output_tokens": "50",
+      "num_ctx": "", "kv_type": "q8_0", "chunk_tokens": "1024", "warm": True, "users": "8"},
+     ["--kv-type", "q8_0", "--chunk", "1024", "--warm", "--users", "8"]),
+    ({"model": "qwen3.6-35b-a3b", "machine": "m4-max", "prompt_tokens": "300", "output_tokens": "200",
+      "num_ctx": "", "kv_type": "f16", "chunk_tokens": "512", "warm": False, "users": "1", "spec": True,
+      "spec_alpha": "0.7", "spec_gamma": "4"}, ["--spec-alpha", "0.7", "--spec-gamma", "4"]),
+    ({"model": "qwen3.8-27b", "machine": "custom", "bandwidth_gbs": "256", "fp16_tflops": "30", "memory_gb": "32",
+      "prompt_tokens": "1500", "output_tokens": "100", "num_ctx": "4096", "spec": False},
+     ["--num-ctx", "4096", "--machine-file"]),
+    ({"model": "dense-7b-fp16", "machine": "rtx-5090", "prompt_tokens": "700", "output_tokens": "0",
+      "num_ctx": "", "kv_type": "q4_0", "chunk_tokens": "256", "users": "3"},
+     ["--kv-type", "q4_0", "--chunk", "256", "--users", "3"]),
+]
+
+
+def _set_form(page, values: dict) -> None:
+    for name, value in values.items():
+        field = page.locator(f".tw-sim-form [name={name}]")
+        if isinstance(value, bool):
+            field.set_checked(value)
+        elif field.evaluate("e => e.tagName") == "SELECT":
+            field.select_option(value)
+        else:
+            field.fill(value)
+
+
+def _walk(page) -> dict:
+    page.wait_for_function("document.querySelector('.tw-simulator').dataset.busy === '0'")
+    return json.loads(page.locator(".tw-sim-result").get_attribute("data-walk"))
+
+
+@pytest.mark.parametrize("values,flags", SCENARIOS, ids=["article", "h100-batch", "speculative", "custom", "rtx"])
+def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
+    page = w.page
+    fig = page.locator(".tw-simulator")
+    fig.scroll_into_view_if_needed()
+    page.wait_for_selector(".tw-simulator[data-state=ready]", timeout=BOOT_MS)
+    _set_form(page, values)
+    page.wait_for_timeout(50)
+    walk = _walk(page)
+    form = page.evaluate("""() => { const f = document.querySelector('.tw-sim-form');
+        return Object.fromEntries(['model','machine','prompt_tokens','output_tokens'].map(k => [k, f.elements[k].value])); }""")
+    machine = form["machine"]
+    if "--machine-file" in flags:
+        flags = [f for f in flags if f != "--machine-file"]
+        spec = {"name": "custom", **{k: float(values[k]) for k in ("bandwidth_gbs", "fp16_tflops", "memory_gb")}}
+        (tmp_path / "custom.json").write_text(json.dumps(spec))
+        machine = str(tmp_path / "custom.json")
+    if not values:
+        defaults = json.loads(fig.get_attribute("data-defaults"))
+        flags = ["--num-ctx", str(defaults["num_ctx"]), "--chunk", str(defaults["chunk_tokens"])]
+    expected = cli("walk", "--model", form["model"], "--machine", machine, "--prompt-tokens", form["prompt_tokens"],
+                   "--output-tokens", form["output_tokens"], *flags)
+    same_numbers(walk, expected)
+    from tokenwalk.browser_view import fmt_s
+    assert fig.locator("[data-number=ttft] .tw-big").inner_text() == fmt_s(expected["ttft_s"])
+    # the scenario is in the URL
+    query = {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+    assert query["model"] == form["model"] and query["prompt_tokens"] == form["prompt_tokens"]
+
+
+def test_a_shared_link_opens_its_scenario(browser, article, w):  # noqa: F811
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(w.page.url, wait_until="domcontentloaded")
+    values = page.evaluate("""() => { const f = document.querySelector('.tw-sim-form');
+        return [f.elements.model.value, f.elements.prompt_tokens.value, f.elements.users.value]; }""")
+    query = {k: v[0] for k, v in parse_qs(urlparse(w.page.url).query).items()}
+    assert values == [query["model"], query["prompt_tokens"], query["users"]]
+    context.close()
+
+
+def test_picking_the_smollm2_gguf_reads_its_header_only(w):
+    if not SMOLLM2.is_file():
+        pytest.skip("the SmolLM2 model file is not fetched (make setup)")
+    page = w.page
+    page.locator(".tw-sim-form [name=model]").select_option("gguf")
+    assert page.locator(".tw-gguf").is_visible()
+    assert "never uploaded" in page.locator("#tw-sim-gguf-hint").inner_text()
+    page.set_input_files("#tw-sim-gguf", str(SMOLLM2))
+    page.wait_for_selector(".tw-gguf-info[data-state=ok]", timeout=60_000)
+    info = json.loads(page.locator(".tw-gguf-info").get_attribute("data-info"))
+    expected = cli("inspect", str(SMOLLM2))
+    assert info["architecture"] == expected["architecture"]
+    assert info["params"] == expected["params"]
+    assert info["kv_bytes_per_token"] == expected["kv_bytes_per_token"]
+    text = page.locator(".tw-gguf-info").inner_text()
+    assert f"{expected['params']:,} parameters" in text and "architecture llama" in text
+    page.locator(".tw-sim-form [name=prompt_tokens]").fill("123")
+    walk = _walk(page)
+    page.wait_for_function("JSON.parse(document.querySelector('.tw-sim-result').dataset.walk).prompt_tokens === 123")
+    walk = _walk(page)
+    assert walk["model"] == expected["name"] and walk["weights_bytes"] == expected["size_bytes"]
+
+
+def test_a_file_that_is_not_gguf_gives_a_clear_error(w, tmp_path):
+    page = w.page
+    notes = tmp_path / "notes.gguf"
+    notes.write_text("Patient notes, not a model.\n" * 20)
+    page.locator(".tw-sim-form [name=model]").select_option("gguf")
+    page.set_input_files("#tw-sim-gguf", str(notes))
+    page.wait_for_selector(".tw-gguf-info[data-state=error]", timeout=30_000)
+    text = page.locator(".tw-gguf-info").inner_text()
+    assert text.startswith("Not a GGUF model") and "notes.gguf" in text
+
+
+def test_screenshots_of_the_three_pieces(w):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page = w.page
+    page.locator(".tw-sim-form [name=model]").select_option("qwen3.6-35b-a3b")
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 900})
+        for name in ("tokenizer", "quantization", "simulator"):
+            height = page.evaluate(f"document.getElementById('fig-{name}').getBoundingClientRect().height")
+            page.set_viewport_size({"width": width, "height": int(min(height + 40, 3000))})
+            box = page.evaluate(f"""() => {{ const f = document.getElementById('fig-{name}');
+                f.scrollIntoView({{block: 'start', behavior: 'instant'}});
+                const r = f.getBoundingClientRect();
+                return {{x: r.x, y: Math.max(r.y, 0), width: r.width, height: Math.min(r.height, innerHeight)}}; }}""")
+            path = SCREENSHOTS / f"interactive-{name}-{width}.png"
+            page.screenshot(path=str(path), clip=box, timeout=60_000)
+            assert path.stat().st_size > 5_000
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_no_console_error_and_no_request_leaves_localhost(w, article):
+    host = urlparse(article[0]).netloc
+    assert any(u.endswith("pyodide.asm.wasm") for u in w.urls), "the worker's requests are watched too"
+    assert [u for u in w.urls if urlparse(u).netloc != host and not u.startswith(("data:", "blob:"))] == []
+    assert w.failed == []
+    assert w.errors == []

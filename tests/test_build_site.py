@@ -83,8 +83,9 @@ def test_math_renders_to_mathml_at_build_time(built):
 def test_figures_are_numbered_and_referenced(built):
     site, html, parsed, _ = built
     figures = [a for t, a in parsed.tags if t == "figure"]
-    assert [f["id"] for f in figures] == ["fig-demo-bars", "fig-demo-image", "fig-not-drawn"]
-    assert re.findall(r'class="figure-number">(Figure \d+)\.', html) == ["Figure 1", "Figure 2", "Figure 3"]
+    assert [f["id"] for f in figures] == ["fig-demo-bars", "fig-demo-image", "fig-not-drawn",
+                                          "fig-request-code", "fig-phases-table"]
+    assert re.findall(r'class="figure-number">(Figure \d+)\.', html) == [f"Figure {i}" for i in range(1, 6)]
     refs = re.findall(r'<a href="#(fig-[a-z-]+)" class="xref">([^<]+)</a>', html)
     assert ("fig-demo-bars", "Figure 1") in refs and ("fig-demo-image", "Figure 2") in refs
     assert ("fig-not-drawn", "Figure 3") in refs
@@ -100,6 +101,19 @@ def test_missing_figure_module_gives_a_countable_placeholder(built):
     placeholders = [a for t, a in parsed.tags if t == "div" and "figure-placeholder" in a.get("class", "")]
     assert [p["data-figure"] for p in placeholders] == ["not-drawn"]
     assert "placeholders for figures not drawn yet: not-drawn" in stdout
+
+
+def test_figures_drawn_in_markdown_have_a_body_and_a_caption(built):
+    """Kinds C and T of FIGURES.md: a code block or a table inside the figure container,
+    the last paragraph as caption, no placeholder."""
+    _, html, _, _ = built
+    code = re.search(r'<figure id="fig-request-code".*?</figure>', html, re.S).group(0)
+    body, caption = code.split("<figcaption>")
+    assert '<div class="code-block" data-lang="python">' in body and "figure-placeholder" not in code
+    assert "Figure 4.</span> A figure whose body is a code block" in caption
+    table = re.search(r'<figure id="fig-phases-table".*?</figure>', html, re.S).group(0)
+    body, caption = table.split("<figcaption>")
+    assert "<table>" in body and "6,550" in body and "<table>" not in caption
 
 
 def test_headings_anchors_toc_tabs_aside_code(built):

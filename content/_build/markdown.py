@@ -11,7 +11,11 @@ What a chapter (content/NN-name.md) may use, beyond CommonMark:
     $\frac{a}{b}$ and $$...$$         math -> MathML Core (math-core) at build time
     | a | b |                         tables
     ::: figure balance-point          a numbered figure: <figure id="fig-balance-point">;
-    Caption: domain, model, machine.  the caption is the container's text
+    Caption: domain, model, machine.  the caption is the container's text; with no
+    :::                               figures/balance_point.py, a placeholder
+    ::: figure phases                 a figure drawn in Markdown (a table, code, tabs):
+    | ... table ... |                 no module; the last paragraph is the caption
+    Caption.
     :::
     see [](#fig-balance-point)        -> "Figure 16" (an empty link to a figure);
     see [](#some-heading)             -> the heading's text
@@ -150,11 +154,48 @@ def _core_resolve(state) -> None:
                 article.headings.append((level, text, slug))
         elif token.type == "container_figure_open":
             fig_id = token.info.split()[1]
-            caption = next((t for t in tokens[i + 1:] if t.type in ("inline", "container_figure_close")), None)
+            caption = next((t for t in tokens[i + 1:] if t.type in ("inline", "container_figure_close")
+                            and (t.type == "inline" or t.level == token.level)), None)
+            if token.meta.get("markdown_body"):  # the caption starts after the body
+                start = next(k for k in range(i, len(tokens)) if tokens[k].meta.get("caption_start"))
+                caption = next((t for t in tokens[start:] if t.type in ("inline", "container_figure_close")), None)
             if caption is not None and caption.type == "inline":
                 label = Token("html_inline", "", 0)
                 label.content = f'<span class="figure-number">Figure {article.figure_numbers[fig_id]}.</span> '
                 caption.children.insert(0, label)
+
+
+def _core_figure_bodies(state) -> None:
+    """A figure without a module may carry its body in Markdown (a code block, a table,
+    tabs: FIGURES.md kinds C and T): then the container's last paragraph is the caption
+    and everything before it is the figure. Only paragraphs: they are the caption, and the
+    figure is a placeholder until its module exists."""
+    article: Article = state.env["article"]
+    tokens = state.tokens
+    out = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        out.append(token)
+        if token.type == "container_figure_open" and token.info.split()[1] not in article.figures:
+            end = next(k for k in range(i + 1, len(tokens))
+                       if tokens[k].type == "container_figure_close" and tokens[k].level == token.level)
+            children = [k for k in range(i + 1, end) if tokens[k].level == token.level + 1 and tokens[k].nesting >= 0]
+            if any(tokens[k].type != "paragraph_open" for k in children):
+                token.meta["markdown_body"] = True
+                paragraphs = [k for k in children if tokens[k].type == "paragraph_open"]
+                split = paragraphs[-1] if paragraphs and paragraphs[-1] > max(
+                    k for k in children if tokens[k].type != "paragraph_open") else end
+                marker = Token("html_block", "", 0)
+                marker.content = "</div>\n<figcaption>"
+                marker.meta["caption_start"] = True
+                out.extend(tokens[i + 1:split])
+                out.append(marker)
+                out.extend(tokens[split:end])
+                i = end
+                continue
+        i += 1
+    state.tokens = out
 
 
 def _math(converter, latex: str, display: bool, env, token) -> str:
@@ -230,6 +271,9 @@ def _render_figure(self, tokens, idx, options, env):
         body, alt = article.figures[fig_id]
         classes = "figure"
         attrs = f' aria-label="Figure {number}: {html.escape(alt)}"' if alt else ""
+    elif token.meta.get("markdown_body"):  # the body follows in Markdown; see _core_figure_bodies
+        return (f'<figure id="fig-{html.escape(fig_id)}" class="figure" data-figure="{html.escape(fig_id)}">\n'
+                '<div class="figure-body">\n')
     else:
         article.placeholders.append(fig_id)
         body = (f'<div class="figure-placeholder" data-figure="{html.escape(fig_id)}">'
@@ -291,6 +335,7 @@ def make_markdown() -> MarkdownIt:
     container_plugin(md, "tabs", render=_render_tabs)
     container_plugin(md, "tab", render=_render_tab)
     md.core.ruler.after("footnote_tail", "sidenotes", _core_sidenotes)
+    md.core.ruler.push("figure_bodies", _core_figure_bodies)
     md.core.ruler.push("resolve", _core_resolve)
     for name in ("math_inline", "math_inline_double", "math_block", "math_block_label"):
         md.add_render_rule(name, _render_math)

@@ -31,6 +31,7 @@ Choices:
 from __future__ import annotations
 
 import argparse
+import copy
 import dataclasses
 import importlib
 import json
@@ -75,6 +76,7 @@ class Summary:
     pyodide_bytes: int = 0
     seconds: float = 0.0
     notes: list = dataclasses.field(default_factory=list)
+    phases: dict = dataclasses.field(default_factory=dict)  # phase -> seconds
 
 
 def shown(path: Path) -> str:
@@ -101,12 +103,21 @@ def load_numbers(options: Options, summary: Summary) -> dict:
     except Exception as exc:
         raise registry._fail(ROOT / "tokenwalk" / "article_numbers.py", exc, "cannot import") from exc
     from tokenwalk.errors import TokenwalkError
+    original = module.article_numbers
     try:
-        return dict(module.article_numbers())
+        numbers = dict(original())
     except TokenwalkError as exc:
         raise BuildError(str(exc)) from exc
     except Exception as exc:
         raise registry._fail(Path(module.__file__), exc, "article_numbers() failed") from exc
+
+    def computed_once(*args, **kwargs):
+        """The namespace is computed once per build: figure modules that ask for it in
+        inputs() get a copy of the same numbers instead of a fresh computation."""
+        return original(*args, **kwargs) if args or kwargs else copy.deepcopy(numbers)
+
+    module.article_numbers = computed_once  # for this build process only
+    return numbers
 
 
 def chapter_files(content: Path) -> list[Path]:
@@ -130,13 +141,21 @@ def jinja_error(exc: Exception, template_file: Path) -> BuildError:
     return error
 
 
+def _jinja_cache() -> Path:
+    """Compiled chapter templates (a long chapter takes ~0.1 s to compile)."""
+    folder = ROOT / ".cache" / "jinja"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def render_sources(files: list[Path], numbers: dict) -> list[tuple[str, str]]:
     """Each chapter through Jinja with `n` and the number filters (line numbers kept)."""
     import jinja2
     if not files:
         return []
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(files[0].parent)),
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False,
+                             bytecode_cache=jinja2.FileSystemBytecodeCache(str(_jinja_cache())))
     env.filters.update(FILTERS)
     out = []
     for path in files:
@@ -165,8 +184,17 @@ def build(options: Options) -> Summary:
     tmp = out.parent / f".{out.name}-build-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
+    clock = time.perf_counter()
+
+    def phase(name):
+        nonlocal clock
+        now = time.perf_counter()
+        summary.phases[name] = now - clock
+        clock = now
+
     try:
         numbers = load_numbers(options, summary)
+        phase("numbers")
 
         figure_list = registry.discover(options.figures, ROOT)
         helpers = registry.helpers_source(options.figures) if options.figures.is_dir() else b""
@@ -183,6 +211,7 @@ def build(options: Options) -> Summary:
             html = registry.scope_ids(registry.with_alt(fig.html, fig.alt), fig.id, seen_ids)
             rendered_html[fig.id] = (html, fig.alt)
 
+        phase("figures")
         content = options.content
         files = chapter_files(content)
         if not files:
@@ -190,6 +219,7 @@ def build(options: Options) -> Summary:
         article = Article(figures=rendered_html)
         chapters = render_chapters(render_sources(files, numbers), article)
         summary.placeholders = article.placeholders
+        phase("chapters")
 
         static = content / "static" if (content / "static").is_dir() else ROOT / "content" / "static"
         templates = content / "templates" if (content / "templates").is_dir() else ROOT / "content" / "templates"
@@ -217,6 +247,7 @@ def build(options: Options) -> Summary:
         })
         (tmp / "index.html").write_text(page, encoding="utf-8")
         summary.pages = 1
+        phase("files")
 
         for path in tmp.rglob("*"):
             if path.is_file():
@@ -266,6 +297,8 @@ def print_summary(summary: Summary, out: Path) -> None:
           f"{summary.total_bytes / 1e6:.1f} MB (Pyodide {summary.pyodide_bytes / 1e6:.1f} MB)")
     if summary.placeholders:
         print(f"  placeholders for figures not drawn yet: {', '.join(summary.placeholders)}")
+    if summary.phases:
+        print("  time: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in summary.phases.items()))
     for note in summary.notes:
         print(f"  note: {note}")
 

@@ -16,7 +16,7 @@ import json
 import pathlib
 
 from tokenwalk.browser import SETTINGS_DEFAULTS, explain, smollm2_vocab_data
-from tokenwalk.browser_view import fmt_s, walk_html
+from tokenwalk.browser_view import fmt_s, live_summary, walk_html
 
 ID = "simulator"
 KIND = "I"
@@ -173,5 +173,6 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             'The interactive version, where you choose the model, the machine and the settings, needs JavaScript.</p>'
             f"{form_html(inputs)}"
             '<p class="tw-status" role="status"></p>'
-            f'<div class="tw-sim-result" aria-live="polite">{walk_html(inputs["walk"], inputs["explain"])}</div>'
+            f'<div class="tw-sim-result">{walk_html(inputs["walk"], inputs["explain"])}</div>'
+            f'<p class="tw-live" aria-live="polite">{html.escape(live_summary(inputs["walk"]))}</p>'
             "</div>")

@@ -205,6 +205,8 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     same_numbers(walk, expected)
     from tokenwalk.browser_view import fmt_s
     assert fig.locator("[data-number=ttft] .tw-big").inner_text() == fmt_s(expected["ttft_s"])
+    live = fig.locator(".tw-live[aria-live=polite]")
+    assert f"time to first token {fmt_s(expected['ttft_s'])}" in live.inner_text(), "read out after each update"
     # the scenario is in the URL
     query = {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
     assert query["model"] == form["model"] and query["prompt_tokens"] == form["prompt_tokens"]
@@ -280,3 +282,24 @@ def test_no_console_error_and_no_request_leaves_localhost(w, article):
     assert [u for u in w.urls if urlparse(u).netloc != host and not u.startswith(("data:", "blob:"))] == []
     assert w.failed == []
     assert w.errors == []
+
+
+def test_without_javascript_each_piece_shows_its_build_rendering_and_says_why(browser, article):  # noqa: F811
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 900})
+    page = context.new_page()
+    page.goto(article[0], wait_until="networkidle")
+    for name in ("tokenizer", "quantization"):
+        assert page.locator(f".tw-{name} svg").first.is_visible()
+        note = page.evaluate(f"getComputedStyle(document.querySelector('.tw-{name}'), '::after').content")
+        assert "needs JavaScript" in note, name
+    sim = page.locator(".tw-simulator")
+    assert sim.locator(".tw-nojs").is_visible() and "needs JavaScript" in sim.locator(".tw-nojs").inner_text()
+    assert sim.locator(".tw-sim-form").is_hidden()
+    walk = json.loads(sim.get_attribute("data-defaults"))
+    assert sim.locator(".tw-sim-numbers").is_visible()
+    assert f"{walk['prompt_tokens']:,} prompt tokens" in sim.locator(".tw-sim-head").inner_text()
+    page.screenshot(path=str(SCREENSHOTS / "interactive-nojs-simulator-390.png"), clip={
+        **page.evaluate("""() => { const f = document.getElementById('fig-simulator');
+            f.scrollIntoView(); const r = f.getBoundingClientRect();
+            return {x: r.x, y: Math.max(r.y, 0), width: r.width, height: Math.min(r.height, innerHeight)}; }""")})
+    context.close()

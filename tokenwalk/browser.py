@@ -201,12 +201,13 @@ def explain(walk: dict) -> dict:
 
 def simulate_view(settings: dict) -> dict:
     """simulate() plus the result panel's HTML (tokenwalk.browser_view) for the page:
-    {"walk": the walk's dict, "explain": explain(walk), "html": markup}."""
-    from .browser_view import walk_html
+    {"walk": the walk's dict, "explain": explain(walk), "html": markup, "summary": one
+    sentence for the live region}."""
+    from .browser_view import live_summary, walk_html
 
     walk = simulate(settings)
     why = explain(walk)
-    return {"walk": walk, "explain": why, "html": walk_html(walk, why)}
+    return {"walk": walk, "explain": why, "html": walk_html(walk, why), "summary": live_summary(walk)}
 
 
 # ----------------------------------------------------------------- GGUF header

@@ -135,6 +135,15 @@ def provenance_html(explanation: dict) -> str:
     return '<div class="tw-sim-provenance">' + "".join(parts) + "</div>"
 
 
+def live_summary(walk: dict) -> str:
+    """One sentence for screen readers after each update: the three numbers."""
+    load = "warm start" if walk["warm"] else f"load {fmt_s(walk['load_s'])}"
+    decode = f"decode {fmt_rate(walk['decode_tok_s'])}" if walk["output_tokens"] else "no output tokens"
+    fits = "" if walk["memory"]["fits"] else "; does not fit in memory"
+    return (f"{load}, time to first token {fmt_s(walk['ttft_s'])} (prefill {fmt_rate(walk['prefill_tok_s'])}), "
+            f"{decode}{fits}.")
+
+
 def walk_html(walk: dict, explanation: dict | None = None) -> str:
     """The whole result panel of one walk."""
     head = (f'<p class="tw-sim-head"><b>{escape(walk["model"])}</b> on <b>{escape(walk["machine"])}</b>: '

@@ -109,7 +109,7 @@ export function wire(figure, status, onReady) {
         seen.disconnect();
         trigger();
       }
-    }, { rootMargin: "0px 0px 0px 0px", threshold: 0.15 });
+    }, { rootMargin: "50% 0px 50% 0px", threshold: 0 });  // half a screen ahead: a head start
     seen.observe(figure);
   }
   watch((s) => {

@@ -43,6 +43,7 @@ export function enhanceSimulator(figure, api) {
   const form = figure.querySelector(".tw-sim-form");
   const result = figure.querySelector(".tw-sim-result");
   const status = figure.querySelector(".tw-status");
+  const live = figure.querySelector(".tw-live");
   const ggufField = figure.querySelector("[data-field=gguf]");
   const ggufInput = form.elements.gguf;
   const ggufInfo = figure.querySelector(".tw-gguf-info");
@@ -120,6 +121,7 @@ export function enhanceSimulator(figure, api) {
           if (id !== latest) continue;
           result.innerHTML = out.html;  // markup from tokenwalk.browser_view: every text escaped there
           result.dataset.walk = JSON.stringify(out.walk);
+          live.textContent = out.summary;
           result.dataset.ms = String(performance.now() - t0);
           result.classList.remove("is-stale");
           status.textContent = "";

@@ -223,7 +223,7 @@ def build(options: Options) -> Summary:
 
         static = content / "static" if (content / "static").is_dir() else ROOT / "content" / "static"
         templates = content / "templates" if (content / "templates").is_dir() else ROOT / "content" / "templates"
-        assets.copy_tree(static, tmp / "static")
+        assets.copy_tree(static, tmp / "static", link=False)
         (tmp / "static" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
         has_math = any("<math" in ch["html"] for ch in chapters)
         math_font = assets.copy_math_font(ROOT, tmp) if has_math else None

@@ -5,7 +5,9 @@
 - the math font (STIX Two Math from the npm @fontsource package) -> site/static/fonts/;
 - a wheel of the pure tokenwalk core -> site/wheels/ for the browser (no tokenwalk/native,
   no tokenwalk/cli: the browser imports the core only).
-Large files are hard-linked when the file system allows (a no-op build stays fast).
+Large files nobody edits (Pyodide, the figure cache) are hard-linked when the file system
+allows (a no-op build stays fast); the static files are copied, so that an edit in place
+never reaches an old build.
 """
 
 from __future__ import annotations
@@ -34,12 +36,18 @@ def link_or_copy(src: Path, dst: Path) -> None:
         shutil.copy2(src, dst)
 
 
-def copy_tree(src: Path, dst: Path) -> int:
-    """Copy a folder (hard links where possible); returns the number of files."""
+def copy_tree(src: Path, dst: Path, link: bool = True) -> int:
+    """Copy a folder, hard-linking where possible when `link` (for files nobody edits:
+    the figure cache); returns the number of files."""
     count = 0
     for path in sorted(src.rglob("*")):
-        if path.is_file() and not path.name.startswith("."):
-            link_or_copy(path, dst / path.relative_to(src))
+        if path.is_file() and not path.name.startswith(".") and "__pycache__" not in path.parts:
+            target = dst / path.relative_to(src)
+            if link:
+                link_or_copy(path, target)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
             count += 1
     return count
 

@@ -268,9 +268,8 @@ def _render_figure(self, tokens, idx, options, env):
     fig_id = token.info.split()[1]
     number = article.figure_numbers[fig_id]
     if fig_id in article.figures:
-        body, alt = article.figures[fig_id]
-        classes = "figure"
-        attrs = f' aria-label="Figure {number}: {html.escape(alt)}"' if alt else ""
+        body, _alt = article.figures[fig_id]  # the alt text is on the image; the caption names the figure
+        classes, attrs = "figure", ""
     elif token.meta.get("markdown_body"):  # the body follows in Markdown; see _core_figure_bodies
         return (f'<figure id="fig-{html.escape(fig_id)}" class="figure" data-figure="{html.escape(fig_id)}">\n'
                 '<div class="figure-body">\n')

@@ -41,7 +41,7 @@ KINDS = {  # site path pattern -> kind, first match wins
 
 
 def make_tree(bench: Path) -> Path:
-    """A private copy of the project (node_modules linked, not copied)."""
+    """A private copy of the project (node_modules and the model file linked, not copied)."""
     tree = bench / "tree"
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir(parents=True)
@@ -53,6 +53,9 @@ def make_tree(bench: Path) -> Path:
             shutil.copy2(src, tree / name)
     if (ROOT / "node_modules").exists():
         (tree / "node_modules").symlink_to(ROOT / "node_modules")
+    if (ROOT / ".cache" / "models").exists():  # the model file the request's tokenizer reads
+        (tree / ".cache").mkdir()
+        (tree / ".cache" / "models").symlink_to(ROOT / ".cache" / "models")
     return tree
 
 

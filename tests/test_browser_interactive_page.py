@@ -276,6 +276,21 @@ def test_screenshots_of_the_three_pieces(w):
         assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
+def test_every_control_is_labelled_and_reachable_by_keyboard(w):
+    unlabelled = w.page.evaluate("""() => [...document.querySelectorAll(
+            '.tw-interactive input, .tw-interactive select, .tw-interactive textarea, .tw-interactive button')]
+        .filter(e => e.tabIndex < 0 || !((e.labels && e.labels.length) || e.getAttribute('aria-label')
+                                         || (e.tagName === 'BUTTON' && e.textContent.trim())))
+        .map(e => e.outerHTML.slice(0, 80))""")
+    assert unlabelled == []
+    page = w.page
+    page.focus("#tw-sim-prompt_tokens")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "tw-sim-output_tokens"
+    page.keyboard.type("5")  # appends a digit: 300 -> 3005 output tokens, from the keyboard alone
+    page.wait_for_function("JSON.parse(document.querySelector('.tw-sim-result').dataset.walk).output_tokens % 10 === 5")
+
+
 def test_no_console_error_and_no_request_leaves_localhost(w, article):
     host = urlparse(article[0]).netloc
     assert any(u.endswith("pyodide.asm.wasm") for u in w.urls), "the worker's requests are watched too"

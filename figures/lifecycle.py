@@ -40,7 +40,7 @@ def inputs() -> dict:
     scenario = read_data_json("cited/article.json")["scenarios"]["values"]
     return {
         "model": model.name,
-        "model_title": "Qwen3.6 35B-A3B" if model.name == "qwen3.6-35b-a3b" else model.name,
+        "model_title": getattr(model, "title", None) or model.name,
         "weights_bytes": model.size_bytes,
         "cold_load_s": load["value"],
         "keep_alive_min": resolve({"from": "cited/article.json", "key": "ollama_keep_alive_default_min"}),

@@ -47,7 +47,7 @@ def _steps(a: dict) -> list[tuple[str, str]]:
 def alt(inputs: dict) -> str:
     a = inputs
     steps = "; ".join(f"({i}) {what}: {value}" for i, (what, value) in enumerate(_steps(a), 1))
-    return (f"The article's request on the laptop, Qwen3.6 35B-A3B on the Radeon 860M with num_ctx "
+    return (f"The article's request, {a['model_title']} on the {a['machine_title']}, with num_ctx "
             f"{a['num_ctx']:,}, in ten steps: {steps}. Below, the request's time to scale: a cold load of "
             f"{a['load_s']:.0f} s if the model was unloaded, {a['ttft_s']:.0f} s to the first token, and "
             f"{a['decode_s']:.0f} s of writing.")
@@ -61,6 +61,8 @@ def inputs_for(model, machine, request, port: int) -> dict:
     prefill, decode = w.stage("prefill"), w.stage("decode")
     return {
         "model": model.name, "machine": machine.name, "port": port,
+        "model_title": getattr(model, "title", None) or model.name,
+        "machine_title": getattr(machine, "title", None) or machine.name,
         "prompt_tokens": request.prompt_tokens, "output_tokens": request.output_tokens,
         "num_ctx": request.context_tokens, "chunk_tokens": request.chunk_tokens,
         "chunk_count": prefill.detail["chunk_count"],

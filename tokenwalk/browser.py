@@ -56,14 +56,22 @@ def tokenize_toy(text: str, paragraph: str, n_merges: int | None = None) -> dict
     """Figure 1: `text` cut by the toy BPE trained on `paragraph` with `n_merges` merges
     (default: data/toy/tokenizer.json). Returns pieces (text of each token) and counts
     (characters, utf8_bytes, words, tokens, vocabulary)."""
-    from .bpe import count_text
+    from .bpe import count_text, unicode_to_bytes
 
     if n_merges is None:
         from .toy import load_toy
 
         n_merges = load_toy("tokenizer")["n_merges"]
     bpe = _toy_bpe(paragraph, int(n_merges))
-    return {"pieces": bpe.pieces_text(text), "counts": count_text(text, bpe)}
+    to_byte = unicode_to_bytes()
+    pieces = [piece_text(bytes(to_byte[c] for c in symbol)) for symbol in bpe.encode_pieces(text)]
+    return {"pieces": pieces, "counts": count_text(text, bpe)}
+
+
+def piece_text(data: bytes) -> str:
+    """A token's bytes as text; a token that cuts a character in two shows its bytes
+    as \\xNN (é cut into two tokens reads \\xc3 and \\xa9)."""
+    return data.decode("utf-8", errors="backslashreplace")
 
 
 def smollm2_vocab_data(metadata: dict) -> dict:
@@ -88,11 +96,11 @@ def load_smollm2(vocab) -> dict:
 
 def tokenize_smollm2(text: str) -> dict:
     """`text` cut by SmolLM2's own BPE (typed text: special markers are not parsed).
-    Returns pieces (each token's text), ids, tokens and vocabulary."""
+    Returns pieces (each token's text, see piece_text), ids, tokens and vocabulary."""
     if _smollm2 is None:
         raise TokenwalkError("SmolLM2 tokenizer: its vocabulary is not loaded (load_smollm2 first)")
     ids = _smollm2.encode(text, parse_special=False)
-    pieces = [_smollm2.token_bytes(i).decode("utf-8", errors="replace") for i in ids]
+    pieces = [piece_text(_smollm2.token_bytes(i)) for i in ids]
     return {"pieces": pieces, "ids": ids, "tokens": len(ids), "vocabulary": _smollm2.vocab_size}
 
 

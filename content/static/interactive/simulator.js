@@ -57,8 +57,10 @@ export function enhanceSimulator(figure, api) {
     ggufField.hidden = modelSelect.value !== "gguf" && !modelSelect.selectedOptions[0]?.dataset.gguf;
     custom.hidden = form.elements.machine.value !== "custom";
     const spec = form.elements.spec.checked;
-    form.elements.spec_alpha.disabled = !spec;
-    form.elements.spec_gamma.disabled = !spec;
+    for (const name of ["spec_alpha", "spec_gamma"]) {
+      form.elements[name].disabled = !spec;
+      figure.querySelector(`[data-field=${name}]`).hidden = !spec;
+    }
   }
 
   function applySettings(s) {

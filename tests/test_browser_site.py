@@ -289,3 +289,18 @@ def test_raster_figures_follow_the_toggle(watched, site):
     assert not img.evaluate("i => i.currentSrc").endswith(dark_src)
     page.click(".theme-toggle")
     page.wait_for_function("s => document.querySelector('picture[data-theme-swap] img').currentSrc.endsWith(s)", arg=dark_src)
+
+
+def test_ids_are_unique_and_figure_links_resolve(watched):
+    """Headings, figures, sidenotes and inline SVGs share one id space."""
+    w = watched()
+    duplicates, dangling = w.page.evaluate("""() => {
+        const ids = [...document.querySelectorAll('[id]')].map(e => e.id);
+        const dup = ids.filter((id, i) => ids.indexOf(id) !== i);
+        const dangling = [...document.querySelectorAll('a[href^="#"]')]
+            .map(a => a.getAttribute('href').slice(1))
+            .filter(id => id && !document.getElementById(id));
+        return [dup, dangling];
+    }""")
+    assert duplicates == []
+    assert dangling == []

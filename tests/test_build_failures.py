@@ -126,3 +126,18 @@ def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path):
     assert result.returncode == 1
     assert "refusing to replace a folder that is not a built site" in result.stderr
     assert (precious / "todo.txt").read_text() == "keep me"
+
+
+def test_template_error_names_the_template_file_and_line(fixture_with_site):
+    src, out, cache, snapshot = fixture_with_site
+    import shutil
+    from build_support import ROOT
+    shutil.copytree(ROOT / "content" / "templates", src / "content" / "templates")
+    shutil.copytree(ROOT / "content" / "static", src / "content" / "static")
+    article = src / "content" / "templates" / "article.html"
+    lines = article.read_text().splitlines()
+    lines.insert(4, "{{ no_such_variable.attribute }}")
+    article.write_text("\n".join(lines) + "\n")
+    result = build_fixture(src, out, cache)
+    assert_failed_cleanly(result, out, snapshot, "")
+    assert "templates/article.html:5: UndefinedError" in result.stderr

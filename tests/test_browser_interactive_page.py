@@ -146,7 +146,7 @@ def test_quantizer_error_grows_from_8_to_4_to_2_bits(w):
     fig.locator("[data-action=draw]").click()
     page.wait_for_timeout(300)
     page.wait_for_function("document.querySelector('.tw-quantization').dataset.state === 'ready'")
-    assert fig.locator(".tw-quant-table tbody tr").count() == 32
+    assert fig.locator(".tw-quant-table tbody tr").count() == 32, "every weight in the table"
 
 
 SCENARIOS = [

@@ -44,11 +44,17 @@ function chart(q) {
 }
 
 function table(q) {
-  const head = el("tr", {}, ...["#", "weight", "level", "read back", "error"].map((h) => el("th", { scope: "col" }, h)));
-  const rows = q.weights.map((w, i) => el("tr", Math.abs(w) === q.largest_abs_weight ? { class: "tw-big-row" } : {},
-    el("td", {}, String(i + 1)), el("td", {}, fmtW(w)), el("td", {}, String(q.levels[i]).replace("-", "−")),
-    el("td", {}, fmtW(q.reconstructed[i])), el("td", {}, fmtW(q.errors[i]))));
-  return el("table", { class: "tw-quant-table" }, el("thead", {}, head), el("tbody", {}, ...rows));
+  // Two halves side by side on a wide screen: every weight, its level, the value read back, the error.
+  const half = Math.ceil(q.weights.length / 2);
+  const part = (from, to) => el("table", { class: "tw-quant-table" },
+    el("thead", {}, el("tr", {}, ...["#", "weight", "level", "read back", "error"].map((h) => el("th", { scope: "col" }, h)))),
+    el("tbody", {}, ...q.weights.slice(from, to).map((w, k) => {
+      const i = from + k;
+      return el("tr", Math.abs(w) === q.largest_abs_weight ? { class: "tw-big-row" } : {},
+        el("td", {}, String(i + 1)), el("td", {}, fmtW(w)), el("td", {}, String(q.levels[i]).replace("-", "−")),
+        el("td", {}, fmtW(q.reconstructed[i])), el("td", {}, fmtW(q.errors[i])));
+    })));
+  return el("div", { class: "tw-quant-tables" }, part(0, half), part(half, q.weights.length));
 }
 
 export function enhanceQuantizer(figure, api) {

@@ -2,7 +2,8 @@
 // quantization itself is tokenwalk.quantization.quantize_block, run in the browser.
 import { el, svgEl } from "./dom.js";
 
-const W = 640, H = 250, X0 = 46, X1 = 630, TOP = 14, BOTTOM = 226;
+// Drawn at the figure's own width (one unit = one CSS pixel), so text keeps its size on a phone.
+const H = 250, X0 = 46, TOP = 14, BOTTOM = 226;
 
 function fmtW(x) {
   const s = x.toFixed(4);
@@ -13,7 +14,8 @@ function fmtShare(share) {
   return x >= 0.95 ? `${Math.round(x)} %` : `${x.toFixed(1)} %`;
 }
 
-function chart(q) {
+function chart(q, W) {
+  const X1 = W - 10;
   const big = q.largest_abs_weight || 1;
   const span = big * 1.08;
   const y = (v) => TOP + (BOTTOM - TOP) * (span - v) / (2 * span);
@@ -91,7 +93,7 @@ export function enhanceQuantizer(figure, api) {
             ` with the scale counted; real formats: ${fmts}`));
         figure.dataset.meanErrorShareLive = String(q.mean_error_share);
         figure.dataset.bitsPerWeightLive = String(q.bits_per_weight);
-        view.replaceChildren(chart(q), table(q));
+        view.replaceChildren(chart(q, Math.max(320, Math.round(view.clientWidth || 640))), table(q));
         figure.dataset.state = "ready";
       } catch (error) {
         status.textContent = String(error.message || error);
@@ -101,6 +103,13 @@ export function enhanceQuantizer(figure, api) {
   }
 
   api.wire(figure, status, () => { figure.classList.add("is-ready"); return update(); });
+  let width = view.clientWidth;
+  window.addEventListener("resize", () => {
+    if (figure.classList.contains("is-ready") && Math.abs(view.clientWidth - width) > 20) {
+      width = view.clientWidth;
+      update();
+    }
+  });
   group.addEventListener("change", (e) => {
     bits = Number(e.target.value);
     if (figure.classList.contains("is-ready")) update();

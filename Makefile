@@ -26,6 +26,7 @@ serve: setup
 
 bench: setup
 	$(PY) -m benchmarks.build_bench
+	$(PY) -m benchmarks.interactive_bench
 
 bench-engine: setup
 	$(PY) -m benchmarks.engine_bench

@@ -16,6 +16,7 @@ Units: seconds, bytes (GB = 1e9), tokens.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .chunked_prefill import chunk_sizes
@@ -129,7 +130,7 @@ class Walk:
         raise KeyError(name)
 
     def _seconds(self, name: str) -> float:
-        return sum(s.seconds for s in self.stages if s.name == name)
+        return math.fsum(s.seconds for s in self.stages if s.name == name)
 
     @property
     def load_s(self) -> float:
@@ -165,7 +166,7 @@ class Walk:
 
     @property
     def total_s(self) -> float:
-        return sum(s.seconds for s in self.stages)
+        return math.fsum(s.seconds for s in self.stages)
 
     def to_dict(self) -> dict:
         """The JSON contract of `tokenwalk walk --json`."""
@@ -286,7 +287,7 @@ def _prefill_stage(model, machine, prompt: int, chunk: int, kv_type: str) -> Sta
         chunks.append({"tokens": sizes[i], "context_before": starts[i], "seconds": seconds, "bound": roof.bound})
     total_s = _sum_sampled(picked, seconds_at, len(sizes))
     total_bytes = _sum_sampled(picked, bytes_at, len(sizes))
-    sampled_s = sum(seconds_at.values())
+    sampled_s = math.fsum(seconds_at.values())
     bound = "compute" if compute_time >= sampled_s / 2 else "memory"
     detail = {
         "chunk_count": len(sizes),
@@ -371,7 +372,7 @@ def _sum_sampled(picked: list, values: dict, count: int) -> float:
     picked indices (trapezoid over the gaps, counting each index once).
     """
     if len(picked) == count:
-        return sum(values[i] for i in picked)
+        return math.fsum(values[i] for i in picked)
     total = values[picked[0]]
     for a, b in zip(picked, picked[1:]):
         # indices a+1 .. b: (b - a) values, linear from values[a] to values[b]

@@ -25,6 +25,7 @@ from .engine_weights import PackedMatrix, pack_tensors
 
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "llama.cl"
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
+QUERY_TILE = 8  # QT: query tokens per work-item in the prefill attention
 DEFAULT_CHUNK_TOKENS = 64
 MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU = 0, 1, 2  # matvec output modes (kernels/llama.cl)
 
@@ -113,7 +114,7 @@ class Engine:
         prg = self._programs.get(kernel_type)
         if prg is None:
             cl = self.cl
-            opts = [f"-DWTYPE_{kernel_type}", f"-DHD={self.config.head_dim}", f"-DTT={TILE_TOKENS}",
+            opts = [f"-DWTYPE_{kernel_type}", f"-DHD={self.config.head_dim}", f"-DTT={TILE_TOKENS}", f"-DQT={QUERY_TILE}",
                     f"-DMAX_BLOCKS={max(self.config.embedding_length, self.config.feed_forward_length) // 32}",
                     "-cl-fast-relaxed-math", "-cl-mad-enable"]
             try:
@@ -275,8 +276,9 @@ class Engine:
             seq.append(self._matmul(L["qkv"], self.h, self.qkv, ntok, 0))
             kern("rope_store", (H + KV, ntok), self.qkv, self.rope, self.k_cache[i], self.v_cache[i],
                  self.state, np.int32(H), np.int32(KV), np.int32(self.ctx_tokens))
-            kern("attention", (H, ntok), self.qkv, self.k_cache[i], self.v_cache[i], self.attn, self.state,
-                 np.int32(H), np.int32(KV), np.int32(self.ctx_tokens), np.float32(1.0 / math.sqrt(hd)))
+            kern("attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, self.k_cache[i], self.v_cache[i],
+                 self.attn, self.state, np.int32(H), np.int32(KV), np.int32(self.ctx_tokens),
+                 np.float32(1.0 / math.sqrt(hd)), np.int32(ntok))
             seq.append(self._matmul(L["out"], self.attn, self.x, ntok, 1))
             kern("rms_norm", (ntok,), self.x, L["ffn_norm"], self.h, e, eps)
             seq.append(self._matmul(L["gate_up"], self.h, self.gu, ntok, 0))
@@ -407,7 +409,7 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
         ctx = create_context(device)
         _ONCE[device] = (ctx, cl.CommandQueue(ctx), {})
     ctx, queue, programs = _ONCE[device]
-    opts = (f"-DWTYPE_{packed.kernel_type}", "-DHD=64", f"-DTT={TILE_TOKENS}",
+    opts = (f"-DWTYPE_{packed.kernel_type}", "-DHD=64", f"-DTT={TILE_TOKENS}", f"-DQT={QUERY_TILE}",
             f"-DMAX_BLOCKS={packed.cols // 32}", "-cl-fast-relaxed-math", "-cl-mad-enable")
     if opts not in programs:
         programs[opts] = cl.Program(ctx, KERNEL_SOURCE.read_text()).build(options=list(opts))

@@ -15,7 +15,9 @@ Loss: log(predicted / measured), a robust soft-L1 (close to the median of the ra
 one odd run (a transcription, a broken build) does not drag a backend's numbers.
 
 Checked by leave-one-machine-out cross-validation: each machine is predicted by a fit
-that never saw it. The pure evaluation is `tokenwalk.timing_model`; the per-run features
+that never saw it. A machine timed on its own measurements (the article's laptop) is not
+fitted here: the pure core solves its coefficients from them when it is timed
+(`tokenwalk.timing_calibration`), so this file holds only what needs numpy. The pure evaluation is `tokenwalk.timing_model`; the per-run features
 (roofline bytes and operations) are taken from the core so the two cannot disagree.
 """
 
@@ -27,20 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import brentq, least_squares
+from scipy.optimize import least_squares
 
 from .. import roofline
 from ..errors import SpecError
 from ..llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
-from ..timing_model import FIT_PATH, predict_run_tok_s
+from ..timing_model import BOUNDS, FIT_PATH, predict_run_tok_s, rounded
 
 MIN_MACHINES = 2  # a backend needs this many machines with runs to get a row of its own
 SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not squared
-BOUNDS = {
-    "bandwidth_efficiency": (0.05, 1.0),  # a share of the spec sheet
-    "layer_overhead_s": (0.0, 5e-3),
-    "compute_efficiency": (0.01, 1.0),
-}
 
 
 @dataclass
@@ -136,7 +133,7 @@ def _row(f: Features, idx: np.ndarray, fallback: dict | None) -> dict:
     else:
         e_c = fallback["compute_efficiency"]
         row["prefill_from"] = "default"
-    row.update(bandwidth_efficiency=round(e_bw, 4), layer_overhead_s=round(overhead, 7), compute_efficiency=round(e_c, 4))
+    row.update(rounded(e_bw, overhead, e_c))
     return row
 
 
@@ -214,81 +211,10 @@ def summarise(rows: list, phase: str, test: str | None = None, backend: str | No
     }
 
 
-# --- the article's laptop: a calibration on its own measurements ---------------------------
-
-LAPTOP = {
-    "machine": "laptop-860m",
-    "decode_context_tokens": 2900,
-    "prefill_chunk_tokens": 512,
-    "assumptions_source": (
-        "Decode context: the benchmark's 2,900-token prompt (measurements 'prefill_prompt_tokens'); "
-        "prefill chunks: Ollama's default num_batch of 512 tokens."
-    ),
-}
-
-
-def calibrate_laptop(measurements_path: Path | None = None) -> dict | None:
-    """Coefficients of the article's laptop solved from its own measurements.
-
-    Decode: two measured speeds (the MoE and the dense 27B) and two unknowns (bandwidth
-    efficiency, per-layer cost), solved exactly; prefill: the compute efficiency at which
-    the measured prompt speed comes out. Returns None (with the reason in "skipped") when
-    the model or machine specs are not available.
-    """
-    path = measurements_path or (Path(__file__).resolve().parents[1] / "data" / "measurements" / "laptop.json")
-    try:
-        from ..machine_spec import load_machine
-        from ..model_spec import load_model
-    except ImportError as error:
-        return {"skipped": f"model or machine specs not available ({error})"}
-    try:
-        values = json.loads(path.read_text(encoding="utf-8"))["values"]
-        machine = load_machine(LAPTOP["machine"])
-        moe = load_model(values["decode_tok_s_moe"]["model"])
-        dense = load_model(values["decode_tok_s_dense"]["model"])
-    except (OSError, KeyError, SpecError, ValueError) as error:
-        return {"skipped": f"laptop inputs not available ({error})"}
-    context = LAPTOP["decode_context_tokens"]
-    a = []
-    for model, key in ((moe, "decode_tok_s_moe"), (dense, "decode_tok_s_dense")):
-        step = roofline.decode_step(model, machine, context, 1)
-        a.append((step.memory_s, model.layers, 1.0 / float(values[key]["value"])))
-    (m1, l1, t1), (m2, l2, t2) = a
-    det = m1 * l2 - m2 * l1
-    inv_e = (t1 * l2 - t2 * l1) / det
-    overhead = (m1 * t2 - m2 * t1) / det
-    e_bw = 1.0 / inv_e
-    prompt = int(values["prefill_prompt_tokens"]["value"])
-    target_s = prompt / float(values["prefill_tok_s_moe"]["value"])
-    chunk = LAPTOP["prefill_chunk_tokens"]
-
-    def prefill_total(e_c: float) -> float:
-        total, done = 0.0, 0
-        while done < prompt:
-            n = min(chunk, prompt - done)
-            step = roofline.prefill_step(moe, machine, n, done)
-            total += max(step.memory_s / e_bw, step.compute_s / e_c) + moe.layers * overhead
-            done += n
-        return total - target_s
-
-    e_c = brentq(prefill_total, 1e-4, 10.0)
-    return {
-        "bandwidth_efficiency": round(e_bw, 4), "layer_overhead_s": round(overhead, 7), "compute_efficiency": round(e_c, 4),
-        "source": (
-            "Solved from the laptop's own measurements (measurements/laptop.json): decode of "
-            f"{values['decode_tok_s_moe']['model']} at {values['decode_tok_s_moe']['value']} tok/s and "
-            f"{values['decode_tok_s_dense']['model']} at {values['decode_tok_s_dense']['value']} tok/s give the "
-            "bandwidth efficiency and the per-layer cost (two equations, two unknowns); prefill at "
-            f"{values['prefill_tok_s_moe']['value']} tok/s over {prompt} tokens gives the compute efficiency. "
-            + LAPTOP["assumptions_source"]
-        ),
-    }
-
-
 # --- the whole fit ---------------------------------------------------------------------------
 
-def run_fit(data_dir: Path | None = None, measurements_path: Path | None = None) -> tuple[dict, list]:
-    """Fit on every usable run, cross-validate, calibrate the laptop. Returns (fit, lomo rows)."""
+def run_fit(data_dir: Path | None = None) -> tuple[dict, list]:
+    """Fit on every usable run and cross-validate. Returns (fit, lomo rows)."""
     runs = [run for run in load_runs(data_dir) if usable(run)]
     f = features(runs)
     coeffs = fit_coefficients(f)
@@ -297,7 +223,8 @@ def run_fit(data_dir: Path | None = None, measurements_path: Path | None = None)
         "about": (
             "Coefficients of tokenwalk's timing model (tokenwalk/timing_model.py), written by `tokenwalk fit` from "
             "the published llama-bench runs in llama-bench/benchmarks.json. A step lasts max(bytes / (bandwidth_efficiency x "
-            "spec GB/s), operations / (compute_efficiency x spec FP16 FLOP/s)) + layers x layer_overhead_s."
+            "spec GB/s), operations / (compute_efficiency x spec FP16 FLOP/s)) + layers x layer_overhead_s. Machines "
+            "with their own measurements (timing_calibrations.json) are solved from them when timed, not stored here."
         ),
         "inputs": {
             "runs": len(runs),
@@ -314,13 +241,7 @@ def run_fit(data_dir: Path | None = None, measurements_path: Path | None = None)
             "prefill": summarise(rows, "prefill"),
             "prefill_pp512": summarise(rows, "prefill", "pp512"),
         },
-        "calibrations": {},
     }
-    laptop = calibrate_laptop(measurements_path)
-    if laptop and "skipped" not in laptop:
-        fit["calibrations"][LAPTOP["machine"]] = laptop
-    elif laptop:
-        fit["calibration_notes"] = {LAPTOP["machine"]: laptop["skipped"]}
     return fit, rows
 
 

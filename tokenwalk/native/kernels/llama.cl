@@ -6,6 +6,7 @@
 //   WTYPE_Q4_1 | WTYPE_Q8_0 | WTYPE_F16 | WTYPE_F32   the weight layout of this program
 //   HD            head size (multiple of 8)
 //   TT            tokens per tile of the matrix-matrix kernel
+//   QT            query tokens per work-item of the prefill attention
 //
 // Weight layouts on the device (repacked at load time, still quantized):
 //   Q4_1 (Q4_0 too, with m = -8 d): qs uchar[rows][cols/32][16] (byte j: weight j in the low
@@ -237,63 +238,104 @@ kernel void rope_store(global float *qkv, global const float *rope, global float
     }
 }
 
+// exp(x) for x <= 0 (softmax weights: scores minus their running maximum), inline: PoCL's
+// exp is an out-of-line call that costs about as much as a score. Cephes' expf: x = n ln2 + r,
+// |r| <= ln2/2, a degree-6 polynomial for e^r (relative error ~1e-7), 2^n from the exponent
+// bits. x below -87 is clamped (e^-87 ~ 1.6e-38: weight 0 next to the maximum's weight 1).
+inline float8 exp_nonpos8(float8 x) {
+    x = x < (float8)-87.0f ? (float8)-87.0f : x;
+    const int8 n = convert_int8(x * 1.44269504088896341f - 0.5f);  // round(x / ln2), x <= 0
+    const float8 fn = convert_float8(n);
+    const float8 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
+    float8 y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * r * r + r + 1.0f;
+    return y * as_float8((n + 127) << 23);
+}
+
+inline float exp_nonpos(const float x) { return exp_nonpos8((float8)x).s0; }
+
 typedef union {
     float8 v;
     float a[8];
 } f8u;
 
-// Causal attention with an online softmax: one work-item per (query head, token), reading
-// the keys 0..pos of its KV head (grouped-query attention: kv = h / (heads / kv_heads)),
-// eight keys at a time so that one vector exp serves eight scores. Keys past pos get a
-// score of -1e30 (finite: the kernels are built with fast, finite math) and weight 0; the
-// cache has 8 spare rows so that the last group never reads outside it.
+// Prefill attention with an online softmax: one work-item per (query head, tile of QT
+// tokens), so that each key and value row read from the cache serves QT queries (one query
+// per work-item read the whole cache once per token: terabytes for a 6,000-token prompt).
+// Keys are taken eight at a time so that one vector exp serves eight scores. Keys past a
+// query's position get a score of -1e30 (finite: the kernels use fast, finite math) and
+// weight 0; the cache has 8 spare rows so that the last group never reads outside it.
+// Grouped-query attention: query head h reads KV head h / (heads / kv_heads).
 kernel void attention(global const float *qkv, global const float *k_cache,
                       global const float *v_cache, global float *out, global const int *state,
-                      const int heads, const int kv_heads, const int ctx, const float scale) {
+                      const int heads, const int kv_heads, const int ctx, const float scale,
+                      const int ntok) {
     const int h = get_global_id(0);
-    const int t = get_global_id(1);
-    const int n = state[0] + t + 1;
+    const int t0 = get_global_id(1) * QT;
+    const int nq = QT < ntok - t0 ? QT : ntok - t0;
+    const int pos0 = state[0] + t0;
     const int kvh = h / (heads / kv_heads);
     const int width = (heads + 2 * kv_heads) * HD;
-    global const float8 *qp = (global const float8 *)(qkv + (size_t)t * width + h * HD);
-    float8 q[HD / 8], acc[HD / 8];
-#pragma unroll
-    for (int i = 0; i < HD / 8; i++) {
-        q[i] = qp[i] * scale;
-        acc[i] = 0.0f;
+    float8 q[QT][HD / 8], acc[QT][HD / 8];
+    float m[QT], l[QT];
+    for (int qi = 0; qi < QT; qi++) {
+        const int t = t0 + (qi < nq ? qi : nq - 1);
+        global const float8 *qp = (global const float8 *)(qkv + (size_t)t * width + h * HD);
+        for (int i = 0; i < HD / 8; i++) {
+            q[qi][i] = qp[i] * scale;
+            acc[qi][i] = 0.0f;
+        }
+        m[qi] = -1e30f;
+        l[qi] = 0.0f;
     }
-    float m = -1e30f, l = 0.0f;
     global const float8 *kp = (global const float8 *)(k_cache + (size_t)kvh * (ctx + 8) * HD);
     global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * (ctx + 8) * HD);
-    for (int j0 = 0; j0 < n; j0 += 8) {
-        f8u s;
+    const int n_max = pos0 + nq;
+    float8 kb[8][HD / 8], vb[8][HD / 8];
+    for (int j0 = 0; j0 < n_max; j0 += 8) {
+        for (int jj = 0; jj < 8; jj++)
+            for (int i = 0; i < HD / 8; i++) {
+                kb[jj][i] = kp[(size_t)(j0 + jj) * (HD / 8) + i];
+                vb[jj][i] = vp[(size_t)(j0 + jj) * (HD / 8) + i];
+            }
+        for (int qi = 0; qi < nq; qi++) {
+            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to this query
+            if (j0 >= n) break;           // later queries see more keys; earlier ones are done
+            f8u s;
 #pragma unroll
-        for (int jj = 0; jj < 8; jj++) {
-            float8 d = 0.0f;
+            for (int jj = 0; jj < 8; jj++) {
+                float8 d = 0.0f;
 #pragma unroll
-            for (int i = 0; i < HD / 8; i++) d += q[i] * kp[(size_t)(j0 + jj) * (HD / 8) + i];
-            s.a[jj] = j0 + jj < n ? hsum8(d) : -1e30f;
-        }
-        float mx = m;
+                for (int i = 0; i < HD / 8; i++) d += q[qi][i] * kb[jj][i];
+                s.a[jj] = j0 + jj < n ? hsum8(d) : -1e30f;
+            }
+            float mx = m[qi];
 #pragma unroll
-        for (int jj = 0; jj < 8; jj++) mx = s.a[jj] > mx ? s.a[jj] : mx;
-        const float c = exp(m - mx);
-        f8u p;
-        p.v = exp(s.v - (float8)mx);
-        m = mx;
-        l = l * c + hsum8(p.v);
+            for (int jj = 0; jj < 8; jj++) mx = s.a[jj] > mx ? s.a[jj] : mx;
+            const float c = exp_nonpos(m[qi] - mx);
+            f8u p;
+            p.v = exp_nonpos8(s.v - (float8)mx);
+            m[qi] = mx;
+            l[qi] = l[qi] * c + hsum8(p.v);
 #pragma unroll
-        for (int i = 0; i < HD / 8; i++) {
-            float8 a = acc[i] * c;
+            for (int i = 0; i < HD / 8; i++) {
+                float8 a = acc[qi][i] * c;
 #pragma unroll
-            for (int jj = 0; jj < 8; jj++) a += p.a[jj] * vp[(size_t)(j0 + jj) * (HD / 8) + i];
-            acc[i] = a;
+                for (int jj = 0; jj < 8; jj++) a += p.a[jj] * vb[jj][i];
+                acc[qi][i] = a;
+            }
         }
     }
-    global float8 *op = (global float8 *)(out + (size_t)t * heads * HD + h * HD);
-    const float inv = 1.0f / l;
-#pragma unroll
-    for (int i = 0; i < HD / 8; i++) op[i] = acc[i] * inv;
+    for (int qi = 0; qi < nq; qi++) {
+        global float8 *op = (global float8 *)(out + (size_t)(t0 + qi) * heads * HD + h * HD);
+        const float inv = 1.0f / l[qi];
+        for (int i = 0; i < HD / 8; i++) op[i] = acc[qi][i] * inv;
+    }
 }
 
 inline float8 rope8(const float8 a, global const float *cs, const int k) {
@@ -344,9 +386,9 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
         float mx = m;
 #pragma unroll
         for (int jj = 0; jj < 8; jj++) mx = s.a[jj] > mx ? s.a[jj] : mx;
-        const float c = exp(m - mx);
+        const float c = exp_nonpos(m - mx);
         f8u p;
-        p.v = exp(s.v - (float8)mx);
+        p.v = exp_nonpos8(s.v - (float8)mx);
         m = mx;
         l = l * c + hsum8(p.v);
 #pragma unroll

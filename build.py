@@ -172,9 +172,48 @@ def render_sources(files: list[Path], numbers: dict) -> list[tuple[str, str]]:
     return out
 
 
+def render_figures(options: Options, tmp: Path, summary: Summary, say) -> dict:
+    """Every figure module through the registry (cached or rendered), its files placed
+    under tmp/figures/ID/; returns id -> (HTML, alt text) for the chapters."""
+    figure_list = registry.discover(options.figures, ROOT)
+    helpers = registry.helpers_source(options.figures) if options.figures.is_dir() else b""
+    figures_html, seen_ids = {}, set()
+    for fig in figure_list:
+        registry.compute_key(fig, helpers)
+        registry.render_or_reuse(fig, options.cache, force=options.force)
+        (summary.rendered if fig.status == "rendered" else summary.cached).append(fig.id)
+        say(f"  figure {fig.id:<24} {fig.status:<8} {fig.seconds:6.2f} s")
+        if fig.import_seconds > 1.0:
+            summary.notes.append(f"{shown(fig.path)} takes {fig.import_seconds:.1f} s to import: "
+                                 "import the renderer inside render() to keep no-op builds fast")
+        assets.copy_tree(fig.cache_dir / "files", tmp / "figures" / fig.id)
+        html = registry.scope_ids(registry.with_alt(fig.html, fig.alt), fig.id, seen_ids)
+        figures_html[fig.id] = (html, fig.alt)
+    return figures_html
+
+
+def place_files(content: Path, tmp: Path, chapters: list, summary: Summary) -> dict:
+    """Static files, code colours, the math font (when there is math), the Pyodide
+    runtime and the core wheel; returns their paths for the templates."""
+    static = content / "static" if (content / "static").is_dir() else ROOT / "content" / "static"
+    assets.copy_tree(static, tmp / "static", link=False)
+    from content._build.markdown import pygments_css
+    (tmp / "static" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
+    has_math = any("<math" in ch["html"] for ch in chapters)
+    math_font = assets.copy_math_font(ROOT, tmp) if has_math else None
+    if has_math and not math_font:
+        summary.notes.append(f"{assets.MATH_FONT} is missing: math uses the browser's own fonts")
+    pyodide = assets.copy_pyodide(ROOT, tmp)
+    if pyodide is None:
+        summary.notes.append("node_modules/pyodide is missing (make setup): no Python runtime in the site")
+    wheel = assets.build_core_wheel(ROOT, tmp / "wheels")
+    return {"math_font": math_font, "pyodide": f"{pyodide}pyodide.mjs" if pyodide else "",
+            "wheel": f"wheels/{wheel.name}"}
+
+
 def build(options: Options) -> Summary:
     """Build into a temporary folder, then swap it into options.out."""
-    from content._build.markdown import Article, pygments_css, render_chapters
+    from content._build.markdown import Article, render_chapters
     start = time.perf_counter()
     summary = Summary()
     say = (lambda *a: None) if options.quiet else (lambda *a: print(*a, flush=True))
@@ -196,54 +235,27 @@ def build(options: Options) -> Summary:
         numbers = load_numbers(options, summary)
         phase("numbers")
 
-        figure_list = registry.discover(options.figures, ROOT)
-        helpers = registry.helpers_source(options.figures) if options.figures.is_dir() else b""
-        rendered_html, seen_ids = {}, set()
-        for fig in figure_list:
-            registry.compute_key(fig, helpers)
-            registry.render_or_reuse(fig, options.cache, force=options.force)
-            (summary.rendered if fig.status == "rendered" else summary.cached).append(fig.id)
-            say(f"  figure {fig.id:<24} {fig.status:<8} {fig.seconds:6.2f} s")
-            if fig.import_seconds > 1.0:
-                summary.notes.append(f"{shown(fig.path)} takes {fig.import_seconds:.1f} s to import: "
-                                     "import the renderer inside render() to keep no-op builds fast")
-            assets.copy_tree(fig.cache_dir / "files", tmp / "figures" / fig.id)
-            html = registry.scope_ids(registry.with_alt(fig.html, fig.alt), fig.id, seen_ids)
-            rendered_html[fig.id] = (html, fig.alt)
-
+        figures_html = render_figures(options, tmp, summary, say)
         phase("figures")
         content = options.content
         files = chapter_files(content)
         if not files:
             summary.notes.append(f"no chapters in {shown(content)}/: the page is an empty shell")
-        article = Article(figures=rendered_html)
+        article = Article(figures=figures_html)
         chapters = render_chapters(render_sources(files, numbers), article)
         summary.placeholders = article.placeholders
         phase("chapters")
 
-        static = content / "static" if (content / "static").is_dir() else ROOT / "content" / "static"
         templates = content / "templates" if (content / "templates").is_dir() else ROOT / "content" / "templates"
-        assets.copy_tree(static, tmp / "static", link=False)
-        (tmp / "static" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
-        has_math = any("<math" in ch["html"] for ch in chapters)
-        math_font = assets.copy_math_font(ROOT, tmp) if has_math else None
-        if has_math and not math_font:
-            summary.notes.append(f"{assets.MATH_FONT} is missing: math uses the browser's own fonts")
-        pyodide = assets.copy_pyodide(ROOT, tmp)
-        if pyodide is None:
-            summary.notes.append("node_modules/pyodide is missing (make setup): no Python runtime in the site")
-        wheel = assets.build_core_wheel(ROOT, tmp / "wheels")
-
+        files_for_page = place_files(content, tmp, chapters, summary)
         page = render_page(templates, tmp, {
             "title": article.meta.get("article_title", DEFAULT_TITLE),
             "subtitle": article.meta.get("subtitle", ""),
             "description": article.meta.get("description", ""),
             "chapters": chapters,
             "toc": article.headings,
-            "math_font": math_font,
-            "pyodide": f"{pyodide}pyodide.mjs" if pyodide else "",
-            "wheel": f"wheels/{wheel.name}",
             "live_reload": options.live_reload,
+            **files_for_page,
         })
         (tmp / "index.html").write_text(page, encoding="utf-8")
         summary.pages = 1

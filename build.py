@@ -7,6 +7,7 @@
                                     tokenwalk/ (code and data) change
     python build.py --out DIR --content DIR --figures DIR --numbers FILE.json --cache DIR
                                     build elsewhere, from other sources (tests use these)
+    python build.py --quiet         the summary only, no line per figure
 
 Steps: (1) the number namespace `n` = tokenwalk.article_numbers.article_numbers();
 (2) every figures/*.py through the registry (content/_build/figures.py), cached under
@@ -324,10 +325,11 @@ def parse_args(argv) -> tuple[Options, argparse.Namespace]:
     parser.add_argument("--figures", type=Path, default=ROOT / "figures", help="figure modules")
     parser.add_argument("--cache", type=Path, default=ROOT / ".cache" / "figures", help="figure cache")
     parser.add_argument("--numbers", type=Path, default=None, help="JSON namespace instead of tokenwalk's")
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=8000, help="--serve: port on 127.0.0.1 (0: any free one)")
+    parser.add_argument("--quiet", action="store_true", help="no line per figure, only the summary")
     args = parser.parse_args(argv)
     options = Options(out=args.out, content=args.content, figures=args.figures, cache=args.cache,
-                      numbers=args.numbers, force=args.force, live_reload=args.serve)
+                      numbers=args.numbers, force=args.force, live_reload=args.serve, quiet=args.quiet)
     return options, args
 
 

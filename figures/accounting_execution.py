@@ -3,8 +3,7 @@
 Dense 7B in fp16 on one H100 SXM. Accounting level (the roofline, `tokenwalk.roofline.step_time`):
 the step's bytes over the bandwidth, 4.2 ms, and its operations over the FLOP/s, 29 ms; the
 step is the larger. Execution level: the 32 layers one after another, each the larger of
-its own bytes (0.13 ms) and operations (0.9 ms), from the article's namespace
-(`d7_layer_memory_ms`, `d7_layer_compute_ms`). Both levels share one time axis; every
+its own bytes (0.13 ms) and operations (0.9 ms) (`tokenwalk.roofline.layer_step_time`). Both levels share one time axis; every
 bar's width is its milliseconds at that scale (a test reads them back). They agree because
 every layer of the 7B has the same ratio of bytes to operations.
 """
@@ -39,22 +38,21 @@ def alt(inputs: dict) -> str:
 
 
 def inputs() -> dict:
-    from tokenwalk.article_numbers import article_numbers
     from tokenwalk.data_refs import read_data_json
     from tokenwalk.machine_spec import load_machine
     from tokenwalk.model_spec import load_model
-    from tokenwalk.roofline import flops_per_token, step_time
+    from tokenwalk.roofline import flops_per_token, layer_step_time, step_time
 
     model, machine = load_model(MODEL), load_machine(MACHINE)
     tokens = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]
     step = step_time(model, machine, tokens)
-    n = article_numbers()
+    layer = layer_step_time(model, machine, tokens)
     return {
         "model": model.name, "machine": machine.name, "tokens": tokens, "layers": model.layers,
         "weights_bytes": step.bytes_moved, "bandwidth_gbs": machine.bandwidth_gbs, "tflops": machine.fp16_tflops,
         "flops_per_token": flops_per_token(model),
         "memory_ms": step.memory_s * 1e3, "compute_ms": step.compute_s * 1e3, "step_ms": step.step_s * 1e3,
-        "layer_memory_ms": n["d7_layer_memory_ms"], "layer_compute_ms": n["d7_layer_compute_ms"],
+        "layer_memory_ms": layer.memory_s * 1e3, "layer_compute_ms": layer.compute_s * 1e3,
     }
 
 

@@ -3,7 +3,7 @@ meeting one token (decode) and 128 tokens (prefill).
 
 The same trip over the bus brings the tile in both rows; what changes is the number of
 tokens that use it before it is dropped: 32,768 operations against 4,194,304
-(`tokenwalk.roofline.tile_ops`, through the article's namespace with the tile's size in KB).
+(`tokenwalk.roofline.tile_ops`; the tile's size from `tokenwalk.roofline.tile_bytes`).
 The bar under each count is the operations to scale (a test reads it back).
 """
 
@@ -38,18 +38,24 @@ def alt(inputs: dict) -> str:
 
 
 def inputs() -> dict:
-    from tokenwalk.article_numbers import article_numbers
+    from tokenwalk.data_refs import read_data_json
+    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.model_spec import load_model
+    from tokenwalk.roofline import tile_bytes, tile_ops
 
-    n = article_numbers()
+    model, machine = load_model("dense-7b-fp16"), load_machine("h100-sxm")
+    scenarios = read_data_json("cited/article.json")["scenarios"]["values"]
+    rows, tokens = scenarios["tile_rows"]["value"], scenarios["tile_prefill_tokens"]["value"]
     return {
-        "model": "dense-7b-fp16",
-        "machine": "h100-sxm",
-        "tile_rows": n["tile_rows"],
-        "tile_kb": n["tile_kb"],
-        "shared_kb": n["h100_shared_kb"],
-        "prefill_tokens": n["tile_prefill_tokens"],
-        "ops_decode": n["tile_ops_decode"],
-        "ops_prefill": n["tile_ops_prefill"],
+        "model": model.name,
+        "machine": machine.name,
+        "tile_rows": rows,
+        # KB of 1,024 bytes, as the H100's shared memory (228 KB) is counted
+        "tile_kb": tile_bytes(rows, rows, model.bits_per_weight / 8) / 1024,
+        "shared_kb": machine.shared_memory_per_cu_bytes / 1024,
+        "prefill_tokens": tokens,
+        "ops_decode": tile_ops(1, rows, rows),
+        "ops_prefill": tile_ops(tokens, rows, rows),
     }
 
 

@@ -170,7 +170,9 @@ def _and_list(items) -> str:
 
 def _models_group(n: dict, s: dict) -> None:
     """Sizes of the models and machines, straight from their presets."""
+    from .attention import softmaxes_per_decode_step
     from .ggml_types import bits_per_weight
+    from .roofline import weights_bytes
 
     qwen, d27, l70, d7, gpt3 = s["qwen"], s["dense27"], s["llama70"], s["d7"], s["gpt3"]
     laptop, h100 = s["laptop"], s["h100"]
@@ -200,7 +202,7 @@ def _models_group(n: dict, s: dict) -> None:
     n["qwen_params"] = qwen.params
     n["qwen_params_b"] = qwen.params / 1e9
     n["qwen_active_params_b"] = qwen.active_params / 1e9
-    n["qwen_fp16_gb"] = qwen.params * bits_per_weight("F16") / 8 / GB
+    n["qwen_fp16_gb"] = weights_bytes(qwen.params, bits_per_weight("F16")) / GB
     n["q4km_bits_per_weight"] = qwen.bits_per_weight
     n["qwen_bytes_per_token_gb"] = qwen.bytes_read_per_token / GB
     n["qwen_vocab"] = qwen.vocab_size
@@ -246,14 +248,14 @@ def _models_group(n: dict, s: dict) -> None:
     n["d7_head_dim"] = d7.head_dim
     # fp8 and "4 bits" are widths by definition (no block scale counted), as the article says them.
     for label, bits in (("fp32", bits_per_weight("F32")), ("fp16", bits_per_weight("F16")), ("fp8", 8), ("q4", 4)):
-        n[f"d7_{label}_gb"] = d7.params * bits / 8 / GB
+        n[f"d7_{label}_gb"] = weights_bytes(d7.params, bits) / GB
     n["gpt3_layers"] = gpt3.layers
     n["gpt3_width"] = gpt3.embedding_length
     n["gpt3_heads"] = gpt3.head_count
     n["gpt3_head_dim"] = gpt3.head_dim
     n["gpt3_ffn"] = gpt3.feed_forward_length
     n["gpt3_vocab"] = gpt3.vocab_size
-    n["gpt3_softmaxes_per_step"] = gpt3.layers * gpt3.head_count
+    n["gpt3_softmaxes_per_step"] = softmaxes_per_decode_step(gpt3)
 
 
 
@@ -339,6 +341,8 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
 
 def _citations_group(n: dict, c: dict, sc: dict) -> None:
     """Cited facts and the article's scenario sizes, with a few plain combinations."""
+    from .roofline import bus_bandwidth_gbs
+
     for key in ("qwen38_temperature", "qwen38_top_p", "qwen38_top_k", "grpo_samples", "rope_base",
                 "anthropic_cache_write_price_ratio", "anthropic_cache_read_price_ratio",
                 "anthropic_cache_ttl_min", "runpod_5090_usd_per_hour", "ollama_port",
@@ -350,7 +354,7 @@ def _citations_group(n: dict, c: dict, sc: dict) -> None:
     n["laptop_transfers_mt_s"] = c["laptop_transfers_mt_s"]
     n["laptop_bus_bits"] = c["laptop_bus_bits"]
     n["laptop_bus_bytes"] = c["laptop_bus_bits"] // 8
-    n["laptop_bus_bandwidth_gbs"] = c["laptop_transfers_mt_s"] * 1e6 * n["laptop_bus_bytes"] / GB
+    n["laptop_bus_bandwidth_gbs"] = bus_bandwidth_gbs(c["laptop_transfers_mt_s"], c["laptop_bus_bits"])
     n["m4max_bus_bits"] = c["m4max_bus_bits"]
     n["gpt3_training_tokens_b"] = c["gpt3_training_tokens"] / 1e9
     n["gpt3_batch_tokens_m"] = c["gpt3_batch_tokens"] / 1e6
@@ -379,7 +383,9 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     from .chunked_prefill import chunked_prefill, free_ride_tokens, mixed_step, separate_steps
     from .kv_cache import kv_bytes_per_token
     from .roofline import (balance_point_tokens, compute_time_s, decode_ceiling_tok_s, decode_step,
-                           flops_per_token, memory_time_s, prefill_time_s, step_time, tile_ops)
+                           flops_per_token, layer_step_time, machine_ops_per_byte, matrix_bytes,
+                           memory_time_s, prefill_time_s, step_time, tile_bytes, tile_ops)
+    from .kv_cache import kv_cache_bytes
     from .machine_spec import memory_ladder
 
     d7, h100, qwen = s["d7"], s["h100"], s["qwen"]
@@ -391,7 +397,7 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     n["d7_decode_tok_s"] = 1 / one.step_s
     n["balance_tokens_fp16"] = balance_point_tokens(h100, d7.size_bytes / d7.params)
     n["balance_tokens_4bit"] = balance_point_tokens(h100, 0.5)
-    n["h100_ops_per_byte"] = n["balance_tokens_fp16"] * 2 / (d7.size_bytes / d7.params)
+    n["h100_ops_per_byte"] = machine_ops_per_byte(h100)
     bal = step_time(d7, h100, round(n["balance_tokens_fp16"]))
     n["d7_balance_step_ms"] = bal.step_s * 1e3
     n["d7_balance_compute_ms"] = bal.compute_s * 1e3
@@ -401,20 +407,20 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     n["d7_prefill_step_ms"] = pre.step_s * 1e3
     n["d7_prefill_tok_s"] = pre.tokens_per_s
     n["d7_decode_vs_prefill_cost_per_token"] = one.step_s / (pre.step_s / pre_tokens)
-    n["d7_layer_memory_ms"] = one.memory_s / d7.layers * 1e3
-    n["d7_layer_compute_ms"] = pre.compute_s / d7.layers * 1e3
+    layer = layer_step_time(d7, h100, pre_tokens)  # figure 17's execution level
+    n["d7_layer_memory_ms"] = layer.memory_s * 1e3
+    n["d7_layer_compute_ms"] = layer.compute_s * 1e3
     # tiles
     rows = sc["tile_rows"]
-    tile_bytes = rows * rows * d7.size_bytes / d7.params
+    bpw = d7.bits_per_weight / 8
     n["tile_rows"] = rows
-    n["tile_kb"] = tile_bytes / 1024
+    n["tile_kb"] = tile_bytes(rows, rows, bpw) / 1024  # KB as shared memory is counted (1,024 bytes)
     n["tile_ops_decode"] = tile_ops(1, rows, rows)
     n["tile_ops_prefill"] = tile_ops(sc["tile_prefill_tokens"], rows, rows)
     n["tile_prefill_tokens"] = sc["tile_prefill_tokens"]
-    bpw = d7.size_bytes / d7.params
     n["d7_layer_mb"] = d7.size_bytes / d7.layers / 1e6
-    n["d7_wq_mb"] = d7.embedding_length ** 2 * bpw / 1e6
-    n["d7_head_slice_mb"] = d7.embedding_length * d7.head_dim * bpw / 1e6
+    n["d7_wq_mb"] = matrix_bytes(d7.embedding_length, d7.embedding_length, bpw) / 1e6
+    n["d7_head_slice_mb"] = matrix_bytes(d7.embedding_length, d7.head_dim, bpw) / 1e6
     n["h100_on_chip_mb"] = n["h100_on_chip_bytes"] / 1e6
     n["h100_on_chip_share"] = n["h100_on_chip_bytes"] / d7.size_bytes
     # the memory ladder: time to move the 7B over each rung that has a bandwidth
@@ -490,14 +496,14 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     n["kv_qwen_without_hybrid_factor"] = qwen.layers // qwen.kv_layers
     growth = []
     for ctx in sc["kv_growth_contexts"]:
-        growth.append({"context": ctx, "kv_gb": ctx * n["kv_bytes_per_token_d7"] / GB,
+        growth.append({"context": ctx, "kv_gb": kv_cache_bytes(d7, ctx) / GB,
                        "tok_s": decode_ceiling_tok_s(d7, h100, ctx)})
     n["kv_growth"] = growth
     end = pre_tokens + out
     n["kv_example_context"] = end
-    n["kv_example_step_gb"] = (d7.size_bytes + end * n["kv_bytes_per_token_d7"]) / GB
+    n["kv_example_step_gb"] = (d7.bytes_read_per_token + kv_cache_bytes(d7, end)) / GB
     n["kv_example_tok_s"] = decode_ceiling_tok_s(d7, h100, end)
-    n["kv_long_gb"] = long * n["kv_bytes_per_token_d7"] / GB
+    n["kv_long_gb"] = kv_cache_bytes(d7, long) / GB
     n["kv_long_tok_s"] = decode_ceiling_tok_s(d7, h100, long)
     n["mistral_kv_factor"] = d7.head_count // sc["mistral_kv_heads"]
 
@@ -509,7 +515,8 @@ def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
     from .llama_bench import bandwidth_share, published_median_bandwidth_share, published_run_count
     from .memory_budget import memory_budget
     from .moe import max_distinct_experts
-    from .roofline import balance_point_tokens, decode_ceiling_tok_s, flops_per_token, machine_ops_per_byte, model_ops_per_byte
+    from .roofline import (balance_point_tokens, decode_ceiling_tok_s, flops_per_token, machine_ops_per_byte,
+                           memory_time_s, model_ops_per_byte, weights_bytes)
     from .speculative import expected_tokens_per_round, model_round_cost
     from .toy import load_toy
     from .walk import Request, walk_request
@@ -553,11 +560,11 @@ def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
     n["laptop_ops_per_byte"] = machine_ops_per_byte(laptop)
     n["qwen_decode_ops_per_byte"] = model_ops_per_byte(qwen)
     n["qwen_bytes_per_weight"] = qwen.bytes_read_per_token / qwen.active_params
-    n["laptop_balance_tokens_q4km"] = balance_point_tokens(laptop, qwen.size_bytes / qwen.params)
+    n["laptop_balance_tokens_q4km"] = balance_point_tokens(laptop, qwen.bits_per_weight / 8)
     n["dense_fit_gb"] = sc["dense_fit_laptop_bytes"] / GB
-    n["dense_fit_ceiling_tok_s"] = laptop.bandwidth_gbs * GB / sc["dense_fit_laptop_bytes"]
+    n["dense_fit_ceiling_tok_s"] = 1 / memory_time_s(sc["dense_fit_laptop_bytes"], laptop.bandwidth_gbs)
     n["small_model_params_b"] = sc["small_moe_params"] / 1e9
-    n["small_model_q4km_gb"] = sc["small_moe_params"] * qwen.bits_per_weight / 8 / GB
+    n["small_model_q4km_gb"] = weights_bytes(sc["small_moe_params"], qwen.bits_per_weight) / GB
     n["compute_unit_ratio_5090"] = s["rtx5090"].compute_units / laptop.compute_units
     n["bandwidth_ratio_5090"] = s["rtx5090"].bandwidth_gbs / laptop.bandwidth_gbs
     # memory budget: the context Ollama chose vs the one set by hand
@@ -584,7 +591,7 @@ def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
     # prefix caching, retrieval, lifecycle
     n["prefix_recompute_tokens"] = sc["chat_turn_tokens"]
     n["prefix_recompute_s"] = sc["chat_turn_tokens"] / meas["prefill_tok_s_moe"]
-    n["prefix_restore_s"] = kv_cache_bytes(qwen, n["request_history_tokens"]) / (c["ssd_read_gbs_laptop"] * GB)
+    n["prefix_restore_s"] = memory_time_s(kv_cache_bytes(qwen, n["request_history_tokens"]), c["ssd_read_gbs_laptop"])
     n["rag_added_tokens"] = sc["rag_passages"] * sc["rag_passage_tokens"]
     n["rag_added_s"] = n["rag_added_tokens"] / meas["prefill_tok_s_moe"]
     n["rag_passages"], n["rag_passage_tokens"] = sc["rag_passages"], sc["rag_passage_tokens"]

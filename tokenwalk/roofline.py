@@ -56,10 +56,49 @@ def tile_ops(tokens: int, tile_rows: int = 128, tile_cols: int = 128) -> int:
     return 2 * tile_rows * tile_cols * tokens
 
 
+def matrix_bytes(rows: int, cols: int, bytes_per_weight: float) -> float:
+    """Bytes of a `rows` x `cols` block of weights stored at `bytes_per_weight` bytes each.
+
+    Section "Weights by the tile": the 7B's W_Q (4,096 x 4,096 in fp16) is 33.6 MB, one
+    head's slice of it (4,096 x 128) 1.05 MB.
+    """
+    if rows < 0 or cols < 0 or bytes_per_weight <= 0:
+        raise ValueError(f"need rows, cols >= 0 and bytes_per_weight > 0, got {rows}, {cols}, {bytes_per_weight}")
+    return rows * cols * bytes_per_weight
+
+
+def tile_bytes(rows: int = 128, cols: int = 128, bytes_per_weight: float = 2.0) -> float:
+    """Bytes of one weight tile, the block a compute unit brings into its shared memory.
+
+    Figure 12: 128 x 128 weights in fp16 (2 bytes) = 32,768 bytes, 32 KB as spec sheets
+    count shared memory (1 KB = 1,024 bytes there: the H100's 228 KB per SM).
+    """
+    return matrix_bytes(rows, cols, bytes_per_weight)
+
+
+def weights_bytes(params: float, bits_per_weight: float) -> float:
+    """Bytes of `params` weights stored at `bits_per_weight` bits each (no file header).
+
+    Section "The model in memory": a 7B model is 28 GB in fp32, 14 in fp16, 7 in fp8,
+    3.5 in 4 bits.
+    """
+    if bits_per_weight <= 0:
+        raise ValueError(f"bits_per_weight must be positive, got {bits_per_weight}")
+    return params * bits_per_weight / 8.0
+
+
+def bus_bandwidth_gbs(transfers_mt_s: float, bus_bits: int) -> float:
+    """Peak bandwidth of a memory bus: transfers per second x bytes per transfer, in GB/s.
+
+    Section 1 (the laptop): LPDDR5X at 8,000 MT/s on a 128-bit bus = 128 GB/s.
+    """
+    return transfers_mt_s * 1e6 * (bus_bits / 8) / GB
+
+
 def machine_ops_per_byte(machine) -> float:
     """The machine's arithmetic intensity at balance: operations per byte moved.
 
-    FLOP/s over bytes/s (H100 SXM: 990e12 / 3.35e12 = 295; the laptop's iGPU about 18).
+    FLOP/s over bytes/s (H100 SXM: 990e12 / 3.35e12 = 295; the laptop preset's iGPU: 6.144e12 / 128e9 = 48).
     """
     return (machine.fp16_tflops * TERA) / (machine.bandwidth_gbs * GB)
 
@@ -200,6 +239,22 @@ def step_time(model, machine, tokens: int, *, kv_tokens_read: float = 0, kv_toke
         memory_s=memory_time_s(n_bytes, machine.bandwidth_gbs),
         compute_s=compute_time_s(flops, machine.fp16_tflops),
     )
+
+
+def layer_step_time(model, machine, tokens: int) -> StepTime:
+    """One layer's share of a step of `tokens` tokens: its weights' bytes and its operations.
+
+    The execution level of figure 17: the layers run one after another, each as long as the
+    slower of its own bus time and its own compute time. The 7B in fp16 on an H100 with a
+    2,048-token prefill: max(0.13, 0.9) ms per layer, x 32 layers = 29 ms, the same as the
+    accounting level's max(4.2, 29) ms (the weights are split evenly over the layers).
+    """
+    layers = int(model.layers)
+    if layers <= 0:
+        raise ValueError(f"model.layers must be positive, got {layers}")
+    whole = step_time(model, machine, tokens)
+    return StepTime(tokens=tokens, bytes_moved=whole.bytes_moved / layers, flops=whole.flops / layers,
+                    memory_s=whole.memory_s / layers, compute_s=whole.compute_s / layers)
 
 
 def decode_step(model, machine, context_tokens: int = 0, users: int = 1, kv_type: str = "f16") -> StepTime:

@@ -1,0 +1,85 @@
+"""The article's arithmetic of bytes, times and ratios lives in tokenwalk's concept modules
+(tokenwalk.roofline, tokenwalk.attention, tokenwalk.kv_cache); the namespace `n` only picks
+and names. Each test reproduces the number of a figure or section through those functions."""
+
+import pytest
+
+from tokenwalk.attention import softmaxes_per_decode_step
+from tokenwalk.kv_cache import kv_cache_bytes
+from tokenwalk.machine_spec import load_machine
+from tokenwalk.model_spec import load_model
+from tokenwalk.roofline import (bus_bandwidth_gbs, layer_step_time, machine_ops_per_byte, matrix_bytes, step_time,
+                                tile_bytes, tile_ops, weights_bytes)
+
+from tests._content_helpers import default_numbers
+
+
+@pytest.fixture(scope="module")
+def d7():
+    return load_model("dense-7b-fp16")
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return load_machine("h100-sxm")
+
+
+def test_figure12_tile_bytes_and_operations(d7):
+    """Figure 12: a 128 x 128 tile in fp16 is 32 KB (of 1,024 bytes); 1 token 32,768 operations, 128 tokens 4,194,304."""
+    assert tile_bytes(128, 128, d7.bits_per_weight / 8) == 32 * 1024
+    assert tile_ops(1, 128, 128) == 32_768 and tile_ops(128, 128, 128) == 4_194_304
+    assert default_numbers()["tile_kb"] == tile_bytes(128, 128, 2) / 1024
+    with pytest.raises(ValueError):
+        tile_bytes(128, 128, 0)
+
+
+def test_weights_by_the_tile_matrix_sizes(d7):
+    """Section "Weights by the tile": W_Q of the 7B is 33.6 MB, one head's slice 1.05 MB."""
+    assert matrix_bytes(d7.embedding_length, d7.embedding_length, 2) / 1e6 == pytest.approx(33.55, abs=0.01)
+    assert matrix_bytes(d7.embedding_length, d7.head_dim, 2) / 1e6 == pytest.approx(1.05, abs=0.01)
+    n = default_numbers()
+    assert n["d7_wq_mb"] == pytest.approx(matrix_bytes(4096, 4096, 2) / 1e6)
+
+
+def test_figure17_layer_step_time_times_layers_is_the_step(d7, h100):
+    """Figure 17: 2,048-token prefill of the 7B on an H100: per layer max(0.13, 0.9) ms x 32 = 29 ms."""
+    layer = layer_step_time(d7, h100, 2048)
+    assert round(layer.memory_s * 1e3, 2) == 0.13 and round(layer.compute_s * 1e3, 1) == 0.9
+    assert layer.bound == "compute"
+    whole = step_time(d7, h100, 2048)
+    assert d7.layers * layer.step_s == pytest.approx(whole.step_s, rel=1e-9)
+    assert round(d7.layers * layer.step_s * 1e3) == 29
+    n = default_numbers()
+    assert (n["d7_layer_memory_ms"], n["d7_layer_compute_ms"]) == (layer.memory_s * 1e3, layer.compute_s * 1e3)
+
+
+def test_figure8_gpt3_softmaxes_per_step():
+    """Figure 8 / section "One moving column": GPT-3 runs 96 x 96 = 9,216 softmaxes per decode step."""
+    assert softmaxes_per_decode_step(load_model("gpt3-175b")) == 9_216
+    assert default_numbers()["gpt3_softmaxes_per_step"] == 9_216
+
+
+def test_model_in_memory_sizes_by_width(d7):
+    """Section "The model in memory": the 7B is 28 GB in fp32, 14 in fp16, 7 in fp8, 3.5 in 4 bits."""
+    assert [weights_bytes(d7.params, b) / 1e9 for b in (32, 16, 8, 4)] == [28, 14, 7, 3.5]
+    with pytest.raises(ValueError):
+        weights_bytes(d7.params, 0)
+
+
+def test_section1_laptop_bus_bandwidth():
+    """Section 1: 8,000 MT/s on a 128-bit bus is 128 GB/s, the laptop preset's bandwidth."""
+    assert bus_bandwidth_gbs(8000, 128) == 128
+    n = default_numbers()
+    assert n["laptop_bus_bandwidth_gbs"] == pytest.approx(n["laptop_bandwidth_gbs"])
+
+
+def test_balance_point_ops_per_byte_of_the_h100(h100):
+    """Figure 16: the H100 balances at 990 / 3.35 = 295 operations per byte."""
+    assert round(machine_ops_per_byte(h100)) == 295
+    assert default_numbers()["h100_ops_per_byte"] == machine_ops_per_byte(h100)
+
+
+def test_kv_growth_bytes_from_kv_cache(d7):
+    """Figure 21: the 7B's KV cache at each context of the figure is kv_cache_bytes."""
+    for row in default_numbers()["kv_growth"]:
+        assert row["kv_gb"] == kv_cache_bytes(d7, row["context"]) / 1e9

@@ -118,10 +118,6 @@ def test_every_line_using_a_moved_number_changes_and_no_other(moved_numbers):
     assert not unrendered, f"lines using moved numbers inside loops or split expressions: {unrendered}"
 
 
-@pytest.mark.xfail(strict=True, reason="the walk times decode with data/timing_fit.json, whose laptop row is "
-                   "solved offline from the measurements by `tokenwalk fit`; until tokenwalk.timing_model "
-                   "solves that row from measurements/laptop.json when it loads, the trace of the request "
-                   "does not follow a new measurement without a refit")
 def test_the_walk_of_the_request_follows_the_measured_decode_speed(moved_numbers):
     moved = moved_names(default_numbers(), moved_numbers)
     assert set(WALK_DEPENDENTS) <= moved, sorted(set(WALK_DEPENDENTS) - moved)

@@ -4,8 +4,6 @@ A refit on a fixed subset must land in stated bounds, the committed coefficients
 what `tokenwalk fit` produces, and the native (numpy) prediction must be the pure core's.
 """
 
-import json
-
 import numpy as np
 import pytest
 
@@ -85,16 +83,16 @@ def test_committed_cross_validation_meets_the_decode_target():
 
 @pytest.mark.slow
 def test_tokenwalk_fit_reproduces_the_committed_file(tmp_path, capsys):
-    """`tokenwalk fit` from the package's data writes exactly tokenwalk/data/timing_fit.json."""
+    """`tokenwalk fit` from the package's data writes tokenwalk/data/timing_fit.json byte for
+    byte, and prints the laptop's row solved from its measurements (not stored in the file)."""
     from tokenwalk.cli import main
 
     out = tmp_path / "timing_fit.json"
     assert main(["fit", "--output", str(out)]) == 0
-    assert "leave-one-machine-out median error: decode tg128" in capsys.readouterr().out
-    fresh = json.loads(out.read_text())
-    committed = json.loads(timing_model.FIT_PATH.read_text())
-    for key in ("default", "backends", "cross_validation", "calibrations"):
-        assert fresh[key] == committed[key], key
+    text = capsys.readouterr().out
+    assert "leave-one-machine-out median error: decode tg128" in text
+    assert "laptop-860m" in text and "(from its measurements, not stored)" in text
+    assert out.read_bytes() == timing_model.FIT_PATH.read_bytes()
 
 
 @pytest.mark.slow

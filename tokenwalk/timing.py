@@ -2,7 +2,8 @@
 
 - Decode and prefill steps: the fitted timing model (`tokenwalk.timing_model`, fitted on
   published llama-bench runs, per-backend bandwidth and compute efficiencies and a cost per
-  layer; the laptop calibrated on its own measurements).
+  layer; the laptop's three numbers solved from its own measurements each time it is
+  timed, `tokenwalk.timing_calibration`).
 - Loading from disk: the file's bytes over the disk's bandwidth divided by a load
   efficiency (`data/timing_load.json`): calibrated on a machine's measured cold load where
   there is one (the laptop's 55 s), else the default (1.0, the disk's spec as a bound).
@@ -104,7 +105,9 @@ def efficiencies(machine) -> dict:
     """{phase: efficiency} for `machine`, with where each comes from ("calibrated" or "default")."""
     name = getattr(machine, "name", None)
     calibrations = timing_data().get("calibrations", {}).get(name, {})
-    fitted = timing_model.coefficients(machine).row
+    coeffs = timing_model.coefficients(machine)
+    # a calibration that could not meet its measurements says so where the walk shows its source
+    fitted = coeffs.row + (f" ({coeffs.note})" if coeffs.note else "")
     return {phase: {"value": efficiency(machine, phase),
                     "from": f"fitted: {fitted}" if phase != "load" else
                     "calibrated" if phase in calibrations else "default"} for phase in PHASES}

@@ -14,9 +14,12 @@ bytes / bandwidth, but the share of the bandwidth it reaches drops when each lay
 little (a small model, an MoE, the largest chips), which a fixed cost per layer explains;
 prefill is arithmetic, bounded below by one read of the weights per chunk.
 
-The coefficients live in `data/timing_fit.json`, written by `tokenwalk fit`
+The backends' coefficients live in `data/timing_fit.json`, written by `tokenwalk fit`
 (`tokenwalk.native.timing_fit`, numpy/scipy); this module only evaluates them, in pure
-Python, so the browser gets the same numbers. Units: seconds, bytes, GB/s = 1e9 bytes/s,
+Python, so the browser gets the same numbers. A machine with its own measurements (the
+article's laptop, `data/timing_calibrations.json`) is not in that file: its coefficients
+are solved from the measurements when it is timed (`tokenwalk.timing_calibration`), so an
+edited measurement needs no refit. Units: seconds, bytes, GB/s = 1e9 bytes/s,
 TFLOP/s = 1e12 operations/s.
 """
 
@@ -32,6 +35,21 @@ from .errors import SpecError
 
 FIT_PATH = Path(__file__).resolve().parent / "data" / "timing_fit.json"
 
+# Where a coefficient may lie, for the published fit and a machine's own calibration alike.
+BOUNDS = {
+    "bandwidth_efficiency": (0.05, 1.0),  # a share of the spec sheet
+    "layer_overhead_s": (0.0, 5e-3),  # never negative; 5 ms a layer would be a broken build
+    "compute_efficiency": (0.01, 1.0),
+}
+
+
+def rounded(bandwidth_efficiency: float, layer_overhead_s: float, compute_efficiency: float) -> dict:
+    """The three coefficients at the precision they are kept (4 decimals, 0.1 us): what the
+    fit file stores and a calibration uses, so a number does not hang on the solver's last
+    digits (the measurements themselves have two or three significant figures)."""
+    return {"bandwidth_efficiency": round(bandwidth_efficiency, 4), "layer_overhead_s": round(layer_overhead_s, 7),
+            "compute_efficiency": round(compute_efficiency, 4)}
+
 
 @dataclass(frozen=True)
 class Coefficients:
@@ -40,13 +58,15 @@ class Coefficients:
     bandwidth_efficiency: share of the spec bandwidth the weight and KV reads reach (0-1];
     compute_efficiency: share of the spec FP16 FLOP/s matrix products reach;
     layer_overhead_s: fixed seconds per layer per step (kernel launches, synchronisation);
-    row: which row of the fit was used ("CUDA", "default", "laptop-860m").
+    row: which row was used ("CUDA", "default", or a calibrated machine's name: "laptop-860m");
+    note: why a calibration could not meet its measurements exactly ("" when it does).
     """
 
     row: str
     bandwidth_efficiency: float
     compute_efficiency: float
     layer_overhead_s: float
+    note: str = ""
 
 
 @lru_cache(maxsize=8)
@@ -75,14 +95,18 @@ def _row(values: dict, row: str) -> Coefficients:
 
 
 def coefficients(machine, fit: dict | None = None) -> Coefficients:
-    """The coefficients for `machine`: its own calibration if the fit has one under its name
-    (the article's laptop, calibrated on its own measurements), else the row of its
-    `backend`, else the row fitted on all GPU runs together ("default")."""
+    """The coefficients for `machine`: its own calibration if `data/timing_calibrations.json`
+    names it (the article's laptop: solved from its measurements now, cached on their
+    values), else the fit's row of its `backend`, else the row fitted on all GPU runs
+    together ("default")."""
+    from . import timing_calibration  # it imports this module's bounds
+
+    solved = timing_calibration.solve(machine, BOUNDS)
+    if solved is not None:
+        e_bw, overhead, e_c, note = solved
+        values = rounded(e_bw, overhead, e_c)
+        return Coefficients(row=machine.name, note=note, **values)
     fit = fit if fit is not None else load_fit()
-    calibrations = fit.get("calibrations", {})
-    name = getattr(machine, "name", None)
-    if name in calibrations:
-        return _row(calibrations[name], name)
     backends = fit.get("backends", {})
     backend = getattr(machine, "backend", None) or ""
     for key, values in backends.items():

@@ -17,8 +17,9 @@ one odd run (a transcription, a broken build) does not drag a backend's numbers.
 Checked by leave-one-machine-out cross-validation: each machine is predicted by a fit
 that never saw it. A machine timed on its own measurements (the article's laptop) is not
 fitted here: the pure core solves its coefficients from them when it is timed
-(`tokenwalk.timing_calibration`), so this file holds only what needs numpy. The pure evaluation is `tokenwalk.timing_model`; the per-run features
-(roofline bytes and operations) are taken from the core so the two cannot disagree.
+(`tokenwalk.timing_calibration`), so this file holds only what needs numpy. The pure
+evaluation is `tokenwalk.timing_model`; the per-run features (roofline bytes and
+operations) are taken from the core so the two cannot disagree.
 """
 
 from __future__ import annotations

@@ -119,3 +119,20 @@ def test_renderer_version_joins_the_key():
     import matplotlib
     assert renderer_version("matplotlib") == f"matplotlib=={matplotlib.__version__}"
     assert renderer_version("svg") == "svg"
+
+
+def test_shared_svg_style_stays_with_the_first_figure_on_the_page(fakes):
+    """Repeated <style> blocks are dropped in page order: a figure that is rendered but
+    not on the page never takes the style away from one that is."""
+    src, figures, tmp = fakes
+    for fig_id in ("alpha", "beta", "gamma"):
+        path = figures / f"{fig_id}.py"
+        path.write_text(path.read_text().replace('viewBox="0 0 10 10">', 'viewBox="0 0 10 10"><style>.x{fill:red}</style>'))
+    chapter = src / "content" / "02-more.md"
+    chapter.write_text(chapter.read_text() + "\n::: figure gamma\nG.\n:::\n\n::: figure beta\nB.\n:::\n")
+    build(src, figures, tmp)
+    html = (tmp / "site" / "index.html").read_text()
+    gamma = re.search(r'<figure id="fig-gamma".*?</figure>', html, re.S).group(0)
+    beta = re.search(r'<figure id="fig-beta".*?</figure>', html, re.S).group(0)
+    assert "<style>.x{fill:red}</style>" in gamma
+    assert "<style>" not in beta

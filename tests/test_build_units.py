@@ -57,3 +57,13 @@ def test_math_core_handles_the_article_constructs():
                      displaystyle=True)
     for element in ("<mfrac>", "<msqrt>", "<mtext>4.2\u00a0ms</mtext>", "<mi>softmax</mi>", "<mi>max</mi>", "≤", "≈"):
         assert element in mathml
+
+
+def test_repeated_svg_styles_appear_once():
+    from content._build.figures import drop_repeated_styles
+    seen = set()
+    a = '<svg><style>.bus{fill:blue}</style><rect class="bus"/></svg>'
+    assert drop_repeated_styles(a, seen) == a
+    assert drop_repeated_styles(a, seen) == '<svg><rect class="bus"/></svg>'
+    other = '<svg><style>.kv{fill:red}</style></svg>'
+    assert drop_repeated_styles(other, seen) == other

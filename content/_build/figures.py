@@ -248,3 +248,14 @@ def scope_ids(html: str, fig_id: str, seen: set) -> str:
         html = re.sub(rf'(aria-(?:labelledby|describedby)="[^"]*?)\b{re.escape(old)}\b', rf"\g<1>{new}", html)
     seen.update(re.findall(r'\bid="([^"]+)"', html))
     return html
+
+
+def drop_repeated_styles(html: str, seen: set) -> str:
+    """Remove a <style> block that an earlier figure already put on the page: a <style>
+    inside inline SVG applies to the whole document, so one copy is enough."""
+    def keep_first(match):
+        if match.group(0) in seen:
+            return ""
+        seen.add(match.group(0))
+        return match.group(0)
+    return re.sub(r"<style>.*?</style>", keep_first, html, flags=re.S)

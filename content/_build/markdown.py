@@ -52,6 +52,7 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from . import BuildError
+from .figures import drop_repeated_styles
 
 FIGURE_OPEN = re.compile(r"^ {0,3}:{3,}\s*figure\s+(\S+)", re.M)
 
@@ -67,6 +68,7 @@ class Article:
     shift_headings: bool = False  # True when a chapter uses "# ": every heading goes one level down
     sidenotes: int = 0
     placeholders: list = dataclasses.field(default_factory=list)
+    styles: set = dataclasses.field(default_factory=set)  # <style> blocks already on the page
 
 
 def number_figures(chapters: list[tuple[str, str]], article: Article) -> None:
@@ -269,6 +271,7 @@ def _render_figure(self, tokens, idx, options, env):
     number = article.figure_numbers[fig_id]
     if fig_id in article.figures:
         body, _alt = article.figures[fig_id]  # the alt text is on the image; the caption names the figure
+        body = drop_repeated_styles(body, article.styles)  # in page order: the first copy stays
         classes, attrs = "figure", ""
     elif token.meta.get("markdown_body"):  # the body follows in Markdown; see _core_figure_bodies
         return (f'<figure id="fig-{html.escape(fig_id)}" class="figure" data-figure="{html.escape(fig_id)}">\n'

@@ -267,6 +267,7 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
     from .moe import expected_distinct_experts
     from .quantization import FORMAT_BITS_PER_WEIGHT, level_range, to_fp16, toy_quant_block
     from .sampling import toy_sampling
+    from .toy import load_toy
 
     n["toy_dot_x"], n["toy_dot_w"] = c["toy_dot_x"], c["toy_dot_w"]
     n["toy_dot_value"] = dot(c["toy_dot_x"], c["toy_dot_w"])
@@ -293,6 +294,8 @@ def _toy_group(n: dict, s: dict, c: dict, request_dir: Path) -> None:
     n["attn_top_word"] = words[top]
     n["attn_top_weight"] = live[top]
     n["attn_value_width"] = row["value_width"]
+
+    n["decode_head_strip_numbers"] = len(load_toy("decode_head")["query"])  # figure 7 draws that many
 
     grid = toy_causal_grid()
     n["mask_sentence"] = " ".join(grid["sentence"])

@@ -192,7 +192,8 @@ class Engine:
         self.logits = buf(cfg.vocab_size)
         self.all_logits = None
         self.rope = buf(pad * hd)
-        per_layer = cfg.head_count_kv * (self.ctx_tokens + 8) * hd  # 8 spare rows: see attention()
+        # ctx + 8 positions rounded up to a multiple of 8 (CACHE_ROWS in kernels/llama.cl)
+        per_layer = cfg.head_count_kv * ((self.ctx_tokens + 15) // 8 * 8) * hd
         self.kv_cache_bytes = 2 * cfg.layers * per_layer * f
         try:
             self.k_cache = [buf(per_layer) for _ in range(cfg.layers)]

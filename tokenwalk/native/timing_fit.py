@@ -35,6 +35,7 @@ from scipy.optimize import least_squares
 from .. import roofline
 from ..errors import SpecError
 from ..llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
+from .. import timing_model
 from ..timing_model import BOUNDS, FIT_PATH, predict_run_tok_s, rounded
 
 MIN_MACHINES = 2  # a backend needs this many machines with runs to get a row of its own
@@ -77,7 +78,7 @@ def features(runs: list) -> Features:
             tokens.append(1)
             measured.append(1.0 / run.tok_s)
         else:
-            step = roofline.prefill_step(run.model, run.machine, run.tokens, 0)
+            step = timing_model.prefill_step(run.model, run.machine, run.tokens, 0)
             tokens.append(run.tokens)
             measured.append(run.tokens / run.tok_s)
         memory.append(step.memory_s)

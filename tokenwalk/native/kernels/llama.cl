@@ -207,9 +207,17 @@ kernel void rms_norm(global const float *x, global const float *w, global float 
 
 // RoPE (adjacent pairs, llama.cpp's "normal" mode) on the q and k parts of the fused
 // QKV output, then k and v written into this layer's cache at positions pos0 + t.
-// qkv: [ntok][(heads + 2 kv_heads) * HD]; cache: [kv_heads][ctx + 8][HD] for this layer.
+// qkv: [ntok][(heads + 2 kv_heads) * HD]. Cache of one layer, CACHE_ROWS(ctx) positions (8
+// spare, a multiple of 8): values [kv_heads][position][HD]; keys by groups of eight
+// positions, [kv_heads][position / 8][HD][8], so that the scores of one query against eight
+// keys are one float8 accumulated over the HD dimensions, with no horizontal sums.
 // rope: [ntok][HD] = cos(angle_i) for i < HD/2, then sin(angle_i), angle_i = pos base^(-2i/HD),
 // computed by the host in double precision (PoCL's sin and cos are slow out-of-line calls).
+#define CACHE_ROWS(ctx) ((((ctx) + 15) / 8) * 8)
+#define VMAX(a, b) ((a) > (b) ? (a) : (b))
+#define K_AT(kvh, pos, d, ctx) \
+    (((size_t)(kvh) * CACHE_ROWS(ctx) + ((pos) & ~7)) * HD + (size_t)(d) * 8 + ((pos) & 7))
+
 kernel void rope_store(global float *qkv, global const float *rope, global float *k_cache,
                        global float *v_cache, global const int *state, const int heads,
                        const int kv_heads, const int ctx) {
@@ -227,14 +235,11 @@ kernel void rope_store(global float *qkv, global const float *rope, global float
     }
     if (h >= heads) {
         const int kvh = h - heads;
-        global float8 *kd = (global float8 *)(k_cache + ((size_t)kvh * (ctx + 8) + pos) * HD);
-        global float8 *vd = (global float8 *)(v_cache + ((size_t)kvh * (ctx + 8) + pos) * HD);
-        global const float8 *ks = (global const float8 *)v;
+        global float *kd = k_cache + K_AT(kvh, pos, 0, ctx);
+        global float8 *vd = (global float8 *)(v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD);
         global const float8 *vs = (global const float8 *)(qkv + (size_t)t * width + (heads + kv_heads + kvh) * HD);
-        for (int i = 0; i < HD / 8; i++) {
-            kd[i] = ks[i];
-            vd[i] = vs[i];
-        }
+        for (int d = 0; d < HD; d++) kd[8 * d] = v[d];
+        for (int i = 0; i < HD / 8; i++) vd[i] = vs[i];
     }
 }
 
@@ -265,12 +270,12 @@ typedef union {
 } f8u;
 
 // Prefill attention with an online softmax: one work-item per (query head, tile of QT
-// tokens), so that each key and value row read from the cache serves QT queries (one query
-// per work-item read the whole cache once per token: terabytes for a 6,000-token prompt).
-// Keys are taken eight at a time so that one vector exp serves eight scores. Keys past a
-// query's position get a score of -1e30 (finite: the kernels use fast, finite math) and
-// weight 0; the cache has 8 spare rows so that the last group never reads outside it.
-// Grouped-query attention: query head h reads KV head h / (heads / kv_heads).
+// tokens), so that each key and value read from the cache serves QT queries (one query per
+// work-item read the whole cache once per token: terabytes for a 6,000-token prompt). Keys
+// come eight at a time, transposed (see rope_store): the eight scores of a query are one
+// float8, and one vector exp turns them into weights. Keys past a query's position get the
+// score -1e30 (finite: the kernels use fast, finite math), weight ~0. Grouped-query
+// attention: query head h reads KV head h / (heads / kv_heads).
 kernel void attention(global const float *qkv, global const float *k_cache,
                       global const float *v_cache, global float *out, global const int *state,
                       const int heads, const int kv_heads, const int ctx, const float scale,
@@ -281,54 +286,58 @@ kernel void attention(global const float *qkv, global const float *k_cache,
     const int pos0 = state[0] + t0;
     const int kvh = h / (heads / kv_heads);
     const int width = (heads + 2 * kv_heads) * HD;
-    float8 q[QT][HD / 8], acc[QT][HD / 8];
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    float q[QT][HD];
+    float8 acc[QT][HD / 8];
     float m[QT], l[QT];
     for (int qi = 0; qi < QT; qi++) {
         const int t = t0 + (qi < nq ? qi : nq - 1);
-        global const float8 *qp = (global const float8 *)(qkv + (size_t)t * width + h * HD);
-        for (int i = 0; i < HD / 8; i++) {
-            q[qi][i] = qp[i] * scale;
-            acc[qi][i] = 0.0f;
-        }
+        global const float *qp = qkv + (size_t)t * width + h * HD;
+        for (int d = 0; d < HD; d++) q[qi][d] = qp[d] * scale;
+        for (int i = 0; i < HD / 8; i++) acc[qi][i] = 0.0f;
         m[qi] = -1e30f;
         l[qi] = 0.0f;
     }
-    global const float8 *kp = (global const float8 *)(k_cache + (size_t)kvh * (ctx + 8) * HD);
-    global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * (ctx + 8) * HD);
+    global const float8 *kt = (global const float8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     const int n_max = pos0 + nq;
-    float8 kb[8][HD / 8], vb[8][HD / 8];
     for (int j0 = 0; j0 < n_max; j0 += 8) {
-        for (int jj = 0; jj < 8; jj++)
-            for (int i = 0; i < HD / 8; i++) {
-                kb[jj][i] = kp[(size_t)(j0 + jj) * (HD / 8) + i];
-                vb[jj][i] = vp[(size_t)(j0 + jj) * (HD / 8) + i];
-            }
-        for (int qi = 0; qi < nq; qi++) {
-            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to this query
-            if (j0 >= n) break;           // later queries see more keys; earlier ones are done
-            f8u s;
+        global const float8 *kb = kt + (size_t)(j0 / 8) * HD;  // kb[d]: dimension d of keys j0..j0+7
+        float8 s[QT];
+#pragma unroll
+        for (int qi = 0; qi < QT; qi++) s[qi] = 0.0f;
+        for (int d = 0; d < HD; d++) {
+            const float8 k = kb[d];
+#pragma unroll
+            for (int qi = 0; qi < QT; qi++) s[qi] += q[qi][d] * k;
+        }
+        f8u p[QT];
+        float c[QT];
+#pragma unroll
+        for (int qi = 0; qi < QT; qi++) {
+            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi
+            const float8 sq = (lane + j0) < (int8)n ? s[qi] : (float8)-1e30f;
+            const float4 m4 = VMAX(sq.lo, sq.hi);
+            const float2 m2 = VMAX(m4.lo, m4.hi);
+            const float bm = VMAX(m2.x, m2.y);
+            const float mx = bm > m[qi] ? bm : m[qi];
+            c[qi] = exp_nonpos(m[qi] - mx);
+            p[qi].v = exp_nonpos8(sq - (float8)mx);
+            m[qi] = mx;
+            l[qi] = l[qi] * c[qi] + hsum8(p[qi].v);
+        }
+        for (int i = 0; i < HD / 8; i++) {
+            float8 a[QT];
+#pragma unroll
+            for (int qi = 0; qi < QT; qi++) a[qi] = acc[qi][i] * c[qi];
 #pragma unroll
             for (int jj = 0; jj < 8; jj++) {
-                float8 d = 0.0f;
+                const float8 v = vp[(size_t)(j0 + jj) * (HD / 8) + i];
 #pragma unroll
-                for (int i = 0; i < HD / 8; i++) d += q[qi][i] * kb[jj][i];
-                s.a[jj] = j0 + jj < n ? hsum8(d) : -1e30f;
+                for (int qi = 0; qi < QT; qi++) a[qi] += p[qi].a[jj] * v;
             }
-            float mx = m[qi];
 #pragma unroll
-            for (int jj = 0; jj < 8; jj++) mx = s.a[jj] > mx ? s.a[jj] : mx;
-            const float c = exp_nonpos(m[qi] - mx);
-            f8u p;
-            p.v = exp_nonpos8(s.v - (float8)mx);
-            m[qi] = mx;
-            l[qi] = l[qi] * c + hsum8(p.v);
-#pragma unroll
-            for (int i = 0; i < HD / 8; i++) {
-                float8 a = acc[qi][i] * c;
-#pragma unroll
-                for (int jj = 0; jj < 8; jj++) a += p.a[jj] * vb[jj][i];
-                acc[qi][i] = a;
-            }
+            for (int qi = 0; qi < QT; qi++) acc[qi][i] = a[qi];
         }
     }
     for (int qi = 0; qi < nq; qi++) {
@@ -358,37 +367,45 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
     const int pos = state[0];
     const int n = pos + 1;
     const int kvh = h / (heads / kv_heads);
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
     global const float8 *qp = (global const float8 *)(qkv + h * HD);
     global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
     global const float8 *vs = (global const float8 *)(qkv + (heads + kv_heads + kvh) * HD);
-    global float8 *kw = (global float8 *)(k_cache + ((size_t)kvh * (ctx + 8) + pos) * HD);
-    global float8 *vw = (global float8 *)(v_cache + ((size_t)kvh * (ctx + 8) + pos) * HD);
-    float8 q[HD / 8], acc[HD / 8];
+    global float *kw = k_cache + K_AT(kvh, pos, 0, ctx);
+    global float8 *vw = (global float8 *)(v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD);
+    f8u q[HD / 8];
+    float8 acc[HD / 8];
 #pragma unroll
     for (int i = 0; i < HD / 8; i++) {
-        q[i] = rope8(qp[i], rope, i) * scale;
-        kw[i] = rope8(ks[i], rope, i);
+        q[i].v = rope8(qp[i], rope, i) * scale;
+        f8u k;
+        k.v = rope8(ks[i], rope, i);
+        for (int e = 0; e < 8; e++) kw[8 * (8 * i + e)] = k.a[e];
         vw[i] = vs[i];
         acc[i] = 0.0f;
     }
     float m = -1e30f, l = 0.0f;
-    global const float8 *kp = (global const float8 *)(k_cache + (size_t)kvh * (ctx + 8) * HD);
-    global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * (ctx + 8) * HD);
+    global const float8 *kt = (global const float8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     for (int j0 = 0; j0 < n; j0 += 8) {
-        f8u s;
+        global const float8 *kb = kt + (size_t)(j0 / 8) * HD;
+        float8 s0 = 0.0f, s1 = 0.0f;  // two chains hide the add latency
 #pragma unroll
-        for (int jj = 0; jj < 8; jj++) {
-            float8 d = 0.0f;
+        for (int i = 0; i < HD / 8; i++) {
 #pragma unroll
-            for (int i = 0; i < HD / 8; i++) d += q[i] * kp[(size_t)(j0 + jj) * (HD / 8) + i];
-            s.a[jj] = j0 + jj < n ? hsum8(d) : -1e30f;
+            for (int e = 0; e < 8; e += 2) {
+                s0 += q[i].a[e] * kb[8 * i + e];
+                s1 += q[i].a[e + 1] * kb[8 * i + e + 1];
+            }
         }
-        float mx = m;
-#pragma unroll
-        for (int jj = 0; jj < 8; jj++) mx = s.a[jj] > mx ? s.a[jj] : mx;
+        const float8 sq = (lane + j0) < (int8)n ? s0 + s1 : (float8)-1e30f;
+        const float4 m4 = VMAX(sq.lo, sq.hi);
+        const float2 m2 = VMAX(m4.lo, m4.hi);
+        const float bm = VMAX(m2.x, m2.y);
+        const float mx = bm > m ? bm : m;
         const float c = exp_nonpos(m - mx);
         f8u p;
-        p.v = exp_nonpos8(s.v - (float8)mx);
+        p.v = exp_nonpos8(sq - (float8)mx);
         m = mx;
         l = l * c + hsum8(p.v);
 #pragma unroll

@@ -83,3 +83,34 @@ def test_kv_growth_bytes_from_kv_cache(d7):
     """Figure 21: the 7B's KV cache at each context of the figure is kv_cache_bytes."""
     for row in default_numbers()["kv_growth"]:
         assert row["kv_gb"] == kv_cache_bytes(d7, row["context"]) / 1e9
+
+
+def _decode_in_practice_text() -> str:
+    from tests._content_helpers import render_chapters
+
+    text = render_chapters(default_numbers())["05-prefill-decode.md"]
+    return " ".join(text.split())
+
+
+def test_decode_in_practice_laptop_balance_point_is_computed():
+    """Section "Decode in practice": the laptop balances at fp16 FLOP/s / bandwidth operations per
+    byte (6.144 TFLOP/s / 128 GB/s = 48 with the preset), said with what it rests on."""
+    laptop = load_machine("laptop-860m")
+    ops = machine_ops_per_byte(laptop)
+    text = _decode_in_practice_text()
+    assert f"balances at {round(ops)} operations per byte" in text
+    assert f"{laptop.fp16_tflops:.1f} TFLOP/s of fp16 over {laptop.bandwidth_gbs:g} GB/s" in text
+    assert "18 operations per byte" not in text
+
+
+def test_decode_in_practice_published_median_share():
+    """Section "Decode in practice" and figure 19: the median share and run count come from
+    tokenwalk.llama_bench, as does the range of machines the sentence names."""
+    from tokenwalk.llama_bench import published_bandwidth_shares, published_median_bandwidth_share
+
+    runs = published_bandwidth_shares()
+    text = _decode_in_practice_text()
+    assert f"collects {len(runs)} published llama-bench decode runs" in text
+    assert f"gets {round(100 * published_median_bandwidth_share())}" in text
+    fastest = max(runs, key=lambda r: r["bandwidth_gbs"])
+    assert f"{fastest['bandwidth_gbs']:,} GB/s" in text

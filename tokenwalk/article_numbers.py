@@ -515,7 +515,8 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
 def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
     """The request on the laptop: the walk, the memory budget, the tricks, the shares."""
     from .kv_cache import kv_bytes_per_element, kv_cache_bytes, kv_reservation_bytes
-    from .llama_bench import bandwidth_share, published_median_bandwidth_share, published_run_count
+    from .llama_bench import (bandwidth_share, published_bandwidth_shares, published_median_bandwidth_share,
+                              published_run_count)
     from .memory_budget import memory_budget
     from .moe import max_distinct_experts
     from .roofline import (balance_point_tokens, decode_ceiling_tok_s, flops_per_token, machine_ops_per_byte,
@@ -559,6 +560,13 @@ def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
     n["laptop_share_dense"] = bandwidth_share(meas["decode_tok_s_dense"], d27.size_bytes, laptop.bandwidth_gbs)
     n["published_share_median"] = published_median_bandwidth_share()
     n["published_run_count"] = published_run_count()
+    runs = published_bandwidth_shares()
+    slowest = min(runs, key=lambda r: r["bandwidth_gbs"])
+    fastest = max(runs, key=lambda r: r["bandwidth_gbs"])
+    n["published_slowest_machine"] = slowest["machine"].split(" (")[0]
+    n["published_slowest_gbs"] = slowest["bandwidth_gbs"]
+    n["published_fastest_machine"] = fastest["machine"].split(" (")[0]
+    n["published_fastest_gbs"] = fastest["bandwidth_gbs"]
     n["dense_vs_moe_speed_ratio"] = meas["decode_tok_s_moe"] / meas["decode_tok_s_dense"]
     n["laptop_ops_per_byte"] = machine_ops_per_byte(laptop)
     n["qwen_decode_ops_per_byte"] = model_ops_per_byte(qwen)

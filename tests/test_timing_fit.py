@@ -74,11 +74,11 @@ def test_native_and_pure_core_predict_the_same():
 
 def test_committed_cross_validation_meets_the_decode_target():
     """Targets of the issue, as `tokenwalk fit` recorded them: decode (tg128) median error
-    under leave-one-machine-out at most 10 %. Prefill (pp512, machines with an FP16 figure)
-    misses the 25 % target; this pins where it stands (under 35 %) so it cannot drift."""
+    under leave-one-machine-out at most 10 %; prefill (pp512, machines with an FP16 figure)
+    at most 25 % (24.6 % once the prompt step counts the output head for its last token only)."""
     cv = timing_model.load_fit()["cross_validation"]
     assert cv["decode_tg128"]["runs"] >= 150 and cv["decode_tg128"]["median_ape"] <= 0.10
-    assert cv["prefill_pp512"]["runs"] >= 45 and cv["prefill_pp512"]["median_ape"] <= 0.35
+    assert cv["prefill_pp512"]["runs"] >= 45 and cv["prefill_pp512"]["median_ape"] <= 0.25
 
 
 @pytest.mark.slow

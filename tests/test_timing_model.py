@@ -1,6 +1,7 @@
 """The fitted timing model's evaluation (pure core): formula, backend rows, errors, the
 laptop (section 'Decode in practice') and the published median share (figure 19)."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -44,8 +45,24 @@ def test_prefill_is_compute_at_fitted_share_bounded_below_by_one_read():
     assert t == pytest.approx(read + 32 * row["layer_overhead_s"], rel=1e-9)
     slow = BenchMachine("slow", 1000.0, 100.0, "CUDA")
     t_slow = timing_model.prefill_chunk_s(model, slow, 512, 0)
-    flops = 512 * 2 * model.params
+    table = 32000 * 4096  # Llama 2 7B: its own output head, so two tables of vocabulary x width
+    assert not model.tied_embeddings and model.vocab_size * model.embedding_length == table
+    flops = 512 * 2 * (model.params - 2 * table) + 2 * table  # the head for the last token only
     assert t_slow > flops / (row["compute_efficiency"] * 100e12)
+    assert t_slow < 1.05 * flops / (row["compute_efficiency"] * 100e12)  # attention at 512: a few %
+
+
+def test_prefill_counts_the_head_once_and_no_lookup():
+    """A prompt step multiplies the layers' weights for every token, the output head for the
+    last one only; the embedding is a lookup. A spec that does not say whether its head is
+    tied (the presets) is counted as the roofline counts it."""
+    base = _llama2_q4_tg128().model
+    table = base.vocab_size * base.embedding_length
+    assert timing_model.prefill_skipped_flops(base, 512) == 2 * table * 511 + 2 * table * 512
+    tied = dataclasses.replace(base, tied_embeddings=True)
+    assert timing_model.prefill_skipped_flops(tied, 512) == 2 * table * 511
+    assert timing_model.prefill_skipped_flops(tied, 1) == 0  # one token: its logits are needed
+    assert timing_model.prefill_skipped_flops(load_model("qwen3.8-27b"), 512) == 0
 
 
 def test_backend_rows_case_insensitive_and_default_for_unknown():
@@ -70,6 +87,21 @@ def test_range_brackets_the_prediction():
     run = _llama2_q4_tg128()
     low, mid, high = timing_model.decode_step_range_s(run.model, run.machine, 0)
     assert low < mid < high and high / low < 2
+    low, mid, high = timing_model.prefill_chunk_range_s(run.model, load_machine("h100-sxm"), 512, 0)
+    assert low < mid < high
+
+
+def test_error_band_is_the_cross_validation_10th_to_90th_percentile():
+    """The simulator's range: a predicted time x (1 / p90, 1 / p10) of measured / predicted
+    speed under leave-one-machine-out (decode: every tg run; prefill: every pp run)."""
+    for phase in ("decode", "prefill"):
+        cv = FIT["cross_validation"][phase]
+        low, high = timing_model.error_band(phase)
+        assert (low, high) == (1 / cv["speed_ratio_p90"], 1 / cv["speed_ratio_p10"])
+        assert low < 1 < high
+    assert timing_model.error_band("prefill")[1] > timing_model.error_band("decode")[1]  # prefill is the less sure
+    with pytest.raises(ValueError, match="phase must be"):
+        timing_model.error_band("load")
 
 
 def test_laptop_moe_17_and_dense_34_percent_of_bandwidth():

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from . import data_refs, roofline
+from . import data_refs, roofline, timing_model
 from .errors import SpecError
 
 CALIBRATIONS_FILE = "timing_calibrations.json"
@@ -124,7 +124,7 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
     chunks, done = [], 0
     while done < prompt:
         n = min(chunk, prompt - done)
-        step = roofline.prefill_step(model, machine, n, done)
+        step = timing_model.prefill_step(model, machine, n, done)
         chunks.append((step.memory_s, step.compute_s))
         done += n
     fixed_s = len(chunks) * model.layers * overhead

@@ -7,7 +7,9 @@ two efficiencies and the per-layer cost are fitted per backend (CUDA, Metal, ROC
 Vulkan, CPU) on published llama-bench runs. Bytes and operations are the roofline's
 (`tokenwalk.roofline`): the weights a step reads (for a mixture of experts only the
 experts its tokens wake), the KV cache it reads and writes, 2 x active parameters per
-token and the attention scores.
+token and the attention scores; a prompt step leaves out what it does not multiply (the
+output head but for its last token, the embedding lookup) where the spec says how its
+embedding is stored (`prefill_skipped_flops`).
 
 Why this shape: decode of one stream reads every active weight per token, so its time is
 bytes / bandwidth, but the share of the bandwidth it reaches drops when each layer reads
@@ -26,7 +28,7 @@ TFLOP/s = 1e12 operations/s.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -129,6 +131,42 @@ def _require_bandwidth(machine) -> None:
         raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'bandwidth_gbs' is missing; timing needs it")
 
 
+def embedding_params(model) -> float:
+    """Weights of the token-embedding table (vocabulary x width), 0 if the spec lacks either."""
+    vocab, width = getattr(model, "vocab_size", None), getattr(model, "embedding_length", None)
+    return float(vocab * width) if vocab and width else 0.0
+
+
+def prefill_skipped_flops(model, chunk_tokens: int) -> float:
+    """Operations the roofline's 2 x active parameters per token counts that a prompt step
+    of `chunk_tokens` tokens does not do: the output head (vocabulary x width) runs for one
+    token of the chunk only (llama.cpp computes logits for the prompt's last token,
+    llama-bench's pp included), and the input embedding is a lookup, no multiplication.
+
+    Needs the spec to say how its embedding is stored (`tied_embeddings`, as the published
+    runs' models do): a tied head is one matrix in the parameters, so 2 x table x
+    (tokens - 1) are skipped; an untied one adds the input table, 2 x table per token. A
+    spec that does not say (the presets today) skips nothing: it is timed on the roofline's
+    count, which can only make its prefill slower (by its embedding's share of the weights).
+    """
+    tied = getattr(model, "tied_embeddings", None)
+    if tied is None:
+        return 0.0
+    table = embedding_params(model)
+    skipped = 2.0 * table * max(chunk_tokens - 1, 0)
+    if not tied:
+        skipped += 2.0 * table * chunk_tokens
+    return skipped
+
+
+def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> "roofline.StepTime":
+    """The roofline's prefill step (`roofline.prefill_step`) with the operations a prompt
+    step really does (`prefill_skipped_flops` removed): what the model times."""
+    step = roofline.prefill_step(model, machine, chunk_tokens, context_before, kv_type)
+    flops = max(step.flops - prefill_skipped_flops(model, chunk_tokens), 0.0)
+    return replace(step, flops=flops, compute_s=roofline.compute_time_s(flops, machine.fp16_tflops))
+
+
 def step_s(step: "roofline.StepTime", layers: int, coeffs: Coefficients) -> float:
     """Seconds of one step: max(memory_s / e_bw, compute_s / e_compute) + layers x overhead."""
     memory = step.memory_s / coeffs.bandwidth_efficiency
@@ -157,7 +195,7 @@ def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, 
     if not getattr(machine, "fp16_tflops", None):
         raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'fp16_tflops' is missing; prefill timing needs it")
     coeffs = coefficients(machine, fit)
-    step = roofline.prefill_step(model, machine, chunk_tokens, context_before, kv_type)
+    step = prefill_step(model, machine, chunk_tokens, context_before, kv_type)
     return step_s(step, model.layers, coeffs)
 
 
@@ -175,9 +213,18 @@ def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = Non
 
 def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
     """(low, high) multipliers of a predicted time that cover the middle 80 % of the
-    leave-one-machine-out errors of `phase` ("decode" or "prefill")."""
+    leave-one-machine-out errors of `phase` ("decode" or "prefill"): the 10th and 90th
+    percentiles of measured / predicted speed over every published run of that phase, each
+    predicted by a fit that never saw its machine. A range for a machine the fit has not
+    seen; a calibrated machine (the laptop) meets its own measurements, so for it the band
+    is wider than its error at the measured sizes."""
+    if phase not in ("decode", "prefill"):
+        raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
     fit = fit if fit is not None else load_fit()
-    band = fit["cross_validation"][phase]
+    try:
+        band = fit["cross_validation"][phase]
+    except KeyError:
+        raise SpecError(f"timing_fit.json: cross_validation.{phase}: missing (run `tokenwalk fit`)") from None
     # ratios are measured / predicted speed; a time scales with the inverse
     return 1.0 / band["speed_ratio_p90"], 1.0 / band["speed_ratio_p10"]
 

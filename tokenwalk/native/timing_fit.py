@@ -269,6 +269,13 @@ def check_core_agrees(fit: dict, runs: list, tolerance: float = 1e-9) -> float:
     return worst
 
 
+def _fp16_share(run: BenchRun) -> float:
+    """Share of its FP16 figure a prefill run reaches, on the weights' operations a prompt
+    step really does (the model's count, attention left out)."""
+    ops_per_token = 2 * run.model.active_params - timing_model.prefill_skipped_flops(run.model, run.tokens) / run.tokens
+    return run.tok_s * ops_per_token / (run.machine.fp16_tflops * 1e12)
+
+
 def reason(row: dict, rows: list) -> str:
     """Why a point is far off, from what the data say about it."""
     run: BenchRun = row["run"]
@@ -282,9 +289,9 @@ def reason(row: dict, rows: list) -> str:
         typical = float(np.median([r["run"].bandwidth_share for r in same])) if same else math.nan
         parts.append(f"reaches {share:.0%} of spec bandwidth, {row['backend']} runs typically {typical:.0%}")
     else:
-        reached = run.tok_s * (2 * run.model.active_params) / (run.machine.fp16_tflops * 1e12)
+        reached = _fp16_share(run)
         others = [r["run"] for r in same]
-        typical = float(np.median([o.tok_s * 2 * o.model.active_params / (o.machine.fp16_tflops * 1e12) for o in others])) if others else math.nan
+        typical = float(np.median([_fp16_share(o) for o in others])) if others else math.nan
         parts.append(f"reaches {reached:.0%} of its FP16 figure ({run.machine.fp16_tflops:g} TFLOP/s), "
                      f"{row['backend']} runs typically {typical:.0%}")
     if run.test not in ("tg128", "pp512"):

@@ -8,8 +8,9 @@ from tokenwalk.attention import softmaxes_per_decode_step
 from tokenwalk.kv_cache import kv_cache_bytes
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
-from tokenwalk.roofline import (bus_bandwidth_gbs, layer_step_time, machine_ops_per_byte, matrix_bytes, step_time,
-                                tile_bytes, tile_ops, weights_bytes)
+from tokenwalk.roofline import (achieved_tflops, bus_bandwidth_gbs, decode_time_s, layer_step_time,
+                                machine_ops_per_byte, matrix_bytes, prefill_time_s, shared_memory_total_bytes,
+                                step_time, tile_bytes, tile_ops, weights_bytes)
 
 from tests._content_helpers import default_numbers
 
@@ -25,7 +26,8 @@ def h100():
 
 
 def test_figure12_tile_bytes_and_operations(d7):
-    """Figure 12: a 128 x 128 tile in fp16 is 32 KB (of 1,024 bytes); 1 token 32,768 operations, 128 tokens 4,194,304."""
+    """Figure 12: a 128 x 128 tile in fp16 is 32 KB (of 1,024 bytes); 1 token 32,768 operations,
+    128 tokens 4,194,304."""
     assert tile_bytes(128, 128, d7.bits_per_weight / 8) == 32 * 1024
     assert tile_ops(1, 128, 128) == 32_768 and tile_ops(128, 128, 128) == 4_194_304
     assert default_numbers()["tile_kb"] == tile_bytes(128, 128, 2) / 1024
@@ -114,3 +116,29 @@ def test_decode_in_practice_published_median_share():
     assert f"gets {round(100 * published_median_bandwidth_share())}" in text
     fastest = max(runs, key=lambda r: r["bandwidth_gbs"])
     assert f"{fastest['bandwidth_gbs']:,} GB/s" in text
+
+
+def test_prefill_in_practice_answer_time_of_the_7b(d7, h100):
+    """Section "Prefill in practice": 500 tokens after a 2,048-token prompt take about 2.3 s to
+    write and 29 ms to read, so decode is 99 % of the request."""
+    answer = decode_time_s(d7, h100, 500, 2048)
+    assert round(answer, 1) == 2.3
+    share = answer / (answer + prefill_time_s(d7, h100, 2048))
+    assert round(100 * share) == 99
+    assert default_numbers()["d7_example_answer_s"] == answer
+    assert decode_time_s(d7, h100, 0, 2048) == 0
+
+
+def test_prefill_in_practice_laptop_useful_tflops():
+    """Section "Prefill in practice": 93 tok/s of Qwen3.6 is about 0.56 TFLOP/s of useful work."""
+    qwen = load_model("qwen3.6-35b-a3b")
+    n = default_numbers()
+    assert n["laptop_useful_tflops"] == achieved_tflops(n["prefill_tok_s_moe"], qwen)
+    assert round(achieved_tflops(93, qwen), 2) == 0.56
+
+
+def test_weights_by_the_tile_all_shared_memory(h100, d7):
+    """Section "Weights by the tile": 132 SMs x 228 KB = 31 MB, 0.2 % of the 7B's 14 GB."""
+    total = shared_memory_total_bytes(h100)
+    assert round(total / 1e6) == 31
+    assert round(100 * total / d7.size_bytes, 1) == 0.2

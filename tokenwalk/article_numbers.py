@@ -172,7 +172,7 @@ def _models_group(n: dict, s: dict) -> None:
     """Sizes of the models and machines, straight from their presets."""
     from .attention import softmaxes_per_decode_step
     from .ggml_types import bits_per_weight
-    from .roofline import weights_bytes
+    from .roofline import shared_memory_total_bytes, weights_bytes
 
     qwen, d27, l70, d7, gpt3 = s["qwen"], s["dense27"], s["llama70"], s["d7"], s["gpt3"]
     laptop, h100 = s["laptop"], s["h100"]
@@ -189,7 +189,7 @@ def _models_group(n: dict, s: dict) -> None:
     n["h100_lanes_per_sm"] = h100.lanes_per_cu
     n["h100_shared_kb"] = h100.shared_memory_per_cu_bytes / 1024
     n["h100_l2_mb"] = h100.l2_cache_bytes / 2**20
-    n["h100_on_chip_bytes"] = h100.shared_memory_per_cu_bytes * h100.compute_units
+    n["h100_on_chip_bytes"] = shared_memory_total_bytes(h100)
     n["h100_over_laptop_bandwidth"] = h100.bandwidth_gbs / laptop.bandwidth_gbs
     n["rtx5090_bandwidth_gbs"] = s["rtx5090"].bandwidth_gbs
     n["rtx5090_memory_gb"] = s["rtx5090"].memory_gb
@@ -385,7 +385,7 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     from .batching import batch_decode_step, max_users_same_step
     from .chunked_prefill import chunked_prefill, free_ride_tokens, mixed_step, separate_steps
     from .kv_cache import kv_bytes_per_token
-    from .roofline import (balance_point_tokens, compute_time_s, decode_ceiling_tok_s, decode_step,
+    from .roofline import (balance_point_tokens, compute_time_s, decode_ceiling_tok_s, decode_time_s,
                            flops_per_token, layer_step_time, machine_ops_per_byte, matrix_bytes,
                            memory_time_s, prefill_time_s, step_time, tile_bytes, tile_ops)
     from .kv_cache import kv_cache_bytes
@@ -469,7 +469,7 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     n["d7_example_attention_share"] = prefill_time_s(d7, h100, pre_tokens) * 1e3 / n["d7_prefill_step_ms"] - 1
     out = sc["h100_example_output_tokens"]
     n["d7_example_output_tokens"] = out
-    answer_s = sum(decode_step(d7, h100, pre_tokens + i).step_s for i in range(out))
+    answer_s = decode_time_s(d7, h100, out, pre_tokens)
     n["d7_example_answer_s"] = answer_s
     n["d7_example_decode_share"] = answer_s / (answer_s + prefill_time_s(d7, h100, pre_tokens))
     # chunked prefill
@@ -519,8 +519,8 @@ def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
                               published_run_count)
     from .memory_budget import memory_budget
     from .moe import max_distinct_experts
-    from .roofline import (balance_point_tokens, decode_ceiling_tok_s, flops_per_token, machine_ops_per_byte,
-                           memory_time_s, model_ops_per_byte, weights_bytes)
+    from .roofline import (achieved_tflops, balance_point_tokens, decode_ceiling_tok_s, flops_per_token,
+                           machine_ops_per_byte, memory_time_s, model_ops_per_byte, weights_bytes)
     from .speculative import expected_tokens_per_round, model_round_cost
     from .toy import load_toy
     from .walk import Request, walk_request
@@ -550,7 +550,7 @@ def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
     # envelope: the simple divisions, with the measured speeds
     n["env_ttft_s"] = prompt / meas["prefill_tok_s_moe"]
     n["env_answer_s"] = out / meas["decode_tok_s_moe"]
-    n["laptop_useful_tflops"] = meas["prefill_tok_s_moe"] * flops_per_token(qwen) / 1e12
+    n["laptop_useful_tflops"] = achieved_tflops(meas["prefill_tok_s_moe"], qwen)
     n["env_prefill_tok_s"] = n["laptop_useful_tflops"] * 1e12 / flops_per_token(qwen)
     # ceilings and shares
     n["qwen_ceiling_tok_s"] = decode_ceiling_tok_s(qwen, laptop)

@@ -29,7 +29,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ._svg import PALETTE, SVG_NS, style_sheet  # noqa: E402
+from ._svg import PALETTE, SVG_NS, style_sheet, svg_class  # noqa: E402
 
 # One sentinel colour per palette name: unlikely colours that no plot uses on purpose.
 SENTINELS = {name: f"#0{index:02x}0{index:02x}" for index, name in enumerate(PALETTE, start=1)}
@@ -120,7 +120,7 @@ def to_svg(fig, *, figure_id: str, title: str, desc: str, data: dict | None = No
     for meta in root.findall(f"{{{SVG_NS}}}metadata"):
         root.remove(meta)
     root.set("role", "img")
-    root.set("class", "figure-svg")
+    root.set("class", svg_class(float(root.get("viewBox", "0 0 0 0").split()[2])))
     root.set("aria-labelledby", f"{prefix}title {prefix}desc")
     for key, value in (data or {}).items():
         root.set(f"data-{key.replace('_', '-')}", _fmt(value))

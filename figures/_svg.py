@@ -24,6 +24,16 @@ import xml.etree.ElementTree as ET
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
+# A drawing wider than this (viewBox units) would shrink its text below ~10 px on a
+# 360 px phone; it gets the class "wide", which the page lets scroll sideways there
+# at a legible size instead.
+WIDE_VIEWBOX = 480
+
+
+def svg_class(width: float) -> str:
+    """The root class of a figure SVG: "figure-svg", plus "wide" past WIDE_VIEWBOX."""
+    return "figure-svg wide" if width > WIDE_VIEWBOX else "figure-svg"
+
 # name -> (CSS variable, light fallback). The page defines the variables for light,
 # dark and print; the fallbacks make a standalone SVG readable.
 PALETTE = {
@@ -86,7 +96,7 @@ class Svg:
             "viewBox": f"0 0 {_fmt(width)} {_fmt(height)}",
             "role": "img",
             "aria-labelledby": f"{id_prefix}-title {id_prefix}-desc",
-            "class": "figure-svg",
+            "class": svg_class(width),
         })
         ET.SubElement(self.root, "title", {"id": f"{id_prefix}-title"}).text = title
         ET.SubElement(self.root, "desc", {"id": f"{id_prefix}-desc"}).text = desc

@@ -71,6 +71,22 @@ def moved_names(base: dict, moved: dict) -> set[str]:
     return {k for k in base if base[k] != moved.get(k)}
 
 
+# A name that moved by less than this share is a second-order effect (the prefill's KV reads
+# use the memory efficiency the decode measurement sets: +0.08 % when decode doubles); the
+# article prints it to a precision that need not show it, so its lines may read the same.
+MATERIAL_SHARE = 0.01
+
+
+def materially_moved_names(base: dict, moved: dict) -> set[str]:
+    out = set()
+    for k in moved_names(base, moved):
+        a, b = base[k], moved.get(k)
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+        if not numeric or a == 0 or abs(b - a) > MATERIAL_SHARE * abs(a):
+            out.add(k)
+    return out
+
+
 def rendered_lines(numbers_a: dict, numbers_b: dict):
     """(file, line number, names used, text with a, text with b) for each renderable line."""
     env = jinja_env()
@@ -98,6 +114,7 @@ def test_every_line_using_a_moved_number_changes_and_no_other(moved_numbers):
     """The decode speed's sentences and table cells (phases, envelope, closing numbers...)."""
     base = default_numbers()
     moved = moved_names(base, moved_numbers)
+    material = materially_moved_names(base, moved_numbers)
     unchanged, changed_wrongly, unrendered = [], [], []
     dependent = 0
     for name, number, names, a, b in rendered_lines(base, moved_numbers):
@@ -106,11 +123,11 @@ def test_every_line_using_a_moved_number_changes_and_no_other(moved_numbers):
             if uses_moved:
                 unrendered.append(f"{name}:{number}")
             continue
-        if uses_moved:
+        if names & material:
             dependent += 1
             if a == b:
                 unchanged.append(f"{name}:{number}: {a.strip()[:100]}")
-        elif a != b:
+        elif not uses_moved and a != b:
             changed_wrongly.append(f"{name}:{number}: {a.strip()[:100]}")
     assert dependent >= 10, f"only {dependent} lines use the moved numbers: the test would prove little"
     assert not unchanged, "lines that use a moved number but read the same:\n" + "\n".join(unchanged)

@@ -115,6 +115,7 @@ class Engine:
         if prg is None:
             cl = self.cl
             opts = [f"-DWTYPE_{kernel_type}", f"-DHD={self.config.head_dim}", f"-DTT={TILE_TOKENS}", f"-DQT={QUERY_TILE}",
+                    f"-DGROUP={self.config.head_count // self.config.head_count_kv}",
                     f"-DMAX_BLOCKS={max(self.config.embedding_length, self.config.feed_forward_length) // 32}",
                     "-cl-fast-relaxed-math", "-cl-mad-enable"]
             try:
@@ -202,6 +203,9 @@ class Engine:
             raise TokenwalkError(f"the KV cache for {self.ctx_tokens} tokens ({self.kv_cache_bytes / 1e9:.2f} GB) "
                                  f"does not fit on {self.device.name}; pass a smaller --ctx ({error})") from None
         self.state = cl.Buffer(self.context, mf.READ_ONLY, size=8)
+        # decode attention: key ranges per KV head, so that every compute unit has work
+        self.splits = max(1, math.ceil(4 * self.device.max_compute_units / cfg.head_count_kv))
+        self.part = buf(cfg.head_count * self.splits * (hd + 8))
         self._last = buf(e)
         self.queue.finish()
 
@@ -240,7 +244,7 @@ class Engine:
         return (k, (math.ceil(pm.rows / rpi), tiles))
 
     def _decode_sequence(self):
-        """The kernels of one decode step: five per layer and one for the head."""
+        """The kernels of one decode step: six per layer and one for the head."""
         cl, cfg = self.cl, self.config
         prg = self._program("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
@@ -248,8 +252,12 @@ class Engine:
         for i, L in enumerate(self.layers):
             seq.append(self._matvec(L["qkv"], self.x, self.qkv, MODE_WRITE, L["attn_norm"]))
             k = cl.Kernel(prg, "attention_decode")
-            k.set_args(self.qkv, self.rope, self.k_cache[i], self.v_cache[i], self.attn, self.state, np.int32(H),
-                       np.int32(KV), np.int32(self.ctx_tokens), np.float32(1.0 / math.sqrt(hd)))
+            k.set_args(self.qkv, self.rope, self.k_cache[i], self.v_cache[i], self.part, self.state, np.int32(H),
+                       np.int32(KV), np.int32(self.ctx_tokens), np.float32(1.0 / math.sqrt(hd)),
+                       np.int32(self.splits))
+            seq.append((k, (KV, self.splits)))
+            k = cl.Kernel(prg, "attention_combine")
+            k.set_args(self.part, self.attn, np.int32(self.splits))
             seq.append((k, (H,)))
             seq.append(self._matvec(L["out"], self.attn, self.x, MODE_ACCUMULATE))
             seq.append(self._matvec(L["gate_up"], self.x, self.act, MODE_SWIGLU, L["ffn_norm"],

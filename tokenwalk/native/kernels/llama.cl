@@ -7,6 +7,7 @@
 //   HD            head size (multiple of 8)
 //   TT            tokens per tile of the matrix-matrix kernel
 //   QT            query tokens per work-item of the prefill attention
+//   GROUP         query heads per KV head (grouped-query attention)
 //
 // Weight layouts on the device (repacked at load time, still quantized):
 //   Q4_1 (Q4_0 too, with m = -8 d): qs uchar[rows][cols/32][16] (byte j: weight j in the low
@@ -356,69 +357,118 @@ inline float8 rope8(const float8 a, global const float *cs, const int k) {
     return (float8)(e.s0, o.s0, e.s1, o.s1, e.s2, o.s2, e.s3, o.s3);
 }
 
-// Decode attention for one token with RoPE and the cache write fused in: work-item h ropes
-// its query head and its KV head's key, writes key and value at position pos (the work-items
-// of one KV head write identical values, so whichever lands last is right, and each reads
-// back its own write), then attends over positions 0..pos as attention() does.
+// Decode attention for one token, with RoPE and the cache write fused in. A work-item owns
+// one KV head and one of `splits` ranges of key groups: it serves the GROUP query heads that
+// share that KV head, so each cached key and value is read once per token, not once per
+// query head (at a long context the cache, not the weights, is most of what decode reads),
+// and the splits keep every core busy. Each work-item ropes the KV head's key and writes key
+// and value at position pos (the splits of one KV head write identical values, so whichever
+// lands last is right, and each reads back its own write), then leaves, per query head, its
+// partial softmax (running max m, sum l, weighted values acc) in part[h][split] =
+// [acc: HD][m, l, pad: 8] for attention_combine.
 kernel void attention_decode(global const float *qkv, global const float *rope, global float *k_cache,
-                             global float *v_cache, global float *out, global const int *state,
-                             const int heads, const int kv_heads, const int ctx, const float scale) {
-    const int h = get_global_id(0);
+                             global float *v_cache, global float *part, global const int *state,
+                             const int heads, const int kv_heads, const int ctx, const float scale,
+                             const int splits) {
+    const int kvh = get_global_id(0);
+    const int sp = get_global_id(1);
     const int pos = state[0];
     const int n = pos + 1;
-    const int kvh = h / (heads / kv_heads);
     const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
-    global const float8 *qp = (global const float8 *)(qkv + h * HD);
     global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
     global const float8 *vs = (global const float8 *)(qkv + (heads + kv_heads + kvh) * HD);
     global float *kw = k_cache + K_AT(kvh, pos, 0, ctx);
     global float8 *vw = (global float8 *)(v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD);
-    f8u q[HD / 8];
-    float8 acc[HD / 8];
-#pragma unroll
+    float q[GROUP][HD];
+    float8 acc[GROUP][HD / 8];
+    float m[GROUP], l[GROUP];
     for (int i = 0; i < HD / 8; i++) {
-        q[i].v = rope8(qp[i], rope, i) * scale;
         f8u k;
         k.v = rope8(ks[i], rope, i);
         for (int e = 0; e < 8; e++) kw[8 * (8 * i + e)] = k.a[e];
         vw[i] = vs[i];
-        acc[i] = 0.0f;
     }
-    float m = -1e30f, l = 0.0f;
+    for (int g = 0; g < GROUP; g++) {
+        global const float8 *qp = (global const float8 *)(qkv + (kvh * GROUP + g) * HD);
+        for (int i = 0; i < HD / 8; i++) {
+            f8u r;
+            r.v = rope8(qp[i], rope, i) * scale;
+            for (int e = 0; e < 8; e++) q[g][8 * i + e] = r.a[e];
+            acc[g][i] = 0.0f;
+        }
+        m[g] = -1e30f;
+        l[g] = 0.0f;
+    }
+    const int nblk = (n + 7) / 8;
+    const int per = (nblk + splits - 1) / splits;
+    const int b0 = sp * per;
+    const int b1 = b0 + per < nblk ? b0 + per : nblk;
     global const float8 *kt = (global const float8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
-    for (int j0 = 0; j0 < n; j0 += 8) {
-        global const float8 *kb = kt + (size_t)(j0 / 8) * HD;
-        float8 s0 = 0.0f, s1 = 0.0f;  // two chains hide the add latency
+    for (int b = b0; b < b1; b++) {
+        const int j0 = 8 * b;
+        global const float8 *kb = kt + (size_t)b * HD;
+        f8u p[GROUP];
+        float c[GROUP];
+        float8 s[GROUP];
 #pragma unroll
+        for (int g = 0; g < GROUP; g++) s[g] = 0.0f;
+        for (int d = 0; d < HD; d++) {
+            const float8 k = kb[d];
+#pragma unroll
+            for (int g = 0; g < GROUP; g++) s[g] += q[g][d] * k;
+        }
+#pragma unroll
+        for (int g = 0; g < GROUP; g++) {
+            const float8 sq = (lane + j0) < (int8)n ? s[g] : (float8)-1e30f;
+            const float4 m4 = VMAX(sq.lo, sq.hi);
+            const float2 m2 = VMAX(m4.lo, m4.hi);
+            const float bm = VMAX(m2.x, m2.y);
+            const float mx = bm > m[g] ? bm : m[g];
+            c[g] = exp_nonpos(m[g] - mx);
+            p[g].v = exp_nonpos8(sq - (float8)mx);
+            m[g] = mx;
+            l[g] = l[g] * c[g] + hsum8(p[g].v);
+        }
         for (int i = 0; i < HD / 8; i++) {
+            float8 a[GROUP];
 #pragma unroll
-            for (int e = 0; e < 8; e += 2) {
-                s0 += q[i].a[e] * kb[8 * i + e];
-                s1 += q[i].a[e + 1] * kb[8 * i + e + 1];
+            for (int g = 0; g < GROUP; g++) a[g] = acc[g][i] * c[g];
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) {
+                const float8 v = vp[(size_t)(j0 + jj) * (HD / 8) + i];
+#pragma unroll
+                for (int g = 0; g < GROUP; g++) a[g] += p[g].a[jj] * v;
             }
-        }
-        const float8 sq = (lane + j0) < (int8)n ? s0 + s1 : (float8)-1e30f;
-        const float4 m4 = VMAX(sq.lo, sq.hi);
-        const float2 m2 = VMAX(m4.lo, m4.hi);
-        const float bm = VMAX(m2.x, m2.y);
-        const float mx = bm > m ? bm : m;
-        const float c = exp_nonpos(m - mx);
-        f8u p;
-        p.v = exp_nonpos8(sq - (float8)mx);
-        m = mx;
-        l = l * c + hsum8(p.v);
 #pragma unroll
-        for (int i = 0; i < HD / 8; i++) {
-            float8 a = acc[i] * c;
-#pragma unroll
-            for (int jj = 0; jj < 8; jj++) a += p.a[jj] * vp[(size_t)(j0 + jj) * (HD / 8) + i];
-            acc[i] = a;
+            for (int g = 0; g < GROUP; g++) acc[g][i] = a[g];
         }
+    }
+    for (int g = 0; g < GROUP; g++) {
+        global float *pp = part + ((size_t)(kvh * GROUP + g) * splits + sp) * (HD + 8);
+        for (int i = 0; i < HD / 8; i++) ((global float8 *)pp)[i] = acc[g][i];
+        pp[HD] = m[g];
+        pp[HD + 1] = l[g];
+    }
+}
+
+// Merge the partial softmaxes of attention_decode: out_h = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s.
+kernel void attention_combine(global const float *part, global float *out, const int splits) {
+    const int h = get_global_id(0);
+    global const float *pp = part + (size_t)h * splits * (HD + 8);
+    float mx = -1e30f;
+    for (int sp = 0; sp < splits; sp++) mx = pp[sp * (HD + 8) + HD] > mx ? pp[sp * (HD + 8) + HD] : mx;
+    float8 acc[HD / 8];
+    for (int i = 0; i < HD / 8; i++) acc[i] = 0.0f;
+    float l = 0.0f;
+    for (int sp = 0; sp < splits; sp++) {
+        global const float *ps = pp + sp * (HD + 8);
+        const float w = exp_nonpos(ps[HD] - mx);
+        l += w * ps[HD + 1];
+        for (int i = 0; i < HD / 8; i++) acc[i] += w * ((global const float8 *)ps)[i];
     }
     global float8 *op = (global float8 *)(out + h * HD);
     const float inv = 1.0f / l;
-#pragma unroll
     for (int i = 0; i < HD / 8; i++) op[i] = acc[i] * inv;
 }
 

@@ -387,7 +387,7 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     from .kv_cache import kv_bytes_per_token
     from .roofline import (balance_point_tokens, compute_time_s, decode_ceiling_tok_s, decode_time_s,
                            flops_per_token, layer_step_time, machine_ops_per_byte, matrix_bytes,
-                           memory_time_s, prefill_time_s, step_time, tile_bytes, tile_ops)
+                           memory_time_s, prefill_time_s, step_time, tile_bytes, tile_ops, weights_bytes)
     from .kv_cache import kv_cache_bytes
     from .machine_spec import memory_ladder
 
@@ -398,7 +398,7 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     n["d7_flops_per_token_g"] = flops_per_token(d7) / 1e9
     n["d7_decode_sm_idle_share"] = 1 - one.sm_busy_share
     n["d7_decode_tok_s"] = 1 / one.step_s
-    n["balance_tokens_fp16"] = balance_point_tokens(h100, d7.size_bytes / d7.params)
+    n["balance_tokens_fp16"] = balance_point_tokens(h100, d7.bits_per_weight / 8)
     n["balance_tokens_4bit"] = balance_point_tokens(h100, 0.5)
     n["h100_ops_per_byte"] = machine_ops_per_byte(h100)
     bal = step_time(d7, h100, round(n["balance_tokens_fp16"]))
@@ -409,7 +409,7 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     n["d7_prefill_tokens"] = pre_tokens
     n["d7_prefill_step_ms"] = pre.step_s * 1e3
     n["d7_prefill_tok_s"] = pre.tokens_per_s
-    n["d7_decode_vs_prefill_cost_per_token"] = one.step_s / (pre.step_s / pre_tokens)
+    n["d7_decode_vs_prefill_cost_per_token"] = pre.tokens_per_s / one.tokens_per_s
     layer = layer_step_time(d7, h100, pre_tokens)  # figure 17's execution level
     n["d7_layer_memory_ms"] = layer.memory_s * 1e3
     n["d7_layer_compute_ms"] = layer.compute_s * 1e3
@@ -421,7 +421,7 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     n["tile_ops_decode"] = tile_ops(1, rows, rows)
     n["tile_ops_prefill"] = tile_ops(sc["tile_prefill_tokens"], rows, rows)
     n["tile_prefill_tokens"] = sc["tile_prefill_tokens"]
-    n["d7_layer_mb"] = d7.size_bytes / d7.layers / 1e6
+    n["d7_layer_mb"] = layer_step_time(d7, h100, 1).bytes_moved / 1e6
     n["d7_wq_mb"] = matrix_bytes(d7.embedding_length, d7.embedding_length, bpw) / 1e6
     n["d7_head_slice_mb"] = matrix_bytes(d7.embedding_length, d7.head_dim, bpw) / 1e6
     n["h100_on_chip_mb"] = n["h100_on_chip_bytes"] / 1e6
@@ -444,7 +444,7 @@ def _hardware_group(n: dict, s: dict, sc: dict) -> None:
     ceilings = []
     for params in sc["bigger_dense_params"]:  # a dense fp16 model of another size (if it fit)
         bigger = dataclasses.replace(d7, name=f"dense-{params / 1e9:g}b-fp16", params=params,
-                                     active_params=params, size_bytes=params * bpw)
+                                     active_params=params, size_bytes=weights_bytes(params, d7.bits_per_weight))
         ceilings.append(decode_ceiling_tok_s(bigger, h100))
     n["d13_ceiling_tok_s"], n["d70_ceiling_tok_s"] = ceilings
     n["bigger_dense_params_b"] = [p / 1e9 for p in sc["bigger_dense_params"]]
@@ -520,7 +520,7 @@ def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
     from .memory_budget import memory_budget
     from .moe import max_distinct_experts
     from .roofline import (achieved_tflops, balance_point_tokens, decode_ceiling_tok_s, flops_per_token,
-                           machine_ops_per_byte, memory_time_s, model_ops_per_byte, weights_bytes)
+                           machine_ops_per_byte, memory_time_s, model_ops_per_byte, step_time, weights_bytes)
     from .speculative import expected_tokens_per_round, model_round_cost
     from .toy import load_toy
     from .walk import Request, walk_request
@@ -545,7 +545,7 @@ def _laptop_group(n: dict, s: dict, c: dict, sc: dict, meas: dict) -> None:
     n["request_kv_used_mb"] = w.kv_used_bytes / 1e6
     n["request_kv_prompt_mb"] = kv_cache_bytes(qwen, prompt) / 1e6
     n["request_history_kv_mb"] = kv_cache_bytes(qwen, n["request_history_tokens"]) / 1e6
-    n["request_flops_t"] = prompt * flops_per_token(qwen) / 1e12
+    n["request_flops_t"] = step_time(qwen, laptop, prompt).flops / 1e12
     n["qwen_flops_per_token_g"] = flops_per_token(qwen) / 1e9
     # envelope: the simple divisions, with the measured speeds
     n["env_ttft_s"] = prompt / meas["prefill_tok_s_moe"]

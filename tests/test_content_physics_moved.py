@@ -142,3 +142,15 @@ def test_weights_by_the_tile_all_shared_memory(h100, d7):
     total = shared_memory_total_bytes(h100)
     assert round(total / 1e6) == 31
     assert round(100 * total / d7.size_bytes, 1) == 0.2
+
+
+def test_one_moving_column_passes_without_a_cache():
+    """Section "One moving column": without a KV cache each answer token reruns all before it."""
+    from tokenwalk.roofline import token_passes_without_cache
+
+    assert token_passes_without_cache(3, 2) == (3 + 1) + (3 + 2)
+    n = default_numbers()
+    p, o = n["request_prompt_tokens"], n["request_output_tokens"]
+    assert n["no_cache_token_passes_m"] * 1e6 == sum(p + i + 1 for i in range(o))
+    with pytest.raises(ValueError):
+        token_passes_without_cache(-1, 3)

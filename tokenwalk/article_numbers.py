@@ -114,6 +114,7 @@ def _shortened_chat_text(text: str, history: str, keep_head: int = 8, keep_tail:
 
 def _request_group(n: dict, request_dir: Path) -> None:
     from .chunked_prefill import chunk_count
+    from .roofline import token_passes_without_cache
 
     cfg = _request_config(request_dir)
     t = _request_tokens(str(request_dir))
@@ -138,7 +139,7 @@ def _request_group(n: dict, request_dir: Path) -> None:
     n["request_prefill_chunks"] = chunk_count(n["request_prompt_tokens"], n["request_chunk_tokens"])
     # Without a KV cache each new token reruns the network over everything before it.
     p, o = n["request_prompt_tokens"], n["request_output_tokens"]
-    n["no_cache_token_passes_m"] = sum(p + i + 1 for i in range(o)) / 1e6
+    n["no_cache_token_passes_m"] = token_passes_without_cache(p, o) / 1e6
     n["with_cache_token_passes"] = p + o
 
 

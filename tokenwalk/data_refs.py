@@ -15,6 +15,19 @@ from importlib import resources
 from .errors import TokenwalkError
 
 
+def read_json_file(path, *, missing: str = "file not found", error=TokenwalkError):
+    """A JSON file at `path`, parsed; a missing file or bad JSON raises `error` with one
+    line naming the file (and the line of the JSON error). `missing` says what to do."""
+    name = getattr(path, "name", str(path))
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        raise error(f"{name}: {missing}") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{name}: not valid JSON at line {exc.lineno}: {exc.msg}") from None
+
+
 @lru_cache(maxsize=16)
 def read_data_json(relative_path: str) -> dict:
     """A JSON file under tokenwalk/data/, parsed (cached)."""

@@ -14,13 +14,13 @@ operations per second.
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from .data_refs import read_json_file
 from .errors import SpecError
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "llama-bench"
@@ -155,13 +155,7 @@ def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) 
 
 
 def _read_json(path: Path):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except FileNotFoundError:
-        raise SpecError(f"{path.name}: file not found in {path.parent.name}/") from None
-    except json.JSONDecodeError as error:
-        raise SpecError(f"{path.name}: not valid JSON at line {error.lineno}: {error.msg}") from None
+    return read_json_file(path, missing=f"file not found in {path.parent.name}/", error=SpecError)
 
 
 def _models(path: Path) -> dict:

@@ -27,12 +27,12 @@ TFLOP/s = 1e12 operations/s.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
 from . import roofline
+from .data_refs import read_json_file
 from .errors import SpecError
 
 FIT_PATH = Path(__file__).resolve().parent / "data" / "timing_fit.json"
@@ -73,13 +73,7 @@ class Coefficients:
 
 @lru_cache(maxsize=8)
 def _load(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except FileNotFoundError:
-        raise SpecError(f"{Path(path).name}: no fitted timing model (run `tokenwalk fit`)") from None
-    except json.JSONDecodeError as error:
-        raise SpecError(f"{Path(path).name}: not valid JSON at line {error.lineno}: {error.msg}") from None
+    return read_json_file(Path(path), missing="no fitted timing model (run `tokenwalk fit`)", error=SpecError)
 
 
 def load_fit(path: str | Path | None = None) -> dict:

@@ -39,7 +39,7 @@ def add_arguments(parser):
     parser.add_argument("--seed", type=int, help="seed of the sampler, for a reproducible draw")
     parser.add_argument("--device", help="OpenCL PLATFORM:DEVICE indices (default: PYOPENCL_CTX, else the CPU)")
     parser.add_argument("--ctx", type=int, help="context (KV cache) size in tokens (default: prompt + max tokens)")
-    parser.add_argument("--chunk", type=int, default=64, help="prefill chunk in tokens (default 64)")
+    parser.add_argument("--chunk", type=int, default=128, help="prefill chunk in tokens (default 128)")
 
 
 def run(args) -> int:

@@ -26,7 +26,7 @@ def add_arguments(parser):
     parser.add_argument("--device", help="OpenCL PLATFORM:DEVICE indices (default: PYOPENCL_CTX, else the CPU)")
     parser.add_argument("--ctx", type=int, help="context in tokens (default: the model's)")
     parser.add_argument("--output-tokens", type=int, help="tokens to decode (default: the request's, 300)")
-    parser.add_argument("--chunk", type=int, default=64, help="prefill chunk in tokens (default 64)")
+    parser.add_argument("--chunk", type=int, default=128, help="prefill chunk in tokens (default 128)")
 
 
 def run(args) -> int:
@@ -50,6 +50,8 @@ def run(args) -> int:
         print(f"{vals['device']}\nload {vals['load_s']} s · prompt {vals['prompt_tokens']} tokens · prefill "
               f"{vals['prefill_tok_s']} tok/s · first token {vals['ttft_s']} s · decode {vals['decode_tok_s']} tok/s\n"
               f"bandwidth {vals['measured_bandwidth_gbs']} GB/s · a decode step reads "
-              f"{vals['bytes_read_per_token'] / 1e6:.1f} MB · decode uses {vals['decode_bandwidth_share']:.0%} of it")
+              f"{vals['bytes_read_per_token'] / 1e6:.1f} MB of weights (+ {vals['kv_bytes_read_per_token'] / 1e6:.1f} MB of "
+              f"KV cache) · decode uses {vals['decode_bandwidth_share']:.0%} of the bandwidth "
+              f"({vals['decode_bandwidth_share_with_kv']:.0%} with the cache)")
     print(f"wrote {out}", file=sys.stderr)
     return 0

@@ -2,9 +2,10 @@
 
 Weights stay quantized on the device (repacked at load, see engine_weights.py); prefill
 runs the prompt in chunks through matrix-matrix kernels, decode one token at a time through
-matrix-vector kernels; the KV cache (float32, [layer][kv_head][position][head_dim]) lives
-on the device. The host waits for the device once per token (reading the logits), never
-per kernel: on PoCL a round trip costs tens of microseconds, an enqueue about two.
+matrix-vector kernels (six per layer, norms, RoPE, SwiGLU and residual adds fused in); the
+KV cache lives on the device (float32; keys transposed by groups of eight positions, see
+kernels/llama.cl). The host waits for the device once per token (reading the logits), never
+per kernel: on PoCL a round trip costs tens of microseconds, an enqueue a few.
 
 Times are seconds, rates tokens per second, sizes bytes.
 """
@@ -26,7 +27,7 @@ from .engine_weights import PackedMatrix, pack_tensors
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "llama.cl"
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
 QUERY_TILE = 8  # QT: query tokens per work-item in the prefill attention
-DEFAULT_CHUNK_TOKENS = 64
+DEFAULT_CHUNK_TOKENS = 128
 MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU = 0, 1, 2  # matvec output modes (kernels/llama.cl)
 
 

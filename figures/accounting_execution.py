@@ -18,11 +18,12 @@ RENDERER = "svg"
 MODEL = "dense-7b-fp16"
 MACHINE = "h100-sxm"
 
-NOTE = {"style": "font-size:13px"}
+from figures._lanes import NOTE, ms_text
 
 
 def _ms(ms: float) -> str:
-    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+    """This figure's inputs are in milliseconds already."""
+    return ms_text(ms / 1e3)
 
 
 def alt(inputs: dict) -> str:
@@ -57,6 +58,7 @@ def inputs() -> dict:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._lanes import TimeScale
     from figures._svg import Svg
 
     a = inputs
@@ -64,24 +66,16 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     lane_h, top = 22, 8
     layer_ms = max(a["layer_memory_ms"], a["layer_compute_ms"])
     t_max = max(a["step_ms"], a["layers"] * layer_ms)
-    px_per_ms = (x1 - x0) / t_max
     height = 372
     svg = Svg(width, height, title="Accounting level and execution level", desc=alt(a), id_prefix=ID)
-    svg.root.set("data-px-per-ms", f"{px_per_ms:.6g}")
-
-    def x_at(ms):
-        return x0 + ms * px_per_ms
-
-    def bar(g, t0, ms, y, cls, part, **extra):
-        return svg.rect(f"{x_at(t0):.3f}", y, f"{ms * px_per_ms:.3f}", lane_h, cls, parent=g,
-                        **{"data-part": part, "data-ms": f"{ms:.6g}", **extra})
+    scale = TimeScale(svg, x0, x1, t_max, lane_h, ms_per_unit=1)  # this figure's times are milliseconds
+    x_at, bar, px_per_ms = scale.x_at, scale.bar, scale.px_per_unit
 
     # Accounting level.
     g = svg.group("level", **{"data-level": "accounting"})
     svg.text(16, top + 16, "accounting level: the step's totals, no order", "label bold", parent=g)
     by, oy = top + 28, top + 28 + lane_h + 6
-    svg.text(x0 - 8, by + 16, "bytes", "label", anchor="end", parent=g)
-    svg.text(x0 - 8, oy + 16, "ops", "label", anchor="end", parent=g)
+    scale.lane_names(g, ((by, "bytes"), (oy, "ops")), 16)
     bar(g, 0, a["memory_ms"], by, "bus", "bytes")
     bar(g, 0, a["compute_ms"], oy, "compute", "ops")
     svg.text(x_at(a["memory_ms"]) + 8, by + 16,
@@ -99,8 +93,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     g = svg.group("level", **{"data-level": "execution"})
     svg.text(16, y + 16, f"execution level: {a['layers']} layers in a row", "label bold", parent=g)
     by, oy = y + 28, y + 28 + lane_h + 6
-    svg.text(x0 - 8, by + 16, "bytes", "label", anchor="end", parent=g)
-    svg.text(x0 - 8, oy + 16, "ops", "label", anchor="end", parent=g)
+    scale.lane_names(g, ((by, "bytes"), (oy, "ops")), 16)
     for k in range(a["layers"]):
         t0 = k * layer_ms
         bar(g, t0, a["layer_memory_ms"], by, "bus", "layer-bytes", **{"data-layer": k + 1})
@@ -116,21 +109,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
              f"each layer: max({a['layer_memory_ms']:.2f}, {a['layer_compute_ms']:.1f}) ms · "
              f"{a['layers']} × {a['layer_compute_ms']:.1f} = {_ms(a['layers'] * layer_ms)} ms", "label num", parent=g)
 
-    # The shared axis.
+    # The shared axis, then the legend.
     ya = y + 152
-    svg.line(x0, ya, x1, ya, "stroke-muted")
-    t = 0
-    while t <= t_max + 1e-9:
-        x = x_at(t)
-        svg.line(x, ya, x, ya + 5, "stroke-muted")
-        if x < x1 - 24:
-            svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
-        t += 5
-    svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
-    yl = ya + 46
-    x = x0
-    for cls, word in (("bus", "bytes over the bus"), ("compute", "operations on the SMs")):
-        svg.rect(x, yl - 11, 14, 14, cls)
-        svg.text(x + 20, yl, word, "note", **NOTE)
-        x += 40 + 7.2 * len(word)
+    scale.axis(ya, 5)
+    scale.legend(ya + 46, (("bus", "bytes over the bus"), ("compute", "operations on the SMs")))
     return svg.to_string()

@@ -19,14 +19,7 @@ RENDERER = "svg"
 MODEL = "dense-7b-fp16"
 MACHINE = "h100-sxm"
 
-NOTE = {"style": "font-size:13px"}
-
-
-def _ms(seconds: float, digits: int | None = None) -> str:
-    ms = seconds * 1e3
-    if digits is not None:
-        return f"{ms:.{digits}f}"
-    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+from figures._lanes import ms_text as _ms
 
 
 def alt(inputs: dict) -> str:
@@ -80,6 +73,7 @@ def inputs() -> dict:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._lanes import TimeScale
     from figures._svg import Svg
 
     u, free, p = inputs["users"], inputs["free_tokens"], inputs["prompt_tokens"]
@@ -87,19 +81,10 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     width, x0, x1 = 640, 58, 620
     lane_h, row_h, top = 18, 84, 8
     t_max = max(st["decode"]["step_s"], st["ride"]["step_s"], st["mixed"]["step_s"], st["separate"]["step_s"])
-    px_per_s = (x1 - x0) / t_max
     height = top + row_h * 4 + 72
     svg = Svg(width, height, title="A chunk of prompt in a decode step", desc=alt(inputs), id_prefix=ID)
-    svg.root.set("data-px-per-ms", f"{px_per_s / 1e3:.6g}")
-
-    def x_at(t):
-        return x0 + t * px_per_s
-
-    def bar(g, t0, seconds, y, cls, part, **extra):
-        if seconds <= 0:
-            return None
-        return svg.rect(f"{x_at(t0):.3f}", y, f"{seconds * px_per_s:.3f}", lane_h, cls, parent=g,
-                        **{"data-part": part, "data-ms": f"{seconds * 1e3:.6g}", **extra})
+    scale = TimeScale(svg, x0, x1, t_max, lane_h)
+    x_at, bar = scale.x_at, scale.bar
 
     rows = [
         ("decode", f"{u} users decoding",
@@ -117,8 +102,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         svg.text(x0, y + 16, head, "label bold", parent=g)
         svg.text(x1, y + 16, tail, "label num", anchor="end", parent=g)
         by, sy = y + 24, y + 24 + lane_h + 5
-        svg.text(x0 - 8, by + 14, "bus", "label", anchor="end", parent=g)
-        svg.text(x0 - 8, sy + 14, "SMs", "label", anchor="end", parent=g)
+        scale.lane_names(g, ((by, "bus"), (sy, "SMs")), 14)
         bar(g, 0, s["step_s"], by, "wait", "bus-lane")
         bar(g, 0, s["step_s"], sy, "wait", "sm-lane")
         if key != "separate":
@@ -133,22 +117,10 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             bar(g, 0, s["decode_compute_s"], sy, "compute", "sm-decode")
             bar(g, t2, s["prefill_compute_s"], sy, "compute", "sm-prompt", fill_opacity=0.45)
             svg.line(x_at(t2), by - 3, x_at(t2), sy + lane_h + 3, "stroke-fg", parent=g, stroke_width=1.5)
-    # The shared axis.
+    # The shared axis, then the legend.
     ya = top + row_h * 4 + 2
-    svg.line(x0, ya, x1, ya, "stroke-muted")
-    t = 0
-    while t <= t_max * 1e3 + 1e-9:
-        x = x_at(t / 1e3)
-        svg.line(x, ya, x, ya + 5, "stroke-muted")
-        if x < x1 - 24:  # leave room for the unit
-            svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
-        t += 2
-    svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
-    y = ya + 46
-    x = x0
-    for cls, word, extra in (("bus", "bus: weights", {}), ("compute", f"SMs: {u} decode", {}),
-                             ("compute", "SMs: prefill", {"fill_opacity": 0.45}), ("wait", "waiting", {})):
-        svg.rect(x, y - 11, 14, 14, cls, **extra)
-        svg.text(x + 20, y, word, "note", **NOTE)
-        x += 36 + 7.4 * len(word)
+    scale.axis(ya, 2)
+    scale.legend(ya + 46, (("bus", "bus: weights"), ("compute", f"SMs: {u} decode"),
+                           ("compute", "SMs: prefill", {"fill_opacity": 0.45}), ("wait", "waiting")),
+                 pad=36, per_char=7.4)
     return svg.to_string()

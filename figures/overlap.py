@@ -21,14 +21,7 @@ MODEL = "dense-7b-fp16"
 MACHINE = "h100-sxm"
 BATCHES = 5  # how many pieces the step's weights are drawn in (a drawing choice, not a tile count)
 
-NOTE = {"style": "font-size:13px"}
-
-
-def _ms(seconds: float) -> str:
-    ms = seconds * 1e3
-    if ms < 0.1:
-        return f"{ms:.3f}"
-    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+from figures._lanes import ms_text as _ms
 
 
 def double_buffered(bus_s: float, sm_s: float, batches: int) -> tuple[list, list]:
@@ -83,6 +76,7 @@ def inputs() -> dict:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._lanes import TimeScale
     from figures._svg import Svg
 
     n_b = inputs["batches"]
@@ -96,17 +90,10 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     width, x0, x1 = 640, 58, 620
     lane_h, panel_h, top = 22, 120, 8
     t_max = max(p[-1] for p in panels)
-    px_per_s = (x1 - x0) / t_max
     height = top + panel_h * len(panels) + 70
     svg = Svg(width, height, title="The bus and the SMs overlap", desc=alt(inputs), id_prefix=ID)
-    svg.root.set("data-px-per-ms", f"{px_per_s / 1e3:.6g}")
-
-    def x_at(t):
-        return x0 + t * px_per_s
-
-    def bar(g, t0, seconds, y, cls, part, **extra):
-        return svg.rect(f"{x_at(t0):.3f}", y, f"{seconds * px_per_s:.3f}", lane_h, cls, parent=g,
-                        **{"data-part": part, "data-ms": f"{seconds * 1e3:.6g}", **extra})
+    scale = TimeScale(svg, x0, x1, t_max, lane_h)
+    x_at, bar, px_per_s = scale.x_at, scale.bar, scale.px_per_unit
 
     for i, (key, s, bus_s, sm_s, bus_start, sm_start, end) in enumerate(panels):
         y = top + i * panel_h
@@ -119,8 +106,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
                 f"step ≈ the sum of the arithmetic: {_ms(s['compute_s'])} ms"
         svg.text(x0, y + 16, head, "label bold", parent=g)
         by, sy = y + 26, y + 26 + lane_h + 6
-        svg.text(x0 - 8, by + 16, "bus", "label", anchor="end", parent=g)
-        svg.text(x0 - 8, sy + 16, "SMs", "label", anchor="end", parent=g)
+        scale.lane_names(g, ((by, "bus"), (sy, "SMs")), 16)
         # Waiting first (the lane's background up to the step's end), then the work on top.
         bar(g, 0, end, by, "wait", "bus-lane")
         bar(g, 0, end, sy, "wait", "sm-lane")
@@ -143,21 +129,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         # The step's length, under the lanes.
         fy = sy + lane_h + 20
         svg.text(x0, fy, foot, "label num", parent=g)
-    # The shared axis.
+    # The shared axis, then the legend.
     ya = top + panel_h * len(panels) + 2
-    svg.line(x0, ya, x1, ya, "stroke-muted")
-    t = 0
-    while t <= t_max * 1e3 + 1e-9:
-        x = x_at(t / 1e3)
-        svg.line(x, ya, x, ya + 5, "stroke-muted")
-        if x < x1 - 24:  # leave room for the unit
-            svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
-        t += 5
-    svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
-    y = ya + 46
-    x = x0
-    for cls, word in (("bus", "bus: brings batch k"), ("compute", "SMs: compute batch k"), ("wait", "waiting")):
-        svg.rect(x, y - 11, 14, 14, cls)
-        svg.text(x + 20, y, word, "note", **NOTE)
-        x += 40 + 7.2 * len(word)
+    scale.axis(ya, 5)
+    scale.legend(ya + 46, (("bus", "bus: brings batch k"), ("compute", "SMs: compute batch k"), ("wait", "waiting")))
     return svg.to_string()

@@ -18,15 +18,7 @@ RENDERER = "svg"
 MODEL = "dense-7b-fp16"
 MACHINE = "h100-sxm"
 
-NOTE = {"style": "font-size:13px"}
-
-
-def _ms(seconds: float) -> str:
-    """0.014 ms, 4.2 ms, 29 ms: the precision the article prints."""
-    ms = seconds * 1e3
-    if ms < 0.1:
-        return f"{ms:.3f}"
-    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+from figures._lanes import ms_text as _ms
 
 
 def _tok_s(value: float) -> str:
@@ -66,22 +58,17 @@ def inputs() -> dict:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
+    from figures._lanes import TimeScale
     from figures._svg import Svg
 
     steps = inputs["steps"]
     width, x0, x1 = 640, 58, 620
     lane_h, block_h, top = 20, 96, 8
     t_max = max(s["step_s"] for s in steps)
-    px_per_s = (x1 - x0) / t_max
     height = top + block_h * len(steps) + 76
     svg = Svg(width, height, title="Three steps on one time axis", desc=alt(inputs), id_prefix=ID)
-    svg.root.set("data-px-per-ms", f"{px_per_s / 1e3:.6g}")
-    names = {"memory": "decode" if steps[0]["tokens"] == 1 else "", "compute": "prefill"}
-
-    def bar(g, t0, seconds, y, cls, part):
-        # Three decimals: a 0.014 ms bar is a quarter of a unit wide, and must stay to scale.
-        svg.rect(f"{x0 + t0 * px_per_s:.3f}", y, f"{seconds * px_per_s:.3f}", lane_h, cls, parent=g,
-                 **{"data-part": part, "data-ms": f"{seconds * 1e3:.6g}"})
+    scale = TimeScale(svg, x0, x1, t_max, lane_h)
+    bar, px_per_s = scale.bar, scale.px_per_unit
 
     for i, s in enumerate(steps):
         y = top + i * block_h
@@ -96,8 +83,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         svg.text(x1, y + 16, f"step {_ms(s['step_s'])} ms · {_tok_s(s['tok_s'])} tok/s", "label num",
                  anchor="end", parent=g)
         by, sy = y + 26, y + 26 + lane_h + 6
-        svg.text(x0 - 8, by + 15, "bus", "label", anchor="end", parent=g)
-        svg.text(x0 - 8, sy + 15, "SMs", "label", anchor="end", parent=g)
+        scale.lane_names(g, ((by, "bus"), (sy, "SMs")), 15)
         # Both start at 0; the faster one waits until the step ends.
         bar(g, 0, s["memory_s"], by, "bus", "bus")
         bar(g, 0, s["compute_s"], sy, "compute", "sm")
@@ -120,23 +106,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
                 svg.text(end - 6, lane_y + 15, label, "label num bold bg", anchor="end", parent=g)
             else:
                 svg.text(end + 6, lane_y + 15, label, "label num", parent=g)
-    # The shared axis.
+    # The shared axis, then the legend.
     ya = top + block_h * len(steps) + 4
-    svg.line(x0, ya, x1, ya, "stroke-muted")
-    step_ms = 5
-    t = 0
-    while t <= t_max * 1e3 + 1e-9:
-        x = x0 + t / 1e3 * px_per_s
-        svg.line(x, ya, x, ya + 5, "stroke-muted")
-        if x < x1 - 24:  # leave room for the unit
-            svg.text(x, ya + 20, f"{t}", "note num", anchor="middle", **NOTE)
-        t += step_ms
-    svg.text(x1, ya + 20, "ms", "note", anchor="end", **NOTE)
-    # Legend.
-    y = ya + 44
-    x = x0
-    for cls, word in (("bus", "bus: brings the weights"), ("compute", "SMs: compute"), ("wait", "waiting")):
-        svg.rect(x, y - 11, 14, 14, cls)
-        svg.text(x + 20, y, word, "note", **NOTE)
-        x += 40 + 7.2 * len(word)
+    scale.axis(ya, 5)
+    scale.legend(ya + 44, (("bus", "bus: brings the weights"), ("compute", "SMs: compute"), ("wait", "waiting")))
     return svg.to_string()

@@ -23,23 +23,9 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+from .bpe import bytes_to_unicode
 from .errors import TokenwalkError
-
-try:  # the shared byte table lives with the toy BPE; keep a private copy until it lands
-    from .bpe import bytes_to_unicode  # type: ignore
-except ImportError:  # pragma: no cover - depends on the toy-math module being present
-    def bytes_to_unicode() -> dict[int, str]:
-        """GPT-2's map from the 256 byte values to printable Unicode characters."""
-        printable = (list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
-                     + list(range(ord("®"), ord("ÿ") + 1)))
-        table = {b: chr(b) for b in printable}
-        extra = 0
-        for b in range(256):
-            if b not in table:
-                table[b] = chr(256 + extra)
-                extra += 1
-        return table
-
+from .gguf_header import read_gguf_header
 
 TOKEN_TYPE_NORMAL = 1
 TOKEN_TYPE_CONTROL = 3
@@ -313,20 +299,6 @@ def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata") -> To
                      eot_ids=tuple(sorted(eot_ids)), source=source)
 
 
-def _read_metadata(path) -> dict:
-    """The GGUF metadata of ``path``, through the core's header reader when it is present."""
-    try:
-        from .gguf_header import read_gguf_header  # type: ignore
-    except ImportError:  # pragma: no cover - until the core header reader lands
-        read_gguf_header = None
-    if read_gguf_header is not None:
-        return dict(read_gguf_header(path).metadata)
-    import gguf  # native fallback
-
-    reader = gguf.GGUFReader(str(path))
-    return {k: f.contents() for k, f in reader.fields.items()}
-
-
 def load_tokenizer(path) -> Tokenizer:
     """The tokenizer of the GGUF file at ``path``."""
-    return tokenizer_from_metadata(_read_metadata(path), source=str(path))
+    return tokenizer_from_metadata(dict(read_gguf_header(path).metadata), source=str(path))

@@ -93,16 +93,18 @@ class Engine:
     """A loaded model on one OpenCL device, with its KV cache for ``ctx_tokens`` positions."""
 
     def __init__(self, model_path, device: str | None = None, ctx_tokens: int | None = None,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int = 32):
+                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None):
         t0 = time.perf_counter()
         cl = self.cl = _cl()
         self.model: OpenModel = open_model(model_path)
         cfg = self.config = self.model.config
         self.ctx_tokens = int(min(ctx_tokens or cfg.context_length, cfg.context_length))
         self.chunk_tokens = max(1, int(chunk_tokens))
-        self.decode_items = int(decode_items)
         self.context = create_context(device)
         self.device = self.context.devices[0]
+        # Work-items of a decode matrix-vector product: a few per compute unit balance the
+        # load; more only add scheduling (measured on PoCL, 2 cores: 8 to 16 best, 64 slower).
+        self.decode_items = int(decode_items or 4 * self.device.max_compute_units)
         self.queue = cl.CommandQueue(self.context)
         self._programs = {}
         self._build_weights()

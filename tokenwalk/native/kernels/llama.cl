@@ -22,6 +22,13 @@
 // types (the layouts keep them aligned), scales are float32 (converted once at load)
 // and a * b + c is left to the compiler's contraction (-cl-mad-enable).
 
+#ifndef GROUP
+#define GROUP 1
+#endif
+#ifndef QT
+#define QT 8
+#endif
+
 #if defined(WTYPE_Q4_1)
 #define WQ_T uchar
 #define UNPACK_Q4(r, b)                                                               \

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -102,9 +102,9 @@ class Engine:
         self.chunk_tokens = max(1, int(chunk_tokens))
         self.context = create_context(device)
         self.device = self.context.devices[0]
-        # Work-items of a decode matrix-vector product: a few per compute unit balance the
-        # load; more only add scheduling (measured on PoCL, 2 cores: 8 to 16 best, 64 slower).
-        self.decode_items = int(decode_items or 4 * self.device.max_compute_units)
+        # Work-items of a decode matrix-vector product: several per compute unit balance the
+        # load; more only add scheduling (PoCL, 2 cores: 16 to 32 best, 48 and 64 slower).
+        self.decode_items = int(decode_items or 8 * self.device.max_compute_units)
         self.queue = cl.CommandQueue(self.context)
         self._programs = {}
         self._build_weights()

@@ -38,11 +38,8 @@ def bench_engine(model: Path, reps: int, chunk: int) -> dict:
 
     engine = Engine(model, ctx_tokens=640, chunk_tokens=chunk)
     prompt = _tokens(512, engine.config.vocab_size)
-    engine.prefill(prompt)  # warm-up: kernel variants compile on first use
-    for pos in range(4):
-        engine.decode(prompt[pos], pos)
     pp, tg = [], []
-    for _ in range(reps):
+    for rep in range(reps + 1):  # the first run warms up (kernel variants compile on first use)
         t0 = time.perf_counter()
         engine.prefill(prompt)
         pp.append(512 / (time.perf_counter() - t0))
@@ -51,6 +48,8 @@ def bench_engine(model: Path, reps: int, chunk: int) -> dict:
         for pos in range(128):
             token = int(np.argmax(engine.decode(token, pos)))
         tg.append(128 / (time.perf_counter() - t0))
+        if rep == 0:
+            pp.clear(), tg.clear()
     from tokenwalk.native.engine_run import measure_bandwidth_gbs
 
     return {"name": "tokenwalk engine", "device": engine.device_name(), "pp512": pp, "tg128": tg,
@@ -66,10 +65,8 @@ def bench_llamacpp(model: Path, reps: int, threads: int) -> dict | None:
     llm = llama_cpp.Llama(model_path=str(model), n_ctx=640, n_batch=512, n_ubatch=512, n_threads=threads,
                           n_threads_batch=threads, verbose=False)
     prompt = _tokens(512, llm.n_vocab())
-    llm.reset()
-    llm.eval(prompt[:16])  # warm-up
     pp, tg = [], []
-    for _ in range(reps):
+    for rep in range(reps + 1):  # the first run warms up, as llama-bench does
         llm.reset()
         t0 = time.perf_counter()
         llm.eval(prompt)
@@ -81,6 +78,8 @@ def bench_llamacpp(model: Path, reps: int, threads: int) -> dict | None:
             llm.eval([token])
             token = int(np.argmax(llm.scores[llm.n_tokens - 1]))
         tg.append(128 / (time.perf_counter() - t0))
+        if rep == 0:
+            pp.clear(), tg.clear()
     # llama.cpp reads the file's tensors as stored: all of them per decoded token (tied head included).
     from tokenwalk.gguf_header import read_gguf_header
 
@@ -96,7 +95,7 @@ def _fmt(xs):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--reps", type=int, default=5, help="timed runs after one warm-up run (default 5)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="llama.cpp threads (PoCL uses one thread per core: keep them equal)")
     parser.add_argument("--chunk", type=int, default=128, help="engine prefill chunk in tokens")

@@ -143,4 +143,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         "data-formats": json.dumps(fmts),
     }
     attr_text = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
-    return f"<div {attr_text}>{svg.to_string()}</div>"
+    # Said in the figure's own markup (reader views, text browsers); the interactive layer's CSS
+    # hides .tw-nojs once JavaScript runs.
+    note = (f"This is the block at {STATIC_BITS} bits. The interactive version, where you pick the bits and draw "
+            "new weights, needs JavaScript.")
+    return f'<div {attr_text}>{svg.to_string()}<p class="tw-nojs">{note}</p></div>'

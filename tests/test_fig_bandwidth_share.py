@@ -30,3 +30,14 @@ def test_fig19_draws_one_grey_point_per_published_run(tmp_path):
     marks = [u for u in group.iter() if u.tag in (f"{SVG_TAG}use", f"{SVG_TAG}path") and u.get("x") is not None]
     assert len(marks) == inputs["published_runs"]
     assert re.search(r"var\(--fig-bus", html)  # the laptop in the page's blue
+
+
+def test_fig19_prints_gigabytes_at_the_articles_precision(tmp_path):
+    """Figure 19: the dense file as the article prints its size (16.8 GB, one decimal), the MoE's bytes
+    per token as the article prints them (two decimals), never a padded 16.80."""
+    _, inputs, html = render("bandwidth_share", tmp_path)
+    text = " ".join(texts(svg_root(html)))
+    laptop = {p["label"]: p for p in inputs["laptop"]}
+    dense_gb, moe_gb = laptop["dense"]["bytes_per_token"] / 1e9, laptop["MoE"]["bytes_per_token"] / 1e9
+    assert f"× {dense_gb:.1f} GB)" in text and f"{dense_gb:.2f} GB" not in text
+    assert f"× {moe_gb:.2f} GB)" in text

@@ -4,7 +4,7 @@ import json
 import html
 import re
 
-from _toy_figs import SVG_TAG, check_contract, render, texts
+from _toy_figs import SVG_TAG, check_contract, check_says_it_needs_javascript, render, texts
 
 
 def test_fig10_quantization_renders_with_its_numbers(tmp_path):
@@ -48,3 +48,10 @@ def test_fig10_container_carries_the_numbers(tmp_path):
     shares = json.loads(attrs["data-mean-error-shares"])
     assert round(100 * shares["4"]) == 3 and round(100 * shares["2"]) == 12
     assert json.loads(attrs["data-formats"])["Q8_0"] == 8.5
+
+
+def test_fig10_static_rendering_says_the_live_version_needs_javascript(tmp_path):
+    mod, _, out = render("quantization", tmp_path)
+    note = check_says_it_needs_javascript(out)
+    assert f"the block at {mod.STATIC_BITS} bits" in note
+    assert out.index("</svg>") < out.index(note)

@@ -3,7 +3,7 @@
 import html
 import re
 
-from _toy_figs import SVG_TAG, check_contract, render, texts
+from _toy_figs import SVG_TAG, check_contract, check_says_it_needs_javascript, render, texts
 
 
 def test_fig1_tokenizer_renders_pieces_and_counters(tmp_path):
@@ -32,3 +32,10 @@ def test_fig1_container_carries_the_counts_for_the_interactive_layer(tmp_path):
     assert attrs["data-tokens"] == str(inputs["counts"]["tokens"])
     assert attrs["data-vocabulary"] == str(inputs["counts"]["vocabulary"])
     assert attrs["data-n-merges"] == "120"
+
+
+def test_fig1_static_rendering_says_the_live_version_needs_javascript(tmp_path):
+    _, _, out = render("tokenizer", tmp_path)
+    note = check_says_it_needs_javascript(out)
+    assert "type your own text" in note
+    assert out.index("</svg>") < out.index(note)  # under the drawing, like the interactive layer's own note

@@ -53,6 +53,22 @@ def words(root) -> str:
     return " ".join(texts(root))
 
 
+def check_labels(root, labels) -> None:
+    """Each label stands in the figure's text (the failure names the missing one)."""
+    text = words(root)
+    for label in labels:
+        assert label in text, label
+
+
+def check_alt_and_phone(module, inputs, root, parts) -> None:
+    """The alt text names each part (the domain: model, machine, "to scale", the key numbers),
+    and the drawing stays legible on a phone."""
+    alt = module.alt(inputs)
+    for part in parts:
+        assert part in alt, part
+    check_phone_legible(root)
+
+
 def rects(root, **attrs):
     """<rect>s whose data-* attributes match `attrs` (names with '_' for '-')."""
     out = []
@@ -62,4 +78,5 @@ def rects(root, **attrs):
     return out
 
 
-__all__ = ["NS", "render", "check_phone_legible", "words", "rects", "font_size", "texts"]
+__all__ = ["NS", "render", "check_phone_legible", "check_labels", "check_alt_and_phone", "words", "rects",
+           "font_size", "texts"]

@@ -4,7 +4,7 @@ per layer max(0.13, 0.9) ms x 32 = 29 ms; both levels to scale on one axis."""
 import pytest
 
 from figures import accounting_execution as fig17
-from schematics_svg import NS, check_phone_legible, render, words
+from schematics_svg import NS, check_alt_and_phone, check_labels, render
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
 from tokenwalk.roofline import step_time
@@ -26,10 +26,9 @@ def test_fig17_numbers(fig):
 
 def test_fig17_labels(fig):
     _, _, root = fig
-    text = words(root)
-    for label in ("14 GB ÷ 3.35 TB/s = 4.2 ms", "2,048 × 14 G ÷ 990 T/s = 29 ms", "step = max(4.2, 29) = 29 ms",
-                  "32 layers in a row", "max(0.13, 0.9) ms", "32 × 0.9 = 29 ms", "layer 1", "layer 32"):
-        assert label in text, label
+    check_labels(root, ("14 GB ÷ 3.35 TB/s = 4.2 ms", "2,048 × 14 G ÷ 990 T/s = 29 ms",
+                        "step = max(4.2, 29) = 29 ms", "32 layers in a row", "max(0.13, 0.9) ms", "32 × 0.9 = 29 ms",
+                        "layer 1", "layer 32"))
 
 
 def test_fig17_both_levels_to_scale_on_one_axis(fig):
@@ -55,7 +54,5 @@ def test_fig17_both_levels_to_scale_on_one_axis(fig):
 
 def test_fig17_alt_and_phone(fig):
     n, _, root = fig
-    alt = fig17.alt(n)
-    for part in ("2,048 tokens", "dense 7B in fp16", "H100 SXM", "to scale", "4.2 ms", "29 ms", "32 layers"):
-        assert part in alt, part
-    check_phone_legible(root)
+    check_alt_and_phone(fig17, n, root,
+                        ("2,048 tokens", "dense 7B in fp16", "H100 SXM", "to scale", "4.2 ms", "29 ms", "32 layers"))

@@ -4,7 +4,7 @@
 import pytest
 
 from figures import chunked_prefill
-from schematics_svg import NS, check_phone_legible, render, words
+from schematics_svg import NS, check_alt_and_phone, check_labels, render
 from tokenwalk.chunked_prefill import mixed_step, separate_steps
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
@@ -31,10 +31,8 @@ def test_fig20_numbers(fig):
 
 def test_fig20_labels(fig):
     _, _, root = fig
-    text = words(root)
-    for label in ("50 users decoding", "SMs busy 17 %", "50 + 245 prompt tokens", "rides free",
-                  "50 + 1,000 prompt tokens", "≈ 15 ms", "4.2 + 14.1 = 18.3 ms", "two trips"):
-        assert label in text, label
+    check_labels(root, ("50 users decoding", "SMs busy 17 %", "50 + 245 prompt tokens", "rides free",
+                        "50 + 1,000 prompt tokens", "≈ 15 ms", "4.2 + 14.1 = 18.3 ms", "two trips"))
 
 
 def test_fig20_lanes_to_scale_on_one_axis(fig):
@@ -66,7 +64,6 @@ def test_fig20_lanes_to_scale_on_one_axis(fig):
 
 def test_fig20_alt_and_phone(fig):
     n, _, root = fig
-    alt = chunked_prefill.alt(n)
-    for part in ("dense 7B in fp16", "H100 SXM", "to scale", "50 users", "245 prompt", "1,000 prompt", "18.3 ms"):
-        assert part in alt, part
-    check_phone_legible(root)
+    check_alt_and_phone(chunked_prefill, n, root,
+                        ("dense 7B in fp16", "H100 SXM", "to scale", "50 users", "245 prompt", "1,000 prompt",
+                         "18.3 ms"))

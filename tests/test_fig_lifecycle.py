@@ -3,7 +3,7 @@
 import pytest
 
 from figures import lifecycle
-from schematics_svg import NS, check_phone_legible, render, words
+from schematics_svg import NS, check_alt_and_phone, check_labels, render, words
 from tokenwalk.data_refs import resolve
 
 
@@ -23,10 +23,8 @@ def test_fig24_five_states_and_labels(fig):
     _, _, root = fig
     assert [g.get("data-state") for g in root.findall(".//svg:g[@class='state']", NS)] == \
         ["pull", "load", "serve", "idle", "unload"]
-    text = words(root)
-    for label in ("55 s cold", "keep_alive", "5 min default", "loads again:", "every 3 min", "always loaded",
-                  "every 10 min", "waits 55 s first", "21.7 GB"):
-        assert label in text, label
+    check_labels(root, ("55 s cold", "keep_alive", "5 min default", "loads again:", "every 3 min", "always loaded",
+                        "every 10 min", "waits 55 s first", "21.7 GB"))
 
 
 def test_fig24_follows_the_measurement(tmp_path):
@@ -40,7 +38,5 @@ def test_fig24_follows_the_measurement(tmp_path):
 
 def test_fig24_alt_and_phone(fig):
     n, _, root = fig
-    alt = lifecycle.alt(n)
-    for part in ("Qwen3.6 35B-A3B", "laptop", "55 s cold", "5 minutes by default", "pull", "unload"):
-        assert part in alt, part
-    check_phone_legible(root)
+    check_alt_and_phone(lifecycle, n, root,
+                        ("Qwen3.6 35B-A3B", "laptop", "55 s cold", "5 minutes by default", "pull", "unload"))

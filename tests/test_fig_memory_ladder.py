@@ -4,7 +4,7 @@
 import pytest
 
 from figures import memory_ladder
-from schematics_svg import NS, check_phone_legible, render, words
+from schematics_svg import NS, check_labels, check_phone_legible, render, words
 from tokenwalk.machine_spec import memory_ladder as ladder
 from tokenwalk.model_spec import load_model
 from tokenwalk.roofline import memory_time_s
@@ -32,10 +32,8 @@ def test_fig11_times_to_move_14_gb(fig):
 
 def test_fig11_labels(fig):
     _, _, root = fig
-    text = words(root)
-    for label in ("14 GB in 2 s", "7 GB/s", "64 GB/s", "14 GB in 220 ms", "3.35 TB/s", "14 GB in 4.2 ms",
-                  "80 GB", "50 MB", "228 KB", "132 SMs", "at every step", "once, at load", "PCIe 5.0"):
-        assert label in text, label
+    check_labels(root, ("14 GB in 2 s", "7 GB/s", "64 GB/s", "14 GB in 220 ms", "3.35 TB/s", "14 GB in 4.2 ms",
+                        "80 GB", "50 MB", "228 KB", "132 SMs", "at every step", "once, at load", "PCIe 5.0"))
     # five rungs, top (disk) to bottom (SM shared memory)
     roles = [g.get("data-role") for g in root.findall(".//svg:g[@class='rung']", NS)]
     assert roles == ["disk", "host", "vram", "l2", "sm"]

@@ -3,7 +3,7 @@
 import pytest
 
 from figures import overlap
-from schematics_svg import NS, check_phone_legible, render, words
+from schematics_svg import NS, check_alt_and_phone, render, words
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
 from tokenwalk.roofline import step_time
@@ -64,7 +64,6 @@ def test_fig14_double_buffering_layout():
 
 def test_fig14_alt_and_phone(fig):
     n, _, root = fig
-    alt = overlap.alt(n)
-    for part in ("H100 SXM", "dense 7B in fp16", "to scale", "Decode, 1 token", "2,048 tokens", "4.2 ms", "29 ms"):
-        assert part in alt, part
-    check_phone_legible(root)
+    check_alt_and_phone(overlap, n, root,
+                        ("H100 SXM", "dense 7B in fp16", "to scale", "Decode, 1 token", "2,048 tokens", "4.2 ms",
+                         "29 ms"))

@@ -4,7 +4,7 @@
 import pytest
 
 from figures import request_trace
-from schematics_svg import NS, check_phone_legible, render, rects, words
+from schematics_svg import NS, check_alt_and_phone, check_labels, rects, render, words
 from tokenwalk.article_numbers import article_numbers
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
@@ -33,10 +33,9 @@ def test_fig29_numbers_at_the_drafts_size(draft_sized):
     assert n["step_bytes"] == pytest.approx(1.9e9, rel=0.05)
     assert n["step_s"] == pytest.approx(0.085, rel=0.06)
     assert n["decode_steps"] == 300 and n["decode_s"] == pytest.approx(26, rel=0.06)
-    text = words(root)
-    for label in ("≈ 6,550 tokens", "13 chunks of 512", "134 MB of KV cache", "248,320 logits", "≈ 300 steps",
-                  "≈ 26 s", "localhost:11434", "2,048 numbers each", "all 40 layers", "the 10 attention layers"):
-        assert label in text, label
+    check_labels(root, ("≈ 6,550 tokens", "13 chunks of 512", "134 MB of KV cache", "248,320 logits",
+                        "≈ 300 steps", "≈ 26 s", "localhost:11434", "2,048 numbers each", "all 40 layers",
+                        "the 10 attention layers"))
 
 
 def test_fig29_the_articles_request_matches_the_articles_numbers(fig):
@@ -71,7 +70,5 @@ def test_fig29_time_strip_to_scale(fig):
 
 def test_fig29_alt_and_phone(fig):
     n, _, root = fig
-    alt = request_trace.alt(n)
-    for part in ("Qwen3.6 35B-A3B", "Radeon 860M", "num_ctx 16,384", "13 chunks of 512", "248,320 logits"):
-        assert part in alt, part
-    check_phone_legible(root)
+    check_alt_and_phone(request_trace, n, root,
+                        ("Qwen3.6 35B-A3B", "Radeon 860M", "num_ctx 16,384", "13 chunks of 512", "248,320 logits"))

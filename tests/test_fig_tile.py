@@ -3,7 +3,7 @@
 import pytest
 
 from figures import tile
-from schematics_svg import check_phone_legible, rects, render, words
+from schematics_svg import check_alt_and_phone, check_labels, rects, render
 from tokenwalk.roofline import tile_ops
 
 
@@ -18,9 +18,7 @@ def test_fig12_32k_vs_4m_operations(fig):
     assert n["tile_kb"] == 32
     assert n["ops_decode"] == tile_ops(1) == 32_768
     assert n["ops_prefill"] == tile_ops(128) == 4_194_304
-    text = words(root)
-    for label in ("32K operations", "4M operations", "32,768", "4,194,304", "128 × 128", "32 KB", "228 KB"):
-        assert label in text, label
+    check_labels(root, ("32K operations", "4M operations", "32,768", "4,194,304", "128 × 128", "32 KB", "228 KB"))
 
 
 def test_fig12_operation_bars_to_scale(fig):
@@ -42,7 +40,4 @@ def test_fig12_same_tile_in_both_rows(fig):
 
 def test_fig12_alt_and_phone(fig):
     n, _, root = fig
-    alt = tile.alt(n)
-    for part in ("dense 7B in fp16", "H100", "decode", "prefill", "32,768", "4,194,304"):
-        assert part in alt
-    check_phone_legible(root)
+    check_alt_and_phone(tile, n, root, ("dense 7B in fp16", "H100", "decode", "prefill", "32,768", "4,194,304"))

@@ -98,3 +98,14 @@ def test_generate_answers_the_capital_of_france(capsys):
     captured = capsys.readouterr()
     assert "Paris" in captured.out
     assert "prefill" in captured.err and "decode" in captured.err and "tok/s" in captured.err
+
+
+def test_sampler_goes_through_the_core_and_respects_top_k():
+    np = pytest.importorskip("numpy")
+    from tokenwalk.native.engine_run import picker
+
+    logits = np.linspace(-5.0, 5.0, 49152).astype(np.float32)  # the largest logit is the last id
+    assert picker(0.0)(logits) == 49151
+    draws = [picker(1.0, top_k=3, seed=s)(logits) for s in range(40)]
+    assert set(draws) <= {49149, 49150, 49151} and len(set(draws)) > 1
+    assert picker(0.8, top_k=3, seed=7)(logits) == picker(0.8, top_k=3, seed=7)(logits)

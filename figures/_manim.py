@@ -201,11 +201,41 @@ def gpt3_sizes(name: str = "gpt3-175b") -> dict:
     }
 
 
+def toy_decode_sentence() -> tuple[dict, dict, int]:
+    """The toy decode step that figures 7 (decode-head) and 8 (kv-cache) draw: the toy data
+    (tokenwalk/data/toy/decode_head.json), the attention row its scores come from (with the
+    sentence), and how many tokens the step has (the new one last)."""
+    from tokenwalk.attention import toy_attention_row
+    from tokenwalk.toy import load_toy
+
+    toy = load_toy("decode_head")
+    return toy, toy_attention_row(toy["scores_from"]), int(toy["new_token"])
+
+
 def softmaxes_per_step(spec) -> int:
     """Attention softmaxes in one decode step, asked of tokenwalk."""
     from tokenwalk.attention import softmaxes_per_decode_step
 
     return int(softmaxes_per_decode_step(spec))
+
+
+def _render_config(canvas: Canvas, palette: dict, media_dir: str, pixel_width: int, pixel_height: int,
+                   **extra) -> dict:
+    """Manim's config for one render: the canvas mapped onto `pixel_width` x `pixel_height`
+    device pixels, the theme's background, no cache, quiet; `extra` adds or overrides keys."""
+    return {
+        "pixel_width": pixel_width,
+        "pixel_height": pixel_height,
+        "frame_width": canvas.frame_width,
+        "frame_height": canvas.frame_height,
+        "background_color": palette["bg"],
+        "background_opacity": 1.0,
+        "media_dir": media_dir,
+        "disable_caching": True,
+        "verbosity": "WARNING",
+        "progress_bar": "none",
+        **extra,
+    }
 
 
 def _scene_image(scene_cls, scene_args: dict, theme: str, canvas: Canvas, scale: float):
@@ -214,20 +244,8 @@ def _scene_image(scene_cls, scene_args: dict, theme: str, canvas: Canvas, scale:
 
     palette = THEMES[theme]
     # one media folder per process: Pango's text SVGs are reused across the two variants
-    conf = {
-        "pixel_width": max(1, round(canvas.width_px * scale)),
-        "pixel_height": max(1, round(canvas.height_px * scale)),
-        "frame_width": canvas.frame_width,
-        "frame_height": canvas.frame_height,
-        "background_color": palette["bg"],
-        "background_opacity": 1.0,
-        "media_dir": _media_dir(),
-        "disable_caching": True,
-        "write_to_movie": False,
-        "save_last_frame": False,
-        "verbosity": "WARNING",
-        "progress_bar": "none",
-    }
+    conf = _render_config(canvas, palette, _media_dir(), max(1, round(canvas.width_px * scale)),
+                          max(1, round(canvas.height_px * scale)), write_to_movie=False, save_last_frame=False)
     with tempconfig(conf):
         scene = scene_cls(inputs=scene_args, palette=palette, canvas=canvas)
         scene.construct()
@@ -400,23 +418,10 @@ def render_animation(scene_cls, scene_args: dict, out_dir: pathlib.Path, *, canv
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="tokenwalk-manim-video-") as media:
-        conf = {
-            # even sizes: H.264 in yuv420p needs them
-            "pixel_width": 2 * round(canvas.width_px * scale / 2),
-            "pixel_height": 2 * round(canvas.height_px * scale / 2),
-            "frame_width": canvas.frame_width,
-            "frame_height": canvas.frame_height,
-            "frame_rate": ANIMATION_FPS[name],
-            "background_color": palette["bg"],
-            "background_opacity": 1.0,
-            "media_dir": media,
-            "disable_caching": True,
-            "write_to_movie": True,
-            "format": "mp4",
-            "output_file": stem,
-            "verbosity": "WARNING",
-            "progress_bar": "none",
-        }
+        # even sizes: H.264 in yuv420p needs them
+        conf = _render_config(canvas, palette, media, 2 * round(canvas.width_px * scale / 2),
+                              2 * round(canvas.height_px * scale / 2), frame_rate=ANIMATION_FPS[name],
+                              write_to_movie=True, format="mp4", output_file=stem)
         with tempconfig(conf):
             scene = scene_cls(inputs=scene_args, palette=palette, canvas=canvas)
             scene.render()
@@ -444,6 +449,18 @@ def video_html(fig_id: str, files: dict, canvas: Canvas, label: str, summary: st
         f'<source src="{q(base + files["video"])}" type="video/mp4">'
         f'{q(label)}</video></details>'
     )
+
+
+def still_html(fig_id: str, scene_cls, inputs: dict, out_dir: pathlib.Path, *, canvas: Canvas, alt: str,
+               quality: str | None = None) -> str:
+    """Render the light and dark stills of a figure into `out_dir`; return the <picture> for the page.
+
+    quality: "full" (2 device px per CSS px, the build), "medium" or "low" (tests); default:
+    the one the figure's inputs() chose (`inputs["quality"]`).
+    """
+    files = render_variants(scene_cls, inputs, out_dir, canvas=canvas, quality=quality or inputs.get("quality"),
+                            stem=fig_id)
+    return picture_html(fig_id, files, canvas, alt)
 
 
 def picture_html(fig_id: str, files: dict[str, str], canvas: Canvas, alt: str) -> str:

@@ -29,14 +29,11 @@ CANVAS = Canvas(640, 768)
 
 def inputs() -> dict:
     """GPT-3's d_model and head size from tokenwalk; toy tokens, scores, weights, vectors."""
-    from tokenwalk.attention import attention_row, toy_attention_row
+    from tokenwalk.attention import attention_row
     from tokenwalk.errors import TokenwalkError
-    from tokenwalk.toy import load_toy
 
     sizes = _manim.gpt3_sizes()
-    toy = load_toy("decode_head")
-    row = toy_attention_row(toy["scores_from"])
-    n = int(toy["new_token"])
+    toy, row, n = _manim.toy_decode_sentence()
     for field in ("keys", "values"):
         if len(toy[field]) != n:
             raise TokenwalkError(f"decode_head.json: {field}: {len(toy[field])} rows, expected {n} (new_token)")
@@ -194,11 +191,5 @@ def _scene_class():
 
 
 def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
-    """Render the light and dark stills into `out`; return the <picture> for the page.
-
-    quality: "full" (2 device px per CSS px, the build), "medium" or "low" (tests);
-    default: the one inputs() chose.
-    """
-    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS,
-                                   quality=quality or inputs.get("quality"), stem=ID)
-    return _manim.picture_html(ID, files, CANVAS, alt(inputs))
+    """The light and dark stills in `out` and their <picture> (quality: see `_manim.still_html`)."""
+    return _manim.still_html(ID, _scene_class(), inputs, out, canvas=CANVAS, alt=alt(inputs), quality=quality)

@@ -28,12 +28,9 @@ CANVAS = Canvas(640, 924)
 
 def inputs() -> dict:
     """GPT-3's layers, heads, head size and softmaxes per step; the toy sentence's tokens."""
-    from tokenwalk.attention import toy_attention_row
-    from tokenwalk.toy import load_toy
-
     sizes = _manim.gpt3_sizes()
-    toy = load_toy("decode_head")
-    tokens = toy_attention_row(toy["scores_from"])["sentence"][: int(toy["new_token"])]
+    _, row, n = _manim.toy_decode_sentence()
+    tokens = row["sentence"][:n]
     return {
         "model": sizes["model"],
         "layers": sizes["layers"],
@@ -288,19 +285,16 @@ def _animation_class():
 
 
 def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
-    """Render the light and dark stills into `out`; return the <picture> for the page.
-
-    quality: "full" (2 device px per CSS px, the build), "medium" or "low" (tests);
-    default: the one inputs() chose.
-    """
+    """The light and dark stills, the animation and its poster in `out`; the <picture> and the
+    closed <details> with the <video> (quality: see `_manim.still_html`)."""
     quality = quality or inputs.get("quality")
-    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS, quality=quality, stem=ID)
+    still = _manim.still_html(ID, _scene_class(), inputs, out, canvas=CANVAS, alt=alt(inputs), quality=quality)
     video = _manim.render_animation(_animation_class(), inputs, out, canvas=ANIMATION_CANVAS,
                                     quality=quality, stem=f"{ID}-animation")
     t = len(inputs["tokens"])
     label = (f"Animation, GPT-3's real sizes: token {t}'s column climbs layer by layer; at each layer "
              f"its query reads the keys of tokens 1 to {t - 1}, then its key and value join the cache "
              f"and stay there.")
-    return (_manim.picture_html(ID, files, CANVAS, alt(inputs))
+    return (still
             + _manim.video_html(ID, video, ANIMATION_CANVAS, label,
                                 f"Play: the new column climbing the layers ({video['seconds']:.0f} s, no sound)"))

@@ -197,11 +197,5 @@ def _scene_class():
 
 
 def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
-    """Render the light and dark stills into `out`; return the <picture> for the page.
-
-    quality: "full" (2 device px per CSS px, the build), "medium" or "low" (tests);
-    default: the one inputs() chose.
-    """
-    files = _manim.render_variants(_scene_class(), inputs, out, canvas=CANVAS,
-                                   quality=quality or inputs.get("quality"), stem=ID)
-    return _manim.picture_html(ID, files, CANVAS, alt(inputs))
+    """The light and dark stills in `out` and their <picture> (quality: see `_manim.still_html`)."""
+    return _manim.still_html(ID, _scene_class(), inputs, out, canvas=CANVAS, alt=alt(inputs), quality=quality)

@@ -3,6 +3,8 @@
 import re
 import xml.etree.ElementTree as ET
 
+import pytest
+
 NS = {"svg": "http://www.w3.org/2000/svg"}
 
 
@@ -28,3 +30,12 @@ def check_common(svg_text: str, figure_id: str) -> ET.Element:
 
 def texts(root) -> list[str]:
     return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+
+
+def rendered_once(module, name: str = "rendered"):
+    """A module-scoped fixture `name`: (inputs, html) of a figure module, rendered once per test file."""
+    @pytest.fixture(scope="module", name=name)
+    def _rendered(tmp_path_factory):
+        inputs = module.inputs()
+        return inputs, module.render(inputs, tmp_path_factory.mktemp(module.ID))
+    return _rendered

@@ -3,6 +3,8 @@ figure contract, parse, legible text, and read the to-scale geometry back."""
 
 import re
 
+import pytest
+
 from hardware_svg import NS, check_common, texts
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -24,6 +26,14 @@ def render(module, tmp_path, inputs=None):
     alt = module.alt(n) if hasattr(module, "alt") else module.ALT
     assert isinstance(alt, str) and len(alt) > 80
     return n, svg, root
+
+
+def rendered_once(module, name: str = "fig"):
+    """A module-scoped fixture `name`: render(module) once per test file, (inputs, svg, root)."""
+    @pytest.fixture(scope="module", name=name)
+    def _fig(tmp_path_factory):
+        return render(module, tmp_path_factory.mktemp(module.ID))
+    return _fig
 
 
 def font_size(element) -> float:
@@ -78,5 +88,5 @@ def rects(root, **attrs):
     return out
 
 
-__all__ = ["NS", "render", "check_phone_legible", "check_labels", "check_alt_and_phone", "words", "rects",
-           "font_size", "texts"]
+__all__ = ["NS", "render", "rendered_once", "check_phone_legible", "check_labels", "check_alt_and_phone", "words",
+           "rects", "font_size", "texts"]

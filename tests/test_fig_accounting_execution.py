@@ -4,15 +4,13 @@ per layer max(0.13, 0.9) ms x 32 = 29 ms; both levels to scale on one axis."""
 import pytest
 
 from figures import accounting_execution as fig17
-from schematics_svg import NS, check_alt_and_phone, check_labels, render
+from schematics_svg import NS, check_alt_and_phone, check_labels, rendered_once
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
 from tokenwalk.roofline import step_time
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(fig17, tmp_path_factory.mktemp("accounting-execution"))
+fig = rendered_once(fig17)
 
 
 def test_fig17_numbers(fig):

@@ -3,13 +3,10 @@
 import pytest
 
 from figures import balance_point
-from hardware_svg import NS, check_common, texts
+from hardware_svg import NS, check_common, rendered_once, texts
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    inputs = balance_point.inputs()
-    return inputs, balance_point.render(inputs, tmp_path_factory.mktemp("balance-point"))
+rendered = rendered_once(balance_point)
 
 
 def test_fig16_inputs_from_tokenwalk(rendered):

@@ -4,15 +4,13 @@
 import pytest
 
 from figures import chunked_prefill
-from schematics_svg import NS, check_alt_and_phone, check_labels, render
+from schematics_svg import NS, check_alt_and_phone, check_labels, rendered_once
 from tokenwalk.chunked_prefill import mixed_step, separate_steps
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(chunked_prefill, tmp_path_factory.mktemp("chunked-prefill"))
+fig = rendered_once(chunked_prefill)
 
 
 def test_fig20_numbers(fig):

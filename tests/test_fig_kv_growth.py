@@ -3,13 +3,10 @@
 import pytest
 
 from figures import kv_growth
-from hardware_svg import NS, check_common, texts
+from hardware_svg import NS, check_common, rendered_once, texts
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    inputs = kv_growth.inputs()
-    return inputs, kv_growth.render(inputs, tmp_path_factory.mktemp("kv-growth"))
+rendered = rendered_once(kv_growth)
 
 
 def test_fig21_numbers(rendered):

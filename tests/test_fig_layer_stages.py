@@ -1,14 +1,11 @@
 """Figure 13, layer-stages: eight kernels of one pre-norm layer, 32 layers of the 7B."""
 
-import pytest
 
 from figures import layer_stages
-from schematics_svg import NS, check_phone_legible, render, words
+from schematics_svg import NS, check_phone_legible, rendered_once, words
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(layer_stages, tmp_path_factory.mktemp("layer-stages"))
+fig = rendered_once(layer_stages)
 
 
 def test_fig13_eight_stages_of_the_7b(fig):

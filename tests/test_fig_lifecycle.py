@@ -1,15 +1,12 @@
 """Figure 24, lifecycle: Ollama's five states; load 55 s cold (measured); keep_alive 5 min by default."""
 
-import pytest
 
 from figures import lifecycle
-from schematics_svg import NS, check_alt_and_phone, check_labels, render, words
+from schematics_svg import NS, check_alt_and_phone, check_labels, render, rendered_once, words
 from tokenwalk.data_refs import resolve
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(lifecycle, tmp_path_factory.mktemp("lifecycle"))
+fig = rendered_once(lifecycle)
 
 
 def test_fig24_numbers_come_from_the_data_files(fig):

@@ -3,13 +3,10 @@
 import pytest
 
 from figures import memory_budget
-from hardware_svg import NS, check_common, texts
+from hardware_svg import NS, check_common, rendered_once, texts
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    inputs = memory_budget.inputs()
-    return inputs, memory_budget.render(inputs, tmp_path_factory.mktemp("memory-budget"))
+rendered = rendered_once(memory_budget)
 
 
 def test_fig22_numbers(rendered):

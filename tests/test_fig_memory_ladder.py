@@ -4,15 +4,13 @@
 import pytest
 
 from figures import memory_ladder
-from schematics_svg import NS, check_labels, check_phone_legible, render, words
+from schematics_svg import NS, check_labels, check_phone_legible, render, rendered_once, words
 from tokenwalk.machine_spec import memory_ladder as ladder
 from tokenwalk.model_spec import load_model
 from tokenwalk.roofline import memory_time_s
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(memory_ladder, tmp_path_factory.mktemp("memory-ladder"))
+fig = rendered_once(memory_ladder)
 
 
 def test_fig11_times_to_move_14_gb(fig):

@@ -3,15 +3,13 @@
 import pytest
 
 from figures import overlap
-from schematics_svg import NS, check_alt_and_phone, render, words
+from schematics_svg import NS, check_alt_and_phone, rendered_once, words
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
 from tokenwalk.roofline import step_time
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(overlap, tmp_path_factory.mktemp("overlap"))
+fig = rendered_once(overlap)
 
 
 def test_fig14_decode_42_ms_prefill_29_ms(fig):

@@ -4,16 +4,14 @@
 import pytest
 
 from figures import request_trace
-from schematics_svg import NS, check_alt_and_phone, check_labels, rects, render, words
+from schematics_svg import NS, check_alt_and_phone, check_labels, rects, render, rendered_once, words
 from tokenwalk.article_numbers import article_numbers
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
 from tokenwalk.walk import Request
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(request_trace, tmp_path_factory.mktemp("request-trace"))
+fig = rendered_once(request_trace)
 
 
 @pytest.fixture(scope="module")

@@ -4,15 +4,13 @@ to scale on one time axis (dense 7B fp16, H100 SXM)."""
 import pytest
 
 from figures import three_steps
-from schematics_svg import NS, check_alt_and_phone, check_labels, rects, render
+from schematics_svg import NS, check_alt_and_phone, check_labels, rects, rendered_once
 from tokenwalk.machine_spec import load_machine
 from tokenwalk.model_spec import load_model
 from tokenwalk.roofline import step_time
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(three_steps, tmp_path_factory.mktemp("three-steps"))
+fig = rendered_once(three_steps)
 
 
 def test_fig15_numbers(fig):

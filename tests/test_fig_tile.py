@@ -3,13 +3,11 @@
 import pytest
 
 from figures import tile
-from schematics_svg import check_alt_and_phone, check_labels, rects, render
+from schematics_svg import check_alt_and_phone, check_labels, rects, rendered_once
 from tokenwalk.roofline import tile_ops
 
 
-@pytest.fixture(scope="module")
-def fig(tmp_path_factory):
-    return render(tile, tmp_path_factory.mktemp("tile"))
+fig = rendered_once(tile)
 
 
 def test_fig12_32k_vs_4m_operations(fig):

@@ -30,6 +30,18 @@ SVG_NS = "http://www.w3.org/2000/svg"
 WIDE_VIEWBOX = 480
 
 
+# The page's phone rule keeps a "wide" SVG that is a direct child of the figure at this
+# many CSS px and scrolls it sideways. An SVG nested deeper (the static rendering inside an
+# interactive figure's <div>) misses that rule: it sets the same minimum itself
+# (`nested_wide_style`) and its container scrolls.
+WIDE_MIN_CSS_PX = 540
+
+
+def nested_wide_style(width: float) -> str | None:
+    """The inline style of a nested figure SVG: WIDE_MIN_CSS_PX as its min-width when wide, else None."""
+    return f"min-width:{WIDE_MIN_CSS_PX}px" if width > WIDE_VIEWBOX else None
+
+
 def svg_class(width: float) -> str:
     """The root class of a figure SVG: "figure-svg", plus "wide" past WIDE_VIEWBOX."""
     return "figure-svg wide" if width > WIDE_VIEWBOX else "figure-svg"

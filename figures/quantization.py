@@ -13,7 +13,7 @@ import html
 import json
 import pathlib
 
-from figures._svg import Svg
+from figures._svg import Svg, nested_wide_style
 from tokenwalk.quantization import toy_quant_block
 
 ID = "quantization"
@@ -142,6 +142,12 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             {str(b): round(inputs["blocks"][str(b)]["mean_error_share"], 6) for b in inputs["bit_widths"]}),
         "data-formats": json.dumps(fmts),
     }
+    # Nested in this <div>, the SVG misses the page's phone rule for wide drawings: it keeps a legible
+    # width itself and the <div> scrolls sideways (no effect where the column is wider).
+    wide = nested_wide_style(WIDTH)
+    if wide:
+        svg.root.set("style", wide)
+        attrs["style"] = "overflow-x:auto"
     attr_text = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
     # Said in the figure's own markup (reader views, text browsers); the interactive layer's CSS
     # hides .tw-nojs once JavaScript runs.

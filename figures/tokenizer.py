@@ -14,7 +14,7 @@ import html
 import json
 import pathlib
 
-from figures._svg import Svg
+from figures._svg import Svg, nested_wide_style
 from tokenwalk.bpe import toy_tokenizer
 from tokenwalk.toy import load_toy
 
@@ -100,6 +100,12 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         "data-pieces": json.dumps(inputs["pieces"], ensure_ascii=False),
         **{f"data-{key.replace('_', '-')}": str(c[key]) for key, _ in COUNTERS},
     }
+    # Nested in this <div>, the SVG misses the page's phone rule for wide drawings: it keeps a legible
+    # width itself and the <div> scrolls sideways (no effect where the column is wider).
+    wide = nested_wide_style(WIDTH)
+    if wide:
+        svg.root.set("style", wide)
+        attrs["style"] = "overflow-x:auto"
     attr_text = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
     # Said in the figure's own markup (reader views, text browsers); the interactive layer's CSS
     # hides .tw-nojs once JavaScript runs.

@@ -71,3 +71,16 @@ def check_says_it_needs_javascript(html: str) -> str:
     assert len(notes) == 1, notes
     assert notes[0].endswith("needs JavaScript.")
     return notes[0]
+
+
+def check_nested_wide_scrolls(html: str) -> None:
+    """A wide static rendering nested in the interactive <div> keeps the page's phone width for
+    wide drawings (figures._svg.WIDE_MIN_CSS_PX) and its <div> scrolls sideways, so its text
+    stays legible on a 360 px phone instead of shrinking to about 8 px."""
+    from figures._svg import WIDE_MIN_CSS_PX
+
+    div = re.match(r"<div ([^>]*)>", html)
+    assert div and 'style="overflow-x:auto"' in div.group(1)
+    root = svg_root(html)
+    assert "wide" in root.get("class").split()
+    assert root.get("style") == f"min-width:{WIDE_MIN_CSS_PX}px"

@@ -4,7 +4,8 @@ import json
 import html
 import re
 
-from _toy_figs import SVG_TAG, check_contract, check_says_it_needs_javascript, render, texts
+from _toy_figs import (SVG_TAG, check_contract, check_nested_wide_scrolls, check_says_it_needs_javascript, render,
+                       texts)
 
 
 def test_fig10_quantization_renders_with_its_numbers(tmp_path):
@@ -55,3 +56,8 @@ def test_fig10_static_rendering_says_the_live_version_needs_javascript(tmp_path)
     note = check_says_it_needs_javascript(out)
     assert f"the block at {mod.STATIC_BITS} bits" in note
     assert out.index("</svg>") < out.index(note)
+
+
+def test_fig10_static_rendering_scrolls_on_a_phone(tmp_path):
+    _, _, out = render("quantization", tmp_path)
+    check_nested_wide_scrolls(out)

@@ -3,7 +3,8 @@
 import html
 import re
 
-from _toy_figs import SVG_TAG, check_contract, check_says_it_needs_javascript, render, texts
+from _toy_figs import (SVG_TAG, check_contract, check_nested_wide_scrolls, check_says_it_needs_javascript, render,
+                       texts)
 
 
 def test_fig1_tokenizer_renders_pieces_and_counters(tmp_path):
@@ -39,3 +40,8 @@ def test_fig1_static_rendering_says_the_live_version_needs_javascript(tmp_path):
     note = check_says_it_needs_javascript(out)
     assert "type your own text" in note
     assert out.index("</svg>") < out.index(note)  # under the drawing, like the interactive layer's own note
+
+
+def test_fig1_static_rendering_scrolls_on_a_phone(tmp_path):
+    _, _, out = render("tokenizer", tmp_path)
+    check_nested_wide_scrolls(out)

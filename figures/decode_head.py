@@ -78,6 +78,7 @@ def _scene_class():
 
         TEXT = 21
         SMALL = 18
+        NOTE = 17  # notes under the drawing: about 9.5 px where a phone shows the 640 px canvas at 358 px
         CELL_W, CELL_H = 14, 22
         # column centres (px): token, key, score, weight, value
         X_TOKEN_LEFT, X_KEY, X_SCORE, X_WEIGHT, X_VALUE = 22, 252, 352, 444, 562
@@ -124,6 +125,7 @@ def _scene_class():
             for x, title, sub in [(self.X_KEY, "key", f"{hd} numbers"), (self.X_SCORE, "score", f"q·k / √{hd}"),
                                   (self.X_WEIGHT, "weight", "softmax"), (self.X_VALUE, "value", f"{hd} numbers")]:
                 self.t(title, self.TEXT, x=x, y=y_head - 8, weight="BOLD")
+                # 15, not NOTE: at 17 "128 numbers" would touch "q·k / √128" in the next column
                 self.t(sub, 15, "muted", x=x, y=y_head + 16)
             # arrow from the value column up into the output
             self.arrow(self.X_VALUE, y_head - 26, self.X_VALUE, 58, color="accent", width_px=2.5, tip_px=9)
@@ -174,9 +176,9 @@ def _scene_class():
             self.strip(xv, y_vec, n["values"][new], outline="accent")
             self.arrow(xv, y_vec - 16, self.X_VALUE, y_end - 4, color="accent", width_px=2.5, tip_px=9)
             # notes on what is kept
-            self.t("used once, not stored", 15, "muted", x=xq, y=y_vec + 29, slant="ITALIC")
-            self.t("→ new row of K", 16, "accent", x=xk, y=y_vec + 29)
-            self.t("→ new row of V", 16, "accent", x=xv, y=y_vec + 29)
+            self.t("used once, not stored", self.NOTE, "muted", x=xq, y=y_vec + 29, slant="ITALIC")
+            self.t("→ new row of K", self.NOTE, "accent", x=xk, y=y_vec + 29)
+            self.t("→ new row of V", self.NOTE, "accent", x=xv, y=y_vec + 29)
 
             # bottom: the new token's residual
             y_res = y_box + box_h + 44
@@ -184,7 +186,7 @@ def _scene_class():
                 self.arrow(cx, y_res - 12, cx, y_box + box_h, color="fg", width_px=2, tip_px=8)
             self.rect(40, y_res - 12, W - 80, 24, fill="system", radius_px=4, opacity=0.6)
             self.t(f"“{tokens[new]}”, normalised residual: 1 × {d}", self.TEXT, x=W / 2, y=y_res + 32)
-            self.t(f"toy numbers; strips show {len(n['query'])} of {hd}", 15, "muted", x=W / 2, y=y_res + 60)
+            self.t(f"toy numbers; strips show {len(n['query'])} of {hd}", self.NOTE, "muted", x=W / 2, y=y_res + 60)
             self.bottom_px = y_res + 70
 
     return DecodeHeadScene

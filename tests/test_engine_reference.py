@@ -1,8 +1,10 @@
 """The OpenCL engine (PoCL by default) against the numpy reference forward pass.
 
-Tolerance: every logit of every position within 2e-3 of the reference (logits of this model
-reach about 30; float32 rounding in both leaves differences near 5e-5), and the top-1 token
-identical at every position. The prompt runs in three chunks (24 + 24 + 16 tokens, the
+Tolerance: every logit of every position within 0.05 of the reference (logits of this model
+reach about 30), and the top-1 token identical at every position. Both keep keys and values
+in fp16 (the engine's cache, as llama.cpp's): a value that float32 rounding puts on the other
+side of an fp16 rounding boundary moves by an fp16 step, which leaves logit differences up
+to about 0.02 (with a float32 cache they stayed near 5e-5). The prompt runs in three chunks (24 + 24 + 16 tokens, the
 last tile partial) so chunk boundaries and cache positions are exercised; the decode test
 runs the matrix-vector path token by token over the same positions.
 """
@@ -14,7 +16,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
-ATOL = 2e-3
+ATOL = 0.05
 TEXT = ("The patient is a 67-year-old woman with atrial fibrillation, treated with apixaban 5 mg twice "
         "daily since March. Her creatinine clearance is 48 mL/min. She asks whether the new antibiotic "
         "interacts with her anticoagulant, and what the pharmacist should check first, and how "

@@ -3,8 +3,8 @@
 Weights stay quantized on the device (repacked at load, see engine_weights.py); prefill
 runs the prompt in chunks through matrix-matrix kernels, decode one token at a time through
 matrix-vector kernels (six per layer, norms, RoPE, SwiGLU and residual adds fused in); the
-KV cache lives on the device (float32; keys transposed by groups of eight positions, see
-kernels/llama.cl). The host waits for the device once per token (reading the logits), never
+KV cache lives on the device (fp16 as in llama.cpp; keys transposed by groups of eight
+positions, see kernels/llama.cl). The host waits for the device once per token (reading the logits), never
 per kernel: on PoCL a round trip costs tens of microseconds, an enqueue a few.
 
 Times are seconds, rates tokens per second, sizes bytes.
@@ -197,11 +197,12 @@ class Engine:
         self.all_logits = None
         self.rope = buf(pad * hd)
         # ctx + 8 positions rounded up to a multiple of 8 (CACHE_ROWS in kernels/llama.cl)
+        # fp16 entries, as llama.cpp's default cache (2 bytes: half a float32 buffer's floats)
         per_layer = cfg.head_count_kv * ((self.ctx_tokens + 15) // 8 * 8) * hd
-        self.kv_cache_bytes = 2 * cfg.layers * per_layer * f
+        self.kv_cache_bytes = 2 * cfg.layers * per_layer * 2
         try:
-            self.k_cache = [buf(per_layer) for _ in range(cfg.layers)]
-            self.v_cache = [buf(per_layer) for _ in range(cfg.layers)]
+            self.k_cache = [buf(per_layer // 2) for _ in range(cfg.layers)]
+            self.v_cache = [buf(per_layer // 2) for _ in range(cfg.layers)]
         except cl.Error as error:
             raise TokenwalkError(f"the KV cache for {self.ctx_tokens} tokens ({self.kv_cache_bytes / 1e9:.2f} GB) "
                                  f"does not fit on {self.device.name}; pass a smaller --ctx ({error})") from None

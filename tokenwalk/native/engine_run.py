@@ -157,10 +157,10 @@ def measure(model=None, device=None, ctx_tokens=None, output_tokens=None, chunk_
     out, stats = engine.generate(ids, max_tokens=output_tokens, pick=picker(0.0), is_stop=None)
     bytes_per_token = engine.bytes_read_per_token
     share = stats.decode_tok_s * bytes_per_token / (bandwidth * 1e9) if bandwidth else 0.0
-    # At a long context the KV cache is read too: float32 keys and values of every layer, at
-    # the mean position of the decode steps.
+    # At a long context the KV cache is read too: fp16 keys and values of every layer, at the
+    # mean position of the decode steps.
     cfg = engine.config
-    kv_bytes_per_position = 2 * cfg.layers * cfg.head_count_kv * cfg.head_dim * 4
+    kv_bytes_per_position = 2 * cfg.layers * cfg.head_count_kv * cfg.head_dim * 2
     kv_read = kv_bytes_per_position * (len(ids) + stats.output_tokens / 2)
     share_kv = stats.decode_tok_s * (bytes_per_token + kv_read) / (bandwidth * 1e9) if bandwidth else 0.0
     d = engine.device
@@ -194,7 +194,7 @@ def measure(model=None, device=None, ctx_tokens=None, output_tokens=None, chunk_
             "measured_bandwidth_gbs": v(round(bandwidth, 2), "GB/s", "read bandwidth of the device's memory (OpenCL kernel)"),
             "decode_bandwidth_share": v(round(share, 4), "", "decode_tok_s x bytes_read_per_token / measured bandwidth"),
             "kv_bytes_read_per_token": v(int(kv_read), "bytes",
-                                         "float32 keys and values a decode step reads at the mean decode position"),
+                                         "fp16 keys and values a decode step reads at the mean decode position"),
             "decode_bandwidth_share_with_kv": v(round(share_kv, 4), "",
                                                 "decode_tok_s x (bytes_read_per_token + kv_bytes_read_per_token) "
                                                 "/ measured bandwidth"),

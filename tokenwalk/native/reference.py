@@ -3,7 +3,8 @@
 Weights are dequantized with ``gguf.quants.dequantize`` (float32), one layer at a time, so
 the reference agrees with the file's own definition of each quantization format rather than
 with the engine's kernels. Matrix products are float32 (BLAS, for speed); the residual
-stream, norms, RoPE and softmax are float64.
+stream, norms, RoPE and softmax are float64; keys and values are rounded to fp16, as the
+engine's (and llama.cpp's) KV cache stores them.
 
 Conventions are llama.cpp's for ``general.architecture = llama``: RMSNorm, RoPE of adjacent
 pairs (the converter already permuted Q and K for this), base ``llama.rope.freq_base``,
@@ -67,7 +68,9 @@ def reference_logits(path, token_ids) -> np.ndarray:
         k = (_mm(h, tensors[p + "attn_k.weight"])).reshape(n, cfg.head_count_kv, hd)
         v = (_mm(h, tensors[p + "attn_v.weight"])).reshape(n, cfg.head_count_kv, hd)
         q = _rope(q, positions, cfg.rope_base, cfg.rope_dims)
-        k = _rope(k, positions, cfg.rope_base, cfg.rope_dims)
+        # keys and values pass through an fp16 cache, in the engine as in llama.cpp
+        k = _rope(k, positions, cfg.rope_base, cfg.rope_dims).astype(np.float16).astype(np.float64)
+        v = v.astype(np.float16).astype(np.float64)
         out = np.empty_like(q)
         for head in range(cfg.head_count):
             kv = head // group

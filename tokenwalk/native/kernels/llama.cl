@@ -221,13 +221,31 @@ kernel void rms_norm(global const float *x, global const float *w, global float 
 // keys are one float8 accumulated over the HD dimensions, with no horizontal sums.
 // rope: [ntok][HD] = cos(angle_i) for i < HD/2, then sin(angle_i), angle_i = pos base^(-2i/HD),
 // computed by the host in double precision (PoCL's sin and cos are slow out-of-line calls).
+// The KV cache holds fp16 bits (as llama.cpp's default cache): half the bytes a decode step
+// reads at a long context. PoCL has no fp16 arithmetic, so conversions are integer code.
+// float -> fp16, round to nearest even (values beyond fp16's range do not occur here).
+inline ushort f2h(const float f) {
+    const uint x = as_uint(f);
+    const uint sign = (x >> 16) & 0x8000u;
+    const uint ax = x & 0x7fffffffu;
+    if (ax < 0x38800000u)  // below 2^-14: fp16 subnormal (or zero), steps of 2^-24
+        return (ushort)(sign | (uint)(as_float(ax) * 16777216.0f + 0.5f));
+    return (ushort)(sign | ((ax + 0xC8000FFFu + ((ax >> 13) & 1u)) >> 13));
+}
+
+// fp16 bits -> float: exponent and mantissa moved into place, rebiased by a multiply by 2^112.
+inline float8 h2f8(const ushort8 h) {
+    const uint8 u = convert_uint8(h);
+    return as_float8(as_uint8(as_float8((u & 0x7fffu) << 13) * 5.192296858534828e33f) | ((u & 0x8000u) << 16));
+}
+
 #define CACHE_ROWS(ctx) ((((ctx) + 15) / 8) * 8)
 #define VMAX(a, b) ((a) > (b) ? (a) : (b))
 #define K_AT(kvh, pos, d, ctx) \
     (((size_t)(kvh) * CACHE_ROWS(ctx) + ((pos) & ~7)) * HD + (size_t)(d) * 8 + ((pos) & 7))
 
-kernel void rope_store(global float *qkv, global const float *rope, global float *k_cache,
-                       global float *v_cache, global const int *state, const int heads,
+kernel void rope_store(global float *qkv, global const float *rope, global ushort *k_cache,
+                       global ushort *v_cache, global const int *state, const int heads,
                        const int kv_heads, const int ctx) {
     const int h = get_global_id(0);  // 0..heads+kv_heads-1: query heads, then key heads
     const int t = get_global_id(1);
@@ -243,11 +261,14 @@ kernel void rope_store(global float *qkv, global const float *rope, global float
     }
     if (h >= heads) {
         const int kvh = h - heads;
-        global float *kd = k_cache + K_AT(kvh, pos, 0, ctx);
-        global float8 *vd = (global float8 *)(v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD);
+        global ushort *kd = k_cache + K_AT(kvh, pos, 0, ctx);
+        global ushort *vd = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
         global const float8 *vs = (global const float8 *)(qkv + (size_t)t * width + (heads + kv_heads + kvh) * HD);
-        for (int d = 0; d < HD; d++) kd[8 * d] = v[d];
-        for (int i = 0; i < HD / 8; i++) vd[i] = vs[i];
+        global const float *vsf = (global const float *)vs;
+        for (int d = 0; d < HD; d++) {
+            kd[8 * d] = f2h(v[d]);
+            vd[d] = f2h(vsf[d]);
+        }
     }
 }
 
@@ -284,8 +305,8 @@ typedef union {
 // float8, and one vector exp turns them into weights. Keys past a query's position get the
 // score -1e30 (finite: the kernels use fast, finite math), weight ~0. Grouped-query
 // attention: query head h reads KV head h / (heads / kv_heads).
-kernel void attention(global const float *qkv, global const float *k_cache,
-                      global const float *v_cache, global float *out, global const int *state,
+kernel void attention(global const float *qkv, global const ushort *k_cache,
+                      global const ushort *v_cache, global float *out, global const int *state,
                       const int heads, const int kv_heads, const int ctx, const float scale,
                       const int ntok) {
     const int h = get_global_id(0);
@@ -306,16 +327,16 @@ kernel void attention(global const float *qkv, global const float *k_cache,
         m[qi] = -1e30f;
         l[qi] = 0.0f;
     }
-    global const float8 *kt = (global const float8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
-    global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushort8 *vp = (global const ushort8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     const int n_max = pos0 + nq;
     for (int j0 = 0; j0 < n_max; j0 += 8) {
-        global const float8 *kb = kt + (size_t)(j0 / 8) * HD;  // kb[d]: dimension d of keys j0..j0+7
+        global const ushort8 *kb = kt + (size_t)(j0 / 8) * HD;  // kb[d]: dimension d of keys j0..j0+7
         float8 s[QT];
 #pragma unroll
         for (int qi = 0; qi < QT; qi++) s[qi] = 0.0f;
         for (int d = 0; d < HD; d++) {
-            const float8 k = kb[d];
+            const float8 k = h2f8(kb[d]);
 #pragma unroll
             for (int qi = 0; qi < QT; qi++) s[qi] += q[qi][d] * k;
         }
@@ -340,7 +361,7 @@ kernel void attention(global const float *qkv, global const float *k_cache,
             for (int qi = 0; qi < QT; qi++) a[qi] = acc[qi][i] * c[qi];
 #pragma unroll
             for (int jj = 0; jj < 8; jj++) {
-                const float8 v = vp[(size_t)(j0 + jj) * (HD / 8) + i];
+                const float8 v = h2f8(vp[(size_t)(j0 + jj) * (HD / 8) + i]);
 #pragma unroll
                 for (int qi = 0; qi < QT; qi++) a[qi] += p[qi].a[jj] * v;
             }
@@ -373,8 +394,8 @@ inline float8 rope8(const float8 a, global const float *cs, const int k) {
 // lands last is right, and each reads back its own write), then leaves, per query head, its
 // partial softmax (running max m, sum l, weighted values acc) in part[h][split] =
 // [acc: HD][m, l, pad: 8] for attention_combine.
-kernel void attention_decode(global const float *qkv, global const float *rope, global float *k_cache,
-                             global float *v_cache, global float *part, global const int *state,
+kernel void attention_decode(global const float *qkv, global const float *rope, global ushort *k_cache,
+                             global ushort *v_cache, global float *part, global const int *state,
                              const int heads, const int kv_heads, const int ctx, const float scale,
                              const int splits) {
     const int kvh = get_global_id(0);
@@ -384,16 +405,20 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
     const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
     global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
     global const float8 *vs = (global const float8 *)(qkv + (heads + kv_heads + kvh) * HD);
-    global float *kw = k_cache + K_AT(kvh, pos, 0, ctx);
-    global float8 *vw = (global float8 *)(v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD);
+    global ushort *kw = k_cache + K_AT(kvh, pos, 0, ctx);
+    global ushort *vw = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
     float q[GROUP][HD];
     float8 acc[GROUP][HD / 8];
     float m[GROUP], l[GROUP];
     for (int i = 0; i < HD / 8; i++) {
         f8u k;
         k.v = rope8(ks[i], rope, i);
-        for (int e = 0; e < 8; e++) kw[8 * (8 * i + e)] = k.a[e];
-        vw[i] = vs[i];
+        f8u v;
+        v.v = vs[i];
+        for (int e = 0; e < 8; e++) {
+            kw[8 * (8 * i + e)] = f2h(k.a[e]);
+            vw[8 * i + e] = f2h(v.a[e]);
+        }
     }
     for (int g = 0; g < GROUP; g++) {
         global const float8 *qp = (global const float8 *)(qkv + (kvh * GROUP + g) * HD);
@@ -410,18 +435,18 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
     const int per = (nblk + splits - 1) / splits;
     const int b0 = sp * per;
     const int b1 = b0 + per < nblk ? b0 + per : nblk;
-    global const float8 *kt = (global const float8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
-    global const float8 *vp = (global const float8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushort8 *vp = (global const ushort8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     for (int b = b0; b < b1; b++) {
         const int j0 = 8 * b;
-        global const float8 *kb = kt + (size_t)b * HD;
+        global const ushort8 *kb = kt + (size_t)b * HD;
         f8u p[GROUP];
         float c[GROUP];
         float8 s[GROUP];
 #pragma unroll
         for (int g = 0; g < GROUP; g++) s[g] = 0.0f;
         for (int d = 0; d < HD; d++) {
-            const float8 k = kb[d];
+            const float8 k = h2f8(kb[d]);
 #pragma unroll
             for (int g = 0; g < GROUP; g++) s[g] += q[g][d] * k;
         }
@@ -443,7 +468,7 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
             for (int g = 0; g < GROUP; g++) a[g] = acc[g][i] * c[g];
 #pragma unroll
             for (int jj = 0; jj < 8; jj++) {
-                const float8 v = vp[(size_t)(j0 + jj) * (HD / 8) + i];
+                const float8 v = h2f8(vp[(size_t)(j0 + jj) * (HD / 8) + i]);
 #pragma unroll
                 for (int g = 0; g < GROUP; g++) a[g] += p[g].a[jj] * v;
             }

@@ -42,7 +42,7 @@ def _vocab_source() -> dict:
 
 def inputs() -> dict:
     from tokenwalk.article_numbers import article_numbers
-    from tokenwalk.machine_spec import list_machine_presets, load_machine
+    from tokenwalk.machine_spec import MEASURED_MACHINE, has_measured_machine, list_machine_presets, load_machine
     from tokenwalk.model_spec import list_model_presets, load_model
 
     n = article_numbers()
@@ -53,7 +53,9 @@ def inputs() -> dict:
                 "spec_alpha": walk["spec_alpha"], "spec_gamma": walk["spec_gamma"]}
     models = [{"name": m, "title": load_model(m).title or m} for m in list_model_presets()]
     machines = []
-    for name in list_machine_presets():
+    # "this machine": the build machine as `tokenwalk measure` measured it, when it was measured
+    names = list_machine_presets() + ([MEASURED_MACHINE] if has_measured_machine() else [])
+    for name in names:
         spec = load_machine(name)
         machines.append({"name": name, "title": spec.title or name, "bandwidth_gbs": spec.bandwidth_gbs,
                          "fp16_tflops": spec.fp16_tflops, "memory_gb": spec.memory_gb})

@@ -6,6 +6,10 @@ with its source) or any JSON file in the same schema: required `name`, `bandwidt
 `clock_ghz`, `l2_cache_bytes`, `shared_memory_per_cu_bytes`, `disk_gbs`, `title`,
 `sources`.
 
+One more machine, `this-machine` (MEASURED_MACHINE), is not a preset file: `this_machine()`
+builds it from data/measurements/engine.json, what `tokenwalk measure` wrote on the machine
+that built the page (measured bandwidth, achieved prefill rate, physical memory).
+
 Units: bandwidth in GB/s (1e9 bytes per second), compute in TFLOP/s (1e12 operations per
 second, dense fp16/bf16, the format the roofline of the article uses), memory in GB
 (1e9 bytes); on-chip memories in bytes.
@@ -16,7 +20,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 
-from .errors import SpecError
+from . import data_refs
+from .errors import SpecError, TokenwalkError
 from .spec_json import check_fields, preset_names, read_json_object, read_preset
 
 REQUIRED_FIELDS = {"name": "str", "bandwidth_gbs": "number", "fp16_tflops": "number", "memory_gb": "number"}
@@ -25,6 +30,8 @@ OPTIONAL_FIELDS = {
     "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number", "sources": "dict",
 }
 LADDER_FILE = "_memory_ladder"
+MEASURED_MACHINE = "this-machine"
+MEASUREMENTS_FILE = "measurements/engine.json"
 
 
 @dataclass
@@ -83,13 +90,88 @@ def load_machine(name_or_path) -> MachineSpec:
     text = os.fspath(name_or_path)
     if text.lower().endswith(".json"):
         return machine_from_dict(read_json_object(text), text)
+    if text == MEASURED_MACHINE:
+        return this_machine()
     presets = list_machine_presets()
     if text in presets:
         data, label = read_preset("machines", text)
         return machine_from_dict(data, label)
     if os.sep in text or "/" in text or os.path.exists(text):
         raise SpecError(f"{text}: a machine is a preset name or a .json file")
-    raise SpecError(f"{text}: not a machine preset ({', '.join(presets)}), nor a .json file")
+    raise SpecError(f"{text}: not a machine preset ({', '.join(presets + [MEASURED_MACHINE])}), nor a .json file")
+
+
+# ----------------------------------------------------------------- the measured machine
+
+def engine_measurements() -> dict | None:
+    """data/measurements/engine.json parsed (read through data_refs, so a test can substitute
+    it), or None when this build machine has not been measured (no file)."""
+    try:
+        return data_refs.read_data_json(MEASUREMENTS_FILE)
+    except TokenwalkError:
+        return None
+
+
+def has_measured_machine() -> bool:
+    """Whether `this-machine` exists: engine.json is there."""
+    return engine_measurements() is not None
+
+
+def measured_model(file_name: str):
+    """The model preset of the GGUF file `file_name` (its sources cite the file by name);
+    SpecError when no preset describes it."""
+    from .model_spec import list_model_presets, load_model
+
+    for name in list_model_presets():
+        model = load_model(name)
+        if any(str(src).startswith(file_name + ":") for src in model.sources.values()):
+            return model
+    raise SpecError(f"tokenwalk/data/{MEASUREMENTS_FILE}: model: no model preset describes {file_name!r}")
+
+
+def this_machine() -> MachineSpec:
+    """The machine that built the page, as `tokenwalk measure` measured it (engine.json).
+
+    bandwidth_gbs: the read bandwidth its OpenCL kernel measured. fp16_tflops: the useful rate
+    the measured prefill reached (prefill tok/s x 2 x active parameters of the measured model),
+    a lower bound of the peak: the engine's kernels, not the silicon, set it. memory_gb: the
+    physical memory the measuring process saw. backend "CPU" when the OpenCL device is PoCL
+    (the CPU itself), so the timing model uses the fit's CPU row.
+    """
+    from .roofline import achieved_tflops
+
+    data = engine_measurements()
+    label = f"tokenwalk/data/{MEASUREMENTS_FILE}"
+    if data is None:
+        raise SpecError(f"{label}: not found; this machine has not been measured (run `tokenwalk measure`)")
+    try:
+        values = {k: v["value"] for k, v in data["values"].items()}
+        bandwidth, prefill = values["measured_bandwidth_gbs"], values["prefill_tok_s"]
+        memory_bytes, device = values["memory_bytes"], str(values["device"])
+        when, model_file = data["when"], data["model"]
+    except (KeyError, TypeError) as error:
+        raise SpecError(f"{label}: missing field {error} (run `tokenwalk measure` again)") from None
+    model = measured_model(model_file)
+    cpu = "portable computing language" in (device + " " + str(data.get("where", ""))).lower()
+    measured = f"tokenwalk measure on this machine, {when}"
+    return machine_from_dict({
+        "name": MEASURED_MACHINE,
+        "title": "this machine (measured)",
+        "backend": "CPU" if cpu else "OpenCL",
+        "bandwidth_gbs": bandwidth,
+        "fp16_tflops": achieved_tflops(prefill, model),
+        "memory_gb": memory_bytes / 1e9,
+        "sources": {
+            "name": f"the machine that built the page: {device}",
+            "backend": ("its OpenCL device is PoCL, which runs on the CPU: the timing fit's CPU row" if cpu
+                        else "an OpenCL device (the timing fit's default row)"),
+            "bandwidth_gbs": f"{measured}: an OpenCL kernel reading a buffer larger than any cache",
+            "fp16_tflops": (f"{measured}: {prefill} prefill tok/s of {model_file} x 2 x {model.active_params:,} "
+                            "active parameters; a lower bound of the peak (tokenwalk's engine, at the request's "
+                            "context, attention not counted)"),
+            "memory_gb": f"{measured}: physical memory (page size x physical pages)",
+        },
+    }, label)
 
 
 def memory_ladder() -> list[MemoryRung]:

@@ -60,10 +60,12 @@ def _alpha(text: str) -> float:
 
 def _presets_epilog() -> str:
     try:
-        from ..machine_spec import list_machine_presets
+        from ..machine_spec import MEASURED_MACHINE, has_measured_machine, list_machine_presets
         from ..model_spec import list_model_presets
 
         models, machines = list_model_presets(), list_machine_presets()
+        if has_measured_machine():  # the build machine, from `tokenwalk measure`
+            machines = machines + [MEASURED_MACHINE]
     except (ImportError, TokenwalkError):  # presets not available: help still works
         return ""
     return f"model presets:   {', '.join(models)}\nmachine presets: {', '.join(machines)}"

@@ -8,6 +8,7 @@ import codecs
 import datetime
 import json
 import math
+import os
 import random
 import time
 from pathlib import Path
@@ -110,6 +111,15 @@ def measure_bandwidth_gbs(engine, size_bytes: int = 256 * 1024 * 1024, repeats: 
     return n_bytes / best / 1e9
 
 
+def machine_memory_bytes() -> int | None:
+    """Physical memory of this machine in bytes (page size x physical pages, as the OS
+    reports them); None where the OS does not say."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
 def request_messages(tok: Tokenizer, metadata: dict, ctx_tokens: int, output_tokens: int,
                      request_dir: Path = REQUEST_DIR) -> tuple[str, dict]:
     """The article's request as a prompt (system prompt, patient history, question), the
@@ -170,6 +180,9 @@ def measure(model=None, device=None, ctx_tokens=None, output_tokens=None, chunk_
     def v(value, unit, what):
         return {"value": value, "unit": unit, "what": what, "source": src}
 
+    memory = machine_memory_bytes()
+    extra = {"memory_bytes": v(memory, "bytes", "physical memory of the machine (page size x physical pages)")} \
+        if memory else {}
     return {
         "what": "The article's request run by tokenwalk's own OpenCL engine on the machine that built this page.",
         "where": f"{d.name.strip()} ({d.platform.name.strip()}, {d.max_compute_units} compute units, "
@@ -200,5 +213,6 @@ def measure(model=None, device=None, ctx_tokens=None, output_tokens=None, chunk_
                                                 "/ measured bandwidth"),
             "history_paragraphs_dropped": v(info["history_paragraphs_dropped"], "paragraphs",
                                             "history paragraphs cut from the start to fit the context"),
+            **extra,
         },
     }

@@ -1,0 +1,173 @@
+"""The build machine's measurements (data/measurements/engine.json, written by `tokenwalk
+measure`) reach the article's box "Measured on the machine that built this page" (section
+"Decode in practice") and the simulator's "this machine" preset.
+
+A substituted copy of engine.json (through `data_refs.read_data_json`, as
+test_content_measurement_flow.py does for the laptop) shows that the box and the preset follow
+the file, and that a missing file turns the box into a note instead of a build failure.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from tests._content_helpers import jinja_env
+from tests.test_content_measurement_flow import _clear_tokenwalk_caches
+
+ENGINE_FILE = "measurements/engine.json"
+CHAPTER = "05-prefill-decode.md"
+BOX_TITLE = "Measured on the machine that built this page"
+
+
+def _engine_file() -> dict:
+    from tokenwalk import data_refs
+
+    return data_refs.read_data_json(ENGINE_FILE)
+
+
+def _substitute(monkeypatch, change):
+    """Patch data_refs so engine.json reads as `change(copy)` (None: the file is missing)."""
+    from tokenwalk import data_refs
+    from tokenwalk.errors import TokenwalkError
+
+    original = data_refs.read_data_json
+
+    def substituted(relative_path: str) -> dict:
+        data = original(relative_path)
+        if relative_path == ENGINE_FILE:
+            data = change(copy.deepcopy(data))
+            if data is None:
+                raise TokenwalkError(f"tokenwalk/data/{ENGINE_FILE}: cannot read (no such file)")
+        return data
+
+    monkeypatch.setattr(data_refs, "read_data_json", substituted)
+    _clear_tokenwalk_caches()
+
+
+@pytest.fixture
+def restore_caches(monkeypatch):
+    """Undo the substitution, then forget what was cached from it."""
+    yield
+    monkeypatch.undo()
+    _clear_tokenwalk_caches()
+
+
+def _box(numbers: dict) -> str:
+    """The aside of section "Decode in practice" that holds the build machine's numbers."""
+    text = jinja_env().get_template(CHAPTER).render(n=numbers)
+    start = text.index(BOX_TITLE)
+    return text[start:text.index("\n:::", start)]
+
+
+def test_article_numbers_expose_every_value_of_engine_json():
+    from tests._content_helpers import default_numbers
+
+    n = default_numbers()
+    values = _engine_file()["values"]
+    assert n["engine"] is not None
+    for key, entry in values.items():
+        assert n[f"engine_{key}"] == entry["value"], key
+    assert n["engine_when"] == _engine_file()["when"]
+    assert n["engine_model_file"] == _engine_file()["model"]
+    # the step time and the time the weights take to stream at the measured bandwidth
+    assert n["engine_decode_step_ms"] == pytest.approx(1e3 / values["decode_tok_s"]["value"])
+    assert n["engine_weights_step_ms"] == pytest.approx(
+        values["bytes_read_per_token"]["value"] / (values["measured_bandwidth_gbs"]["value"] * 1e9) * 1e3)
+
+
+def test_decode_in_practice_box_shows_the_measured_decode_speed_and_follows_the_file(monkeypatch, restore_caches):
+    from tests._content_helpers import default_numbers
+    from tokenwalk.article_numbers import article_numbers
+
+    base = default_numbers()
+    before = _box(base)
+    assert f"{base['engine_decode_tok_s']:.1f} tok/s" in before
+    assert base["engine_device"] in before
+
+    def faster(data):
+        data["values"]["decode_tok_s"]["value"] = 2 * data["values"]["decode_tok_s"]["value"]
+        return data
+
+    _substitute(monkeypatch, faster)
+    moved = article_numbers()
+    after = _box(moved)
+    assert moved["engine_decode_tok_s"] == 2 * base["engine_decode_tok_s"]
+    assert moved["engine_decode_step_ms"] == pytest.approx(base["engine_decode_step_ms"] / 2)
+    assert after != before
+    assert f"{moved['engine_decode_tok_s']:.1f} tok/s" in after
+    # the laptop's numbers beside it do not move
+    assert moved["decode_tok_s_moe"] == base["decode_tok_s_moe"]
+
+
+def test_without_engine_json_the_box_says_the_machine_was_not_measured(monkeypatch, restore_caches):
+    from tokenwalk.article_numbers import article_numbers
+    from tokenwalk.machine_spec import has_measured_machine
+
+    _substitute(monkeypatch, lambda data: None)
+    n = article_numbers()
+    assert n["engine"] is None
+    assert not has_measured_machine()
+    box = _box(n)
+    assert "has not been measured" in box and "tokenwalk measure" in box
+
+
+def test_this_machine_preset_has_the_measured_bandwidth_and_prefill_rate():
+    from tokenwalk.machine_spec import load_machine, measured_model
+    from tokenwalk.roofline import flops_per_token
+
+    data = _engine_file()
+    values = {k: v["value"] for k, v in data["values"].items()}
+    machine = load_machine("this-machine")
+    assert machine.name == "this-machine" and machine.title == "this machine (measured)"
+    assert machine.bandwidth_gbs == values["measured_bandwidth_gbs"]
+    model = measured_model(data["model"])
+    assert machine.fp16_tflops == pytest.approx(values["prefill_tok_s"] * flops_per_token(model) / 1e12)
+    assert machine.memory_gb == pytest.approx(values["memory_bytes"] / 1e9)
+    assert machine.backend == "CPU"  # the engine ran on PoCL, the CPU itself
+    assert "lower bound" in machine.sources["fp16_tflops"]
+
+
+def test_this_machine_follows_a_changed_bandwidth(monkeypatch, restore_caches):
+    from tokenwalk.machine_spec import load_machine
+
+    def halved(data):
+        data["values"]["measured_bandwidth_gbs"]["value"] /= 2
+        return data
+
+    base = load_machine("this-machine").bandwidth_gbs
+    _substitute(monkeypatch, halved)
+    assert load_machine("this-machine").bandwidth_gbs == pytest.approx(base / 2)
+
+
+def test_this_machine_without_engine_json_is_a_one_line_error(monkeypatch, restore_caches):
+    from tokenwalk.errors import SpecError
+    from tokenwalk.machine_spec import load_machine
+
+    _substitute(monkeypatch, lambda data: None)
+    with pytest.raises(SpecError, match=r"engine\.json: not found.*tokenwalk measure"):
+        load_machine("this-machine")
+
+
+def test_walk_cli_accepts_this_machine(capsys):
+    from tokenwalk.cli import main
+
+    rc = main(["walk", "--model", "smollm2-135m", "--machine", "this-machine", "--prompt-tokens", "500",
+               "--output-tokens", "20", "--json"])
+    assert rc in (0, None)
+    walk = json.loads(capsys.readouterr().out)
+    assert walk["machine"] == "this-machine"
+    assert walk["decode_tok_s"] > 0
+
+
+def test_simulator_lists_this_machine_and_the_browser_resolves_it():
+    from figures.simulator import inputs
+    from tokenwalk.browser import simulate
+    from tokenwalk.machine_spec import load_machine
+
+    machines = {m["name"]: m for m in inputs()["machines"]}
+    assert machines["this-machine"]["bandwidth_gbs"] == load_machine("this-machine").bandwidth_gbs
+    walk = simulate({"model": "smollm2-135m", "machine": "this-machine", "prompt_tokens": 500, "output_tokens": 20})
+    assert walk["machine"] == "this-machine"

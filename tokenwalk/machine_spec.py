@@ -133,12 +133,13 @@ def this_machine() -> MachineSpec:
     """The machine that built the page, as `tokenwalk measure` measured it (engine.json).
 
     bandwidth_gbs: the read bandwidth its OpenCL kernel measured. fp16_tflops: the useful rate
-    the measured prefill reached (prefill tok/s x 2 x active parameters of the measured model),
-    a lower bound of the peak: the engine's kernels, not the silicon, set it. memory_gb: the
+    the measured prefill reached (2 x active parameters of the measured model per prompt token,
+    plus the attention over the prompt, which at the request's length is nearly as much, over
+    the prefill's time), a lower bound of the peak: the engine's kernels, not the silicon, set it. memory_gb: the
     physical memory the measuring process saw. backend "CPU" when the OpenCL device is PoCL
     (the CPU itself), so the timing model uses the fit's CPU row.
     """
-    from .roofline import achieved_tflops
+    from .roofline import attention_flops, flops_per_token, prefill_query_key_pairs
 
     data = engine_measurements()
     label = f"tokenwalk/data/{MEASUREMENTS_FILE}"
@@ -148,10 +149,14 @@ def this_machine() -> MachineSpec:
         values = {k: v["value"] for k, v in data["values"].items()}
         bandwidth, prefill = values["measured_bandwidth_gbs"], values["prefill_tok_s"]
         memory_bytes, device = values["memory_bytes"], str(values["device"])
+        prompt_tokens = values["prompt_tokens"]
         when, model_file = data["when"], data["model"]
     except (KeyError, TypeError) as error:
         raise SpecError(f"{label}: missing field {error} (run `tokenwalk measure` again)") from None
     model = measured_model(model_file)
+    prefill_flops = (prompt_tokens * flops_per_token(model)
+                     + attention_flops(model, prefill_query_key_pairs(prompt_tokens)))
+    achieved_tflops = prefill_flops / (prompt_tokens / prefill) / 1e12
     cpu = "portable computing language" in (device + " " + str(data.get("where", ""))).lower()
     measured = f"tokenwalk measure on this machine, {when}"
     return machine_from_dict({
@@ -159,16 +164,17 @@ def this_machine() -> MachineSpec:
         "title": "this machine (measured)",
         "backend": "CPU" if cpu else "OpenCL",
         "bandwidth_gbs": bandwidth,
-        "fp16_tflops": achieved_tflops(prefill, model),
+        "fp16_tflops": achieved_tflops,
         "memory_gb": memory_bytes / 1e9,
         "sources": {
             "name": f"the machine that built the page: {device}",
             "backend": ("its OpenCL device is PoCL, which runs on the CPU: the timing fit's CPU row" if cpu
                         else "an OpenCL device (the timing fit's default row)"),
             "bandwidth_gbs": f"{measured}: an OpenCL kernel reading a buffer larger than any cache",
-            "fp16_tflops": (f"{measured}: {prefill} prefill tok/s of {model_file} x 2 x {model.active_params:,} "
-                            "active parameters; a lower bound of the peak (tokenwalk's engine, at the request's "
-                            "context, attention not counted)"),
+            "fp16_tflops": (f"{measured}: {prompt_tokens:,} prompt tokens of {model_file} prefilled at {prefill} "
+                            f"tok/s, each costing 2 x {model.active_params:,} active parameters, plus the attention "
+                            "over the prompt (tokenwalk.roofline.attention_flops); a lower bound of the peak, set by "
+                            "tokenwalk's own kernels"),
             "memory_gb": f"{measured}: physical memory (page size x physical pages)",
         },
     }, label)

@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from . import data_refs
+from .references import references
 from .errors import TokenwalkError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -681,4 +682,5 @@ def article_numbers(request_dir: str | Path | None = None) -> dict:
     _hardware_group(n, specs, scenarios)
     _laptop_group(n, specs, cited, scenarios, meas)
     _settings_group(n)
+    n["ref"] = references()
     return n

@@ -181,7 +181,11 @@ def this_machine() -> MachineSpec:
 
 
 def memory_ladder() -> list[MemoryRung]:
-    """The rungs of an H100 server's memory ladder, from the disk down to SM shared memory."""
+    """The rungs of an H100 server's memory ladder, from the disk down to SM shared memory.
+
+    A rung that names a `machine` takes its numbers from that preset, so the H100's
+    bandwidth, memory, L2 and shared memory are written once (in h100-sxm.json).
+    """
     data, label = read_preset("machines", LADDER_FILE)
     rungs = data.get("rungs")
     if not isinstance(rungs, list):
@@ -191,6 +195,9 @@ def memory_ladder() -> list[MemoryRung]:
         where = f"{label}: rungs[{i}]"
         if not isinstance(rung, dict):
             raise SpecError(f"{where}: expected an object")
+        if "machine" in rung:
+            out.append(_rung_from_machine(rung, where))
+            continue
         values = check_fields(rung, where, {"name": "str", "role": "str", "capacity_label": "str", "source": "str"},
                               {"bandwidth_gbs": "number", "capacity_bytes": "int", "count": "int"})
         out.append(MemoryRung(name=values["name"], role=values["role"],
@@ -199,3 +206,23 @@ def memory_ladder() -> list[MemoryRung]:
                               capacity_label=values["capacity_label"], source=values["source"],
                               count=values.get("count", 1)))
     return out
+
+
+def _rung_from_machine(rung: dict, where: str) -> MemoryRung:
+    """A vram, l2 or sm rung whose numbers are the named machine preset's."""
+    values = check_fields(rung, where, {"name": "str", "role": "str", "source": "str", "machine": "str"}, {})
+    machine = load_machine(values["machine"])
+    role = values["role"]
+    if role == "vram":
+        capacity = int(machine.memory_gb * 1e9)
+        bandwidth, label, count = machine.bandwidth_gbs, f"{machine.memory_gb:g} GB", 1
+    elif role == "l2" and machine.l2_cache_bytes:
+        capacity, bandwidth, count = int(machine.l2_cache_bytes), None, 1
+        label = f"{machine.l2_cache_bytes / 2**20:g} MB"
+    elif role == "sm" and machine.shared_memory_per_cu_bytes and machine.compute_units:
+        capacity, bandwidth, count = int(machine.shared_memory_per_cu_bytes), None, int(machine.compute_units)
+        label = f"{machine.shared_memory_per_cu_bytes / 1024:g} KB x {count} SMs"
+    else:
+        raise SpecError(f"{where}: role {role!r} cannot be read from machine {values['machine']!r}")
+    return MemoryRung(name=values["name"], role=role, bandwidth_gbs=bandwidth, capacity_bytes=capacity,
+                      capacity_label=label, source=values["source"], count=count)

@@ -1,0 +1,51 @@
+"""Issue 5: changing one number (the H100's bandwidth) changes the cache keys of the
+figures that use it and of no others: the build's cache decides what re-renders.
+
+Each run is a fresh subprocess (no cached namespace or preset leaks between them); the
+"bump" run raises h100-sxm's bandwidth_gbs by 1 % at the preset reader, as an edit of
+tokenwalk/data/machines/h100-sxm.json would.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+KEYS = r"""
+import json, sys
+from pathlib import Path
+root = Path(sys.argv[1]); sys.path.insert(0, str(root))
+if sys.argv[2] == "bump":
+    from tokenwalk import machine_spec, spec_json
+    real = spec_json.read_preset
+    def patched(folder, name):
+        data, label = real(folder, name)
+        if folder == "machines" and name == "h100-sxm":
+            data = dict(data, bandwidth_gbs=data["bandwidth_gbs"] * 1.01)
+        return data, label
+    spec_json.read_preset = machine_spec.read_preset = patched
+from content._build import figures as registry
+figs = registry.discover(root / "figures", root)
+helpers = registry.helpers_source(root / "figures")
+print(json.dumps({f.id: registry.compute_key(f, helpers) for f in figs}))
+"""
+
+# Figures drawn on the H100 (the dense 7B's steps, the memory ladder, the KV growth) and
+# the simulator, whose machine list shows every preset's bandwidth.
+H100_FIGURES = {"accounting-execution", "balance-point", "chunked-prefill", "kv-growth",
+                "memory-ladder", "overlap", "simulator", "three-steps"}
+
+
+def _keys(mode: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", KEYS, str(ROOT), mode], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_h100_bandwidth_changes_exactly_the_h100_figures():
+    before, after = _keys("same"), _keys("bump")
+    assert set(before) == set(after)
+    changed = {fig for fig in before if before[fig] != after[fig]}
+    assert changed == H100_FIGURES

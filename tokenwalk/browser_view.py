@@ -49,17 +49,27 @@ def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.4f}%" if whole > 0 else "0%"
 
 
+def _likely(walk: dict, key: str, fmt) -> str:
+    """"; likely A–B" from the walk's ranges (the fit's cross-validation band), or ""."""
+    band = (walk.get("ranges") or {}).get(key)
+    return f"; likely {fmt(band[0])}–{fmt(band[1])}" if band else ""
+
+
 def numbers_html(walk: dict) -> str:
     load = "— (warm: already in memory)" if walk["warm"] else fmt_s(walk["load_s"])
     cells = [
         ("load", "Load", load, "from disk, before the first token" if not walk["warm"] else "keep-alive"),
-        ("ttft", "Time to first token", fmt_s(walk["ttft_s"]), f"prefill {fmt_rate(walk['prefill_tok_s'])}"),
+        ("ttft", "Time to first token", fmt_s(walk["ttft_s"]),
+         f"prefill {fmt_rate(walk['prefill_tok_s'])}{_likely(walk, 'ttft_s', fmt_s)}"),
         ("decode", "Decode", fmt_rate(walk["decode_tok_s"]) if walk["output_tokens"] else "—",
-         f"{walk['output_tokens']:,} tokens in {fmt_s(walk['decode_s'])}"),
+         f"{walk['output_tokens']:,} tokens in {fmt_s(walk['decode_s'])}{_likely(walk, 'decode_tok_s', fmt_rate)}"),
     ]
+    note = ('<p class="tw-sub tw-sim-band">"Likely" ranges: the middle 80 % of the timing model\'s error '
+            'when it predicts a machine it was not fitted on (<code>tokenwalk validate</code>).</p>'
+            if walk.get("ranges") else "")
     return '<dl class="tw-sim-numbers">' + "".join(
         f'<div data-number="{key}"><dt>{label}</dt><dd><span class="tw-big">{escape(value)}</span>'
-        f'<span class="tw-sub">{escape(sub)}</span></dd></div>' for key, label, value, sub in cells) + "</dl>"
+        f'<span class="tw-sub">{escape(sub)}</span></dd></div>' for key, label, value, sub in cells) + "</dl>" + note
 
 
 def _stage_detail(stage: dict) -> str:

@@ -17,7 +17,7 @@ Units: seconds, bytes (GB = 1e9), tokens.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .chunked_prefill import chunk_sizes
 from .errors import TokenwalkError
@@ -122,6 +122,7 @@ class Walk:
     memory: dict
     efficiency: dict
     warnings: tuple
+    ranges: dict | None = None
 
     def stage(self, name: str) -> Stage:
         for s in self.stages:
@@ -196,6 +197,7 @@ class Walk:
             "weights_bytes": self.weights_bytes,
             "memory": dict(self.memory),
             "efficiency": {k: dict(v) for k, v in self.efficiency.items()},
+            "ranges": None if self.ranges is None else {k: list(v) for k, v in self.ranges.items()},
             "stages": [s.to_dict() for s in self.stages],
             "warnings": list(self.warnings),
         }
@@ -238,7 +240,7 @@ def walk_request(model, machine, request: Request) -> Walk:
     if context_length and request.context_tokens > context_length:
         warnings.append(f"num_ctx {request.context_tokens} is longer than the model's context_length {context_length}")
 
-    return Walk(
+    walk = Walk(
         model=getattr(model, "name", "model"),
         machine=getattr(machine, "name", "machine"),
         request=request,
@@ -251,6 +253,26 @@ def walk_request(model, machine, request: Request) -> Walk:
         efficiency=timing.efficiencies(machine),
         warnings=tuple(warnings),
     )
+    return replace(walk, ranges=_ranges(machine, walk))
+
+
+def _ranges(machine, walk: Walk) -> dict | None:
+    """The likely ranges of the three timed numbers on a machine the fit has not measured:
+    the middle 80 % of the timing model's leave-one-machine-out error
+    (`timing_model.error_band`). None on a machine calibrated on its own measurements,
+    whose speeds are the measured ones."""
+    from .timing_calibration import calibrated_machines
+    from .timing_model import error_band
+
+    if getattr(machine, "name", None) in calibrated_machines():
+        return None
+    p_low, p_high = error_band("prefill")
+    d_low, d_high = error_band("decode")
+    out = {"prefill_tok_s": (walk.prefill_tok_s / p_high, walk.prefill_tok_s / p_low),
+           "ttft_s": (walk.ttft_s * p_low, walk.ttft_s * p_high)}
+    if walk.request.output_tokens:
+        out["decode_tok_s"] = (walk.decode_tok_s / d_high, walk.decode_tok_s / d_low)
+    return out
 
 
 _LOAD_TIMES: dict = {}

@@ -1,12 +1,15 @@
 """A machine timed on its own measurements: its timing coefficients solved when they are used.
 
 The published fit (`data/timing_fit.json`) gives each backend three coefficients. A
-machine listed in `data/timing_calibrations.json` (the article's laptop) gets its own,
-solved here in plain Python from the measurements that file names:
+machine listed in `data/timing_calibrations.json` (the article's laptop, the machine that
+built the page) gets its own, solved here in plain Python from the measurements that file
+names:
 
 - decode: two measured speeds of two models whose layers read different amounts give two
   equations, step_s = bytes_s / bandwidth_efficiency + layers x layer_overhead_s, in two
-  unknowns (1 / bandwidth_efficiency and layer_overhead_s), solved exactly;
+  unknowns (1 / bandwidth_efficiency and layer_overhead_s), solved exactly; one measured
+  speed cannot separate the two, so its entry fixes `layer_overhead_s` (a value with its
+  source) and the one equation gives the bandwidth efficiency;
 - prefill: the compute efficiency at which the measured prompt, read in chunks, takes its
   measured time (the model's prefill time falls as the efficiency rises: bisection).
 
@@ -25,31 +28,55 @@ import math
 from functools import lru_cache
 
 from . import data_refs, roofline, timing_model
-from .errors import SpecError
+from .errors import SpecError, TokenwalkError
 
 CALIBRATIONS_FILE = "timing_calibrations.json"
 
 
 def calibrated_machines() -> list[str]:
-    """Names of the machines timed on their own measurements."""
-    return sorted(data_refs.read_data_json(CALIBRATIONS_FILE).get("machines", {}))
+    """Names of the machines timed on their own measurements (an entry whose `only_with`
+    file is missing does not count: that machine has not been measured)."""
+    machines = data_refs.read_data_json(CALIBRATIONS_FILE).get("machines", {})
+    return sorted(name for name, entry in machines.items() if _present(entry))
+
+
+def _present(entry: dict) -> bool:
+    """False when the entry names an `only_with` measurements file that cannot be read
+    (this-machine before `tokenwalk measure` has run): the machine does not exist then."""
+    only_with = entry.get("only_with")
+    if not only_with:
+        return True
+    try:
+        data_refs.read_data_json(only_with)
+    except TokenwalkError:
+        return False
+    return True
 
 
 def calibration_inputs(machine) -> tuple | None:
     """The values the solve for `machine` uses, as a hashable key, or None if the machine
-    has no calibration: (name, bandwidth_gbs, fp16_tflops, ((model, tok/s), (model, tok/s)),
-    decode context tokens, (model, tok/s, prompt tokens, chunk tokens)). Read afresh on every
-    call (the data files themselves are cached), so a substituted measurement is seen."""
+    has no calibration (or its `only_with` file is missing): (name, bandwidth_gbs,
+    fp16_tflops, ((model, tok/s), ...) one or two decode points, decode context tokens,
+    (model, tok/s, prompt tokens, chunk tokens), fixed layer_overhead_s or None). Read
+    afresh on every call (the data files themselves are cached), so a substituted
+    measurement is seen."""
     name = getattr(machine, "name", None)
     entry = data_refs.read_data_json(CALIBRATIONS_FILE).get("machines", {}).get(name)
-    if entry is None:
+    if entry is None or not _present(entry):
         return None
     where = f"tokenwalk/data/{CALIBRATIONS_FILE}: machines.{name}"
     try:
         decode = entry["decode"]
-        if len(decode) != 2:
-            raise SpecError(f"{where}.decode: needs exactly two measured speeds (two unknowns), has {len(decode)}")
+        if not isinstance(decode, list) or len(decode) not in (1, 2):
+            count = len(decode) if isinstance(decode, list) else "not a list"
+            raise SpecError(f"{where}.decode: needs one or two measured speeds, has {count}")
         points = tuple(_measured(ref, f"{where}.decode[{i}]") for i, ref in enumerate(decode))
+        fixed_overhead = None
+        if len(points) == 1:
+            fixed_overhead = _seconds(entry["layer_overhead_s"], f"{where}.layer_overhead_s")
+        elif "layer_overhead_s" in entry:
+            raise SpecError(f"{where}.layer_overhead_s: two decode speeds solve the per-layer cost; "
+                            "fix it only with one")
         context = _count(entry["decode_context_tokens"], f"{where}.decode_context_tokens")
         prefill_model, prefill_tok_s = _measured(entry["prefill"], f"{where}.prefill")
         prompt = _count(entry["prefill_prompt_tokens"], f"{where}.prefill_prompt_tokens")
@@ -62,7 +89,7 @@ def calibration_inputs(machine) -> tuple | None:
         raise SpecError(f"machine {name!r}: field 'bandwidth_gbs' is missing; its timing calibration needs it")
     fp16 = getattr(machine, "fp16_tflops", None)
     return (name, float(machine.bandwidth_gbs), float(fp16) if fp16 else None, points, context,
-            (prefill_model, prefill_tok_s, prompt, chunk))
+            (prefill_model, prefill_tok_s, prompt, chunk), fixed_overhead)
 
 
 def solve(machine, bounds: dict) -> tuple[float, float, float, str] | None:
@@ -94,6 +121,17 @@ def _measured(ref: dict, where: str) -> tuple[str, float]:
     return str(model), value
 
 
+def _seconds(ref, where: str) -> float:
+    value = data_refs.resolve(ref, where)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise SpecError(f"{where}: {value!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise SpecError(f"{where}: {value} is negative; a per-layer cost is not")
+    return value
+
+
 def _count(ref, where: str) -> int:
     value = data_refs.resolve(ref, where)
     try:
@@ -106,15 +144,20 @@ def _count(ref, where: str) -> int:
 def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
     from .model_spec import load_model
 
-    name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk) = key
+    name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed = key
     bounds = dict(bounds_items)
     machine = _Machine(bandwidth_gbs, fp16_tflops)
     equations = []  # (bytes at spec bandwidth s, layers, measured s) per decode point
+    decode_compute_s = []  # the decode steps' arithmetic at the FP16 figure, checked below
     for model_name, tok_s in points:
         model = load_model(model_name)
         step = roofline.decode_step(model, machine, context, 1)
         equations.append((step.memory_s, model.layers, 1.0 / tok_s))
-    inverse_e, overhead, note = _solve_decode(equations, bounds, name, points)
+        decode_compute_s.append(step.compute_s)
+    if fixed is None:
+        inverse_e, overhead, note = _solve_decode(equations, bounds, name, points)
+    else:
+        inverse_e, overhead, note = _solve_one_decode(equations[0], fixed, bounds, points[0])
     e_bw = 1.0 / inverse_e
 
     if not fp16_tflops:
@@ -148,6 +191,13 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
         e_c, why = 0.5 * (low + high), ""
     if why:
         note = note + ("; " if note else "") + why + f": compute efficiency held at {e_c:g}"
+    # The decode solve took each step as bound by its reads; a machine whose FP16 figure is
+    # low (this-machine's is the achieved prefill rate) could have its arithmetic bind instead.
+    for (model_name, tok_s), (memory_s, _layers, _t), compute_s in zip(points, equations, decode_compute_s):
+        if compute_s / e_c > memory_s / e_bw:
+            note = note + ("; " if note else "") + (
+                f"decode of {model_name} is bound by its arithmetic at the solved compute efficiency, "
+                f"so it runs below the measured {tok_s:g} tok/s")
     return e_bw, overhead, e_c, note
 
 
@@ -183,6 +233,24 @@ def _solve_decode(equations: list, bounds: dict, name: str, points: tuple) -> tu
     note = (f"the two decode speeds give bandwidth efficiency {1.0 / inverse_e:.3g} and per-layer cost "
             f"{overhead * 1e6:.0f} us, outside the fit's bounds; closest within them: {misses}")
     return x, o, note
+
+
+def _solve_one_decode(equation: tuple, overhead: float, bounds: dict, point: tuple) -> tuple[float, float, str]:
+    """(1 / bandwidth_efficiency, layer_overhead_s, note) from one decode point with the
+    per-layer cost fixed: what is left of the measured step after layers x cost is the
+    bytes' time at the spec bandwidth over the efficiency; held within the bounds, with a
+    note when that misses the measurement."""
+    memory_s, layers, measured_s = equation
+    lo, hi = bounds["bandwidth_efficiency"]
+    reading_s = measured_s - layers * overhead
+    e = memory_s / reading_s if reading_s > 0 else math.inf
+    if lo <= e <= hi:
+        return 1.0 / e, overhead, ""
+    held = min(max(e, lo), hi)
+    model, tok_s = point
+    return 1.0 / held, overhead, (
+        f"decode at {tok_s:g} tok/s ({model}) needs bandwidth efficiency {e:.3g} with {overhead * 1e6:.0f} us "
+        f"a layer, outside the fit's bounds: held at {held:g} ({1.0 / (memory_s / held + layers * overhead):.3g} tok/s)")
 
 
 def _minimise(f, low: float, high: float, steps: int = 200) -> float:

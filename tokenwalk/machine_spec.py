@@ -137,7 +137,8 @@ def this_machine() -> MachineSpec:
     plus the attention over the prompt, which at the request's length is nearly as much, over
     the prefill's time), a lower bound of the peak: the engine's kernels, not the silicon, set it. memory_gb: the
     physical memory the measuring process saw. backend "CPU" when the OpenCL device is PoCL
-    (the CPU itself), so the timing model uses the fit's CPU row.
+    (the CPU itself). Its speeds are timed on its own measurements
+    (data/timing_calibrations.json), not on a row of the published fit.
     """
     from .roofline import attention_flops, flops_per_token, prefill_query_key_pairs
 
@@ -168,8 +169,9 @@ def this_machine() -> MachineSpec:
         "memory_gb": memory_bytes / 1e9,
         "sources": {
             "name": f"the machine that built the page: {device}",
-            "backend": ("its OpenCL device is PoCL, which runs on the CPU: the timing fit's CPU row" if cpu
-                        else "an OpenCL device (the timing fit's default row)"),
+            "backend": ("its OpenCL device is PoCL, which runs on the CPU; timed on its own "
+                        "measurements (timing_calibrations.json)" if cpu
+                        else "an OpenCL device; timed on its own measurements (timing_calibrations.json)"),
             "bandwidth_gbs": f"{measured}: an OpenCL kernel reading a buffer larger than any cache",
             "fp16_tflops": (f"{measured}: {prompt_tokens:,} prompt tokens of {model_file} prefilled at {prefill} "
                             f"tok/s, each costing 2 x {model.active_params:,} active parameters, plus the attention "

@@ -304,3 +304,11 @@ def test_ids_are_unique_and_figure_links_resolve(watched):
     }""")
     assert duplicates == []
     assert dangling == []
+
+
+def test_contents_open_on_a_wide_screen_and_folded_on_a_phone(watched):
+    wide = watched(viewport={"width": 1280, "height": 900})
+    assert wide.page.evaluate("document.querySelector('.toc details').open") is True
+    phone = watched(viewport={"width": 390, "height": 844})
+    assert phone.page.evaluate("document.querySelector('.toc details').open") is False
+    assert phone.page.locator("h2").first.bounding_box()["y"] < 844, "the article starts on the first screen"

@@ -178,3 +178,13 @@ def test_a_per_layer_cost_that_leaves_no_time_for_the_reads_is_held_with_a_note(
     coeffs = timing_model.coefficients(load_machine(MEASURED_MACHINE))
     assert coeffs.bandwidth_efficiency == 1.0
     assert "outside the fit's bounds: held at 1" in coeffs.note
+
+
+def test_this_machine_decode_is_labelled_by_what_sets_its_time():
+    """Its FP16 figure is an achieved rate, so the raw roofline calls a decode step
+    compute-bound; at the calibrated efficiencies the reads set the time, and the walk's
+    decode stage says "memory"."""
+    walk = walk_request(measured_model(), load_machine(MEASURED_MACHINE),
+                        Request(prompt_tokens=int(_values()["prompt_tokens"]["value"]), output_tokens=300,
+                                chunk_tokens=_chunk_measured()))
+    assert walk.stage("decode").bound == "memory"

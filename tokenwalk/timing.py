@@ -36,6 +36,11 @@ def decode_step_s(model, machine, context_tokens: int, users: int = 1, kv_type: 
     return timing_model.decode_step_s(model, machine, context_tokens, users, kv_type)
 
 
+def decode_step_bound(model, machine, context_tokens: int, users: int = 1, kv_type: str = "f16") -> str:
+    """"memory" or "compute": which side sets a decode step's expected time."""
+    return timing_model.decode_step_bound(model, machine, context_tokens, users, kv_type)
+
+
 def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int, kv_type: str = "f16") -> float:
     """Expected seconds of one prefill step of `chunk_tokens` after `context_before` cached tokens.
 

@@ -169,6 +169,14 @@ def step_s(step: "roofline.StepTime", layers: int, coeffs: Coefficients) -> floa
     return max(memory, compute) + layers * coeffs.layer_overhead_s
 
 
+def step_bound(step: "roofline.StepTime", coeffs: Coefficients) -> str:
+    """"memory" or "compute": which side sets the step's time at the fitted efficiencies
+    (the raw roofline may say otherwise on a machine whose FP16 figure is an achieved rate)."""
+    memory = step.memory_s / coeffs.bandwidth_efficiency
+    compute = step.compute_s / coeffs.compute_efficiency
+    return "memory" if memory >= compute else "compute"
+
+
 def decode_step_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                   fit: dict | None = None) -> float:
     """Seconds of one decode step: `users` conversations, each `context_tokens` deep, one
@@ -179,6 +187,13 @@ def decode_step_s(model, machine, context_tokens: float = 0, users: int = 1, kv_
     view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
     step = roofline.decode_step(model, view, context_tokens, users, kv_type)
     return step_s(step, model.layers, coeffs)
+
+
+def decode_step_bound(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
+                      fit: dict | None = None) -> str:
+    """What bounds one decode step at the fitted efficiencies: "memory" or "compute"."""
+    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
+    return step_bound(roofline.decode_step(model, view, context_tokens, users, kv_type), coefficients(machine, fit))
 
 
 def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",

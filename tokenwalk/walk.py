@@ -338,17 +338,20 @@ def _decode_stage(model, machine, request: Request, kv_type: str) -> Stage:
         context = prompt + (step_span * i // max(steps - 1, 1) if steps > 1 else 0)
         if not speculative:
             roof = decode_step(model, machine, context, users, kv_type)
-            return timing.decode_step_s(model, machine, context, users, kv_type), roof
-        return _speculative_round(model, machine, context, users, request.spec_gamma, kv_type)
+            # the bound at the fitted efficiencies, which set the step's time
+            bound = timing.decode_step_bound(model, machine, context, users, kv_type)
+            return timing.decode_step_s(model, machine, context, users, kv_type), roof, bound
+        seconds, roof = _speculative_round(model, machine, context, users, request.spec_gamma, kv_type)
+        return seconds, roof, roof.bound
 
     picked = list(range(steps)) if steps <= _EXACT_LIMIT else sorted(
         {round(i * (steps - 1) / _SAMPLES) for i in range(_SAMPLES + 1)})
     seconds_at, bytes_at, memory_bound = {}, {}, 0
     first = last = None
     for i in picked:
-        seconds, roof = one_step(i)
+        seconds, roof, bound = one_step(i)
         seconds_at[i], bytes_at[i] = seconds, roof.bytes_moved
-        memory_bound += roof.bound == "memory"
+        memory_bound += bound == "memory"
         if first is None:
             first = (seconds, roof)
         last = (seconds, roof)

@@ -184,7 +184,7 @@ def test_this_machine_decode_is_labelled_by_what_sets_its_time():
     """Its FP16 figure is an achieved rate, so the raw roofline calls a decode step
     compute-bound; at the calibrated efficiencies the reads set the time, and the walk's
     decode stage says "memory"."""
-    walk = walk_request(measured_model(), load_machine(MEASURED_MACHINE),
-                        Request(prompt_tokens=int(_values()["prompt_tokens"]["value"]), output_tokens=300,
+    walk = walk_request(load_model(_entry()["prefill"]["model"]), load_machine(MEASURED_MACHINE),
+                        Request(prompt_tokens=int(_values()["prompt_tokens"]), output_tokens=300,
                                 chunk_tokens=_chunk_measured()))
     assert walk.stage("decode").bound == "memory"

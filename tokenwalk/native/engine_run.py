@@ -199,6 +199,7 @@ def measure(model=None, device=None, ctx_tokens=None, output_tokens=None, chunk_
             "prompt_tokens": v(len(ids), "tokens", "tokens of the request (system prompt, history, question, template)"),
             "output_tokens": v(stats.output_tokens, "tokens", "tokens decoded"),
             "ctx_tokens": v(engine.ctx_tokens, "tokens", "context the KV cache was sized for"),
+            "prefill_chunk_tokens": v(engine.chunk_tokens, "tokens", "prompt tokens per prefill step"),
             "prefill_tok_s": v(round(stats.prefill_tok_s, 2), "tok/s", "prompt tokens per second of prefill"),
             "ttft_s": v(round(stats.ttft_s, 3), "s", "time to first token: prefill and the first sampling"),
             "decode_tok_s": v(round(stats.decode_tok_s, 2), "tok/s", "decode steps per second after the first token"),

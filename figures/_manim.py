@@ -14,8 +14,8 @@ dark page would not). `THEMES` holds both palettes; the light one follows the li
 fallbacks of `figures._svg.PALETTE` so schematics and scenes share colours.
 
 Scenes lay out in CSS pixels from the top-left corner (`Canvas.at(x, y)`), because the
-figures are designed for a page column, and set text in CSS pixels (`Canvas.text(s, 22)`):
-22 px on a 640 px image is still about 12 px on a 360 px phone.
+figures are designed for a page column, and set text in CSS pixels (`Canvas.text(s, 22)`).
+A phone shows a 640 px still about 358 px wide, so no label is set below `MIN_LABEL_PX`.
 
 Rendering happens in-process under `manim.tempconfig` (about a second per still at full
 quality), or in a fresh interpreter with `subprocess=True` (isolates Manim's global
@@ -39,6 +39,9 @@ from figures._svg import PALETTE
 FONT = "DejaVu Sans"  # installed by the Makefile (fonts-dejavu-core): same metrics everywhere
 # DejaVu Sans cap height is 1493 units of a 2048-unit em: used to size text in CSS px.
 FONT_CAP_HEIGHT_EM = 1493 / 2048
+# The smallest type a still may set, in CSS px of its canvas: a 640 px still shown 358 px
+# wide (a 390 px phone's column) scales it by 0.56, and 20 px becomes about 11 px there.
+MIN_LABEL_PX = 20
 CSS_PX_PER_UNIT = 80.0  # Manim units are arbitrary; 1 unit = 80 CSS px keeps numbers small
 # Cairo strokes are stroke_width x 0.01 Manim units wide, so one CSS px of line is:
 STROKE_PER_PX = 100 / CSS_PX_PER_UNIT
@@ -143,7 +146,10 @@ def text(s: str, size_px: float, color: str, *, weight: str = "NORMAL", slant: s
     """A Pango Text whose em is `size_px` CSS px (so 22 means 22 px type, as in CSS).
 
     markup=True takes Pango markup (MarkupText), e.g. "W<sub>O</sub>" for subscripts.
+    Raises ValueError below `MIN_LABEL_PX` (unreadable on a phone).
     """
+    if size_px < MIN_LABEL_PX:
+        raise ValueError(f"text {s!r} at {size_px} px: below MIN_LABEL_PX = {MIN_LABEL_PX} (unreadable on a phone)")
     key = (s, size_px, weight, slant, markup)
     template = _TEXT_CACHE.get(key)
     if template is None:

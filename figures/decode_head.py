@@ -76,12 +76,11 @@ def _scene_class():
     class DecodeHeadScene(StillScene):
         """The decode step of one head; numbers from `self.inputs`."""
 
-        TEXT = 21
-        SMALL = 18
-        NOTE = 17  # notes under the drawing: about 9.5 px where a phone shows the 640 px canvas at 358 px
+        TEXT = 22
+        SMALL = _manim.MIN_LABEL_PX  # about 11 px where a phone shows the 640 px canvas at 358 px
         CELL_W, CELL_H = 14, 22
         # column centres (px): token, key, score, weight, value
-        X_TOKEN_LEFT, X_KEY, X_SCORE, X_WEIGHT, X_VALUE = 22, 252, 352, 444, 562
+        X_TOKEN_LEFT, X_KEY, X_SCORE, X_WEIGHT, X_VALUE = 22, 240, 350, 456, 572
         ROW_H = 46
 
         def cell_color(self, v):
@@ -122,11 +121,12 @@ def _scene_class():
             y_head = 96
             self.line(16, y_head + 30, W - 16, y_head + 30, color="grid", width_px=1.5)
             self.t("token", self.TEXT, x=self.X_TOKEN_LEFT, y=y_head, anchor="left", weight="BOLD")
-            for x, title, sub in [(self.X_KEY, "key", f"{hd} numbers"), (self.X_SCORE, "score", f"q·k / √{hd}"),
-                                  (self.X_WEIGHT, "weight", "softmax"), (self.X_VALUE, "value", f"{hd} numbers")]:
+            # short sub-headers: columns are 100 px apart, and "128 numbers" at the
+            # phone-readable size would run into "q·k/√128"
+            for x, title, sub in [(self.X_KEY, "key", f"1 × {hd}"), (self.X_SCORE, "score", f"q·k/√{hd}"),
+                                  (self.X_WEIGHT, "weight", "softmax"), (self.X_VALUE, "value", f"1 × {hd}")]:
                 self.t(title, self.TEXT, x=x, y=y_head - 8, weight="BOLD")
-                # 15, not NOTE: at 17 "128 numbers" would touch "q·k / √128" in the next column
-                self.t(sub, 15, "muted", x=x, y=y_head + 16)
+                self.t(sub, self.SMALL, "muted", x=x, y=y_head + 16)
             # arrow from the value column up into the output
             self.arrow(self.X_VALUE, y_head - 26, self.X_VALUE, 58, color="accent", width_px=2.5, tip_px=9)
 
@@ -176,9 +176,9 @@ def _scene_class():
             self.strip(xv, y_vec, n["values"][new], outline="accent")
             self.arrow(xv, y_vec - 16, self.X_VALUE, y_end - 4, color="accent", width_px=2.5, tip_px=9)
             # notes on what is kept
-            self.t("used once, not stored", self.NOTE, "muted", x=xq, y=y_vec + 29, slant="ITALIC")
-            self.t("→ new row of K", self.NOTE, "accent", x=xk, y=y_vec + 29)
-            self.t("→ new row of V", self.NOTE, "accent", x=xv, y=y_vec + 29)
+            self.t("used once, not kept", self.SMALL, "muted", x=xq, y=y_vec + 29, slant="ITALIC")
+            self.t("→ new row of K", self.SMALL, "accent", x=xk, y=y_vec + 29)
+            self.t("→ new row of V", self.SMALL, "accent", x=xv, y=y_vec + 29)
 
             # bottom: the new token's residual
             y_res = y_box + box_h + 44
@@ -186,7 +186,7 @@ def _scene_class():
                 self.arrow(cx, y_res - 12, cx, y_box + box_h, color="fg", width_px=2, tip_px=8)
             self.rect(40, y_res - 12, W - 80, 24, fill="system", radius_px=4, opacity=0.6)
             self.t(f"“{tokens[new]}”, normalised residual: 1 × {d}", self.TEXT, x=W / 2, y=y_res + 32)
-            self.t(f"toy numbers; strips show {len(n['query'])} of {hd}", self.NOTE, "muted", x=W / 2, y=y_res + 60)
+            self.t(f"toy numbers; strips show {len(n['query'])} of {hd}", self.SMALL, "muted", x=W / 2, y=y_res + 60)
             self.bottom_px = y_res + 70
 
     return DecodeHeadScene

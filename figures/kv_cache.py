@@ -64,7 +64,7 @@ def _scene_class():
         """The cache grid, the induction lines, the arcs and prefill vs decode."""
 
         TEXT = 21
-        SMALL = 19
+        SMALL = _manim.MIN_LABEL_PX
         GRID_X = 118          # left edge of the first column
         COL_W = 70
         ROW_H = 58
@@ -78,7 +78,7 @@ def _scene_class():
             for dx, letter in ((-w / 2 - 2, "K"), (w / 2 + 2, "V")):
                 self.rect(cx + dx - w / 2, cy - h / 2, w, h, fill=fill, radius_px=4)
                 if letters:
-                    self.t(letter, 15, ink, x=cx + dx, y=cy, weight="BOLD")
+                    self.t(letter, self.SMALL, ink, x=cx + dx, y=cy, weight="BOLD")
 
         def white_line(self, x1, y1, x2, y2):
             self.line(x1, y1, x2, y2, color="halo", width_px=7)
@@ -166,7 +166,9 @@ def _scene_class():
                        weight="BOLD" if i == t - 1 else "NORMAL")
             self.t("token", self.SMALL, "muted", x=gx - 12, y=y_tok, anchor="right")
             y_leg = y_tok + 34
-            self.t(f"tokens 1–{t - 1}: stored, unchanged", self.SMALL, x=gx - 12 + 0, y=y_leg, anchor="left")
+            # from the left margin, not the grid: at the phone-readable size the two legends
+            # would otherwise meet
+            self.t(f"tokens 1–{t - 1}: stored, unchanged", self.SMALL, x=16, y=y_leg, anchor="left")
             self.t("new: computed now", self.SMALL, "accent", x=W - 18, y=y_leg, anchor="right")
             self.t(f"each cell: K and V of {heads} heads, {hd} numbers each", self.SMALL, "muted",
                    x=W / 2, y=y_leg + 30)
@@ -206,7 +208,7 @@ def _animation_class():
 
     class KVGrowthAnimation(StillScene):
         TEXT = 21
-        SMALL = 19
+        SMALL = _manim.MIN_LABEL_PX
         GRID_X = 118
         COL_W = 62
         ROW_H = 58

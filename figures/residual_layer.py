@@ -18,7 +18,7 @@ ID = "residual-layer"
 KIND = "M"
 RENDERER = "manim"
 
-CANVAS = Canvas(640, 1160)
+CANVAS = Canvas(640, 1180)
 
 
 def inputs() -> dict:
@@ -55,8 +55,9 @@ def _scene_class():
         BOX_H = 40
         GAP = 18         # between boxes of a branch
         STEP = 26        # between boxes on the stream
-        TEXT = 21
-        SMALL = 18
+        TEXT = 22
+        SMALL = _manim.MIN_LABEL_PX
+        CARD_H = 56      # a box with two lines
 
         def box(self, x, y, w, h, lines, *, stroke="muted", markup=False):
             """A box with one or two centred lines (the second smaller, muted)."""
@@ -65,8 +66,8 @@ def _scene_class():
             if len(lines) == 1:
                 self.t(lines[0], self.TEXT, x=x + w / 2, y=y + h / 2, markup=markup)
             else:
-                self.t(lines[0], self.TEXT, x=x + w / 2, y=y + h / 2 - 11, markup=markup)
-                self.t(lines[1], self.SMALL, "muted", x=x + w / 2, y=y + h / 2 + 12)
+                self.t(lines[0], self.TEXT, x=x + w / 2, y=y + h / 2 - 12, markup=markup)
+                self.t(lines[1], self.SMALL, "muted", x=x + w / 2, y=y + h / 2 + 13)
 
         def plus(self, y):
             from manim import Circle
@@ -108,7 +109,7 @@ def _scene_class():
             d, heads, hd = fmt_int(n["embedding_length"]), fmt_int(n["head_count"]), fmt_int(n["head_dim"])
             ff, vocab, layers = fmt_int(n["feed_forward_length"]), fmt_int(n["vocab_size"]), fmt_int(n["layers"])
             sx, W = self.STREAM_X, self.canvas.width_px
-            bh, wide, step = self.BOX_H, 360, self.STEP
+            bh, ch, wide, step = self.BOX_H, self.CARD_H, 400, self.STEP
             x_wide = sx - wide / 2
 
             def stream_arrow(y_from, y_to):
@@ -116,24 +117,24 @@ def _scene_class():
 
             # top: the softmax over the vocabulary, the unembedding, the final LayerNorm
             y = 16
-            self.box(x_wide, y, wide, 52, [f"softmax over {vocab} tokens", "the vocabulary, not attention"],
+            self.box(x_wide, y, wide, ch, [f"softmax over {vocab} tokens", "the vocabulary, not attention"],
                      stroke="accent")
-            y_sm_bottom = y + 52
+            y_sm_bottom = y + ch
             y = y_sm_bottom + step
-            self.box(x_wide, y, wide, 52, ["unembedding", f"{d} × {vocab}"], stroke="weights")
+            self.box(x_wide, y, wide, ch, ["unembedding", f"{d} × {vocab}"], stroke="weights")
             stream_arrow(y, y_sm_bottom)
-            y_un_bottom = y + 52
-            y += 52 + step
+            y_un_bottom = y + ch
+            y += ch + step
             self.box(x_wide, y, wide, bh, ["final LayerNorm"])
             stream_arrow(y, y_un_bottom)
             y_ln_bottom = y + bh
             # the other layers, as a stack of cards
             y += bh + step + 14
             for k in (2, 1, 0):
-                self.rect(x_wide + 7 * k, y - 7 * k, wide, 52, fill="panel", stroke="muted", stroke_px=1.5)
-            self.box(x_wide, y, wide, 52, [f"layers 2 to {layers}", "the same shape, one after another"])
+                self.rect(x_wide + 7 * k, y - 7 * k, wide, ch, fill="panel", stroke="muted", stroke_px=1.5)
+            self.box(x_wide, y, wide, ch, [f"layers 2 to {layers}", "the same shape, one after another"])
             stream_arrow(y - 14, y_ln_bottom)
-            y_stack_bottom = y + 52
+            y_stack_bottom = y + ch
 
             # layer 1: MLP branch (left) above the attention branch (right)
             panel_top = y_stack_bottom + 22
@@ -156,7 +157,7 @@ def _scene_class():
                         self.t(lab, self.TEXT, x=xi + cw / 2, y=yy + 52)
                     else:
                         self.rect(xi, yy + 38, cw, 28, fill="kv", radius_px=5)
-                        self.t(lab, 17, "ink_on_accent", x=xi + cw / 2, y=yy + 52)
+                        self.t(lab, self.SMALL, "ink_on_accent", x=xi + cw / 2, y=yy + 52)
                 self.t(f"each {hd} numbers wide", self.SMALL, "muted", x=x + w / 2, y=yy + 82)
 
             mlp = [
@@ -169,7 +170,7 @@ def _scene_class():
             y_sum1 = y_leave_mlp + 40
             attn = [
                 simple([f"W<sub>O</sub>  {d} × {d}"], "weights", True),
-                simple(["concatenate", f"{heads} × {hd} = {d}"], h=54),
+                simple(["concatenate", f"{heads} × {hd} = {d}"], h=ch),
                 (96, heads_box),
                 simple(["LayerNorm"]),
             ]
@@ -182,7 +183,7 @@ def _scene_class():
 
             # bottom: the embedding enters the stream
             y_emb = panel_bottom + 24
-            self.box(x_wide, y_emb, wide, 52, ["token embedding + position", f"1 × {d} per token"],
+            self.box(x_wide, y_emb, wide, ch, ["token embedding + position", f"1 × {d} per token"],
                      stroke="weights")
 
             # the stream, in segments so the sums sit on it
@@ -191,7 +192,7 @@ def _scene_class():
             stream_arrow(y_sum2 - 15, y_stack_bottom)
             self.plus(y_sum1)
             self.plus(y_sum2)
-            self.bottom_px = y_emb + 52  # read by the test of the layout
+            self.bottom_px = y_emb + ch  # read by the test of the layout
 
     return ResidualLayerScene
 

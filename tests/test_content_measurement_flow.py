@@ -9,15 +9,13 @@ uses only unmoved names must read the same.
 
 from __future__ import annotations
 
-import copy
-import functools
 import re
-import sys
 
 import jinja2
 import pytest
 
 from tests._content_helpers import chapter_files, default_numbers, jinja_env
+from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
 
 MEASUREMENT = "decode_tok_s_moe"
 LAPTOP_FILE = "measurements/laptop.json"
@@ -31,40 +29,23 @@ MUST_MOVE = ["decode_tok_s_moe", "env_answer_s", "moe_ceiling_share", "laptop_sh
 WALK_DEPENDENTS = ["request_decode_s", "request_step_ms", "request_decode_tok_s"]
 
 
-def _clear_tokenwalk_caches() -> None:
-    """Forget cached data files so the substituted measurement is read (not the tokenizer)."""
-    keep = {"_tokenizer", "_request_tokens"}
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("tokenwalk"):
-            continue
-        for attr, value in list(vars(module).items()):
-            if attr not in keep and isinstance(value, functools._lru_cache_wrapper):
-                value.cache_clear()
-
-
 @pytest.fixture
 def moved_numbers(monkeypatch):
     """The namespace with the laptop's decode speed doubled in a copy of laptop.json."""
-    from tokenwalk import data_refs
     from tokenwalk.article_numbers import article_numbers
 
     base = default_numbers()
-    original = data_refs.read_data_json
 
-    def substituted(relative_path: str) -> dict:
-        data = original(relative_path)
-        if relative_path == LAPTOP_FILE:
-            data = copy.deepcopy(data)
-            data["values"][MEASUREMENT]["value"] = 2 * base[MEASUREMENT]
+    def doubled(data: dict) -> dict:
+        data["values"][MEASUREMENT]["value"] = 2 * base[MEASUREMENT]
         return data
 
-    monkeypatch.setattr(data_refs, "read_data_json", substituted)
-    _clear_tokenwalk_caches()
+    substitute_data_file(monkeypatch, LAPTOP_FILE, doubled)
     try:
         yield article_numbers()
     finally:
         monkeypatch.undo()
-        _clear_tokenwalk_caches()
+        clear_tokenwalk_caches()
 
 
 def moved_names(base: dict, moved: dict) -> set[str]:

@@ -9,13 +9,12 @@ the file, and that a missing file turns the box into a note instead of a build f
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
 
 from tests._content_helpers import jinja_env
-from tests.test_content_measurement_flow import _clear_tokenwalk_caches
+from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
 
 ENGINE_FILE = "measurements/engine.json"
 CHAPTER = "05-prefill-decode.md"
@@ -29,22 +28,8 @@ def _engine_file() -> dict:
 
 
 def _substitute(monkeypatch, change):
-    """Patch data_refs so engine.json reads as `change(copy)` (None: the file is missing)."""
-    from tokenwalk import data_refs
-    from tokenwalk.errors import TokenwalkError
-
-    original = data_refs.read_data_json
-
-    def substituted(relative_path: str) -> dict:
-        data = original(relative_path)
-        if relative_path == ENGINE_FILE:
-            data = change(copy.deepcopy(data))
-            if data is None:
-                raise TokenwalkError(f"tokenwalk/data/{ENGINE_FILE}: cannot read (no such file)")
-        return data
-
-    monkeypatch.setattr(data_refs, "read_data_json", substituted)
-    _clear_tokenwalk_caches()
+    """engine.json reads as `change(copy)` (None: the file is missing)."""
+    substitute_data_file(monkeypatch, ENGINE_FILE, change)
 
 
 @pytest.fixture
@@ -52,7 +37,7 @@ def restore_caches(monkeypatch):
     """Undo the substitution, then forget what was cached from it."""
     yield
     monkeypatch.undo()
-    _clear_tokenwalk_caches()
+    clear_tokenwalk_caches()
 
 
 def _box(numbers: dict) -> str:

@@ -4,14 +4,13 @@ gives back the measured decode and prefill speeds, not the CPU row's efficiencie
 top of rates that are already achieved ones. Without engine.json the machine does not exist
 and nothing fails."""
 
-import copy
 import re
 
 import pytest
 
-from tests.test_content_measurement_flow import _clear_tokenwalk_caches
+from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
 from tokenwalk import data_refs, timing_calibration, timing_model
-from tokenwalk.errors import SpecError, TokenwalkError
+from tokenwalk.errors import SpecError
 from tokenwalk.machine_spec import MEASURED_MACHINE, has_measured_machine, load_machine, measured_model
 from tokenwalk.model_spec import load_model
 from tokenwalk.walk import Request, walk_request
@@ -39,23 +38,12 @@ def _chunk_measured() -> int:
 def substitute(monkeypatch):
     """substitute(file, change): data file `file` read as change(copy); change returning None
     makes the file missing. Caches are forgotten before and after."""
-    original = data_refs.read_data_json
-
     def apply(file: str, change):
-        def substituted(relative_path: str) -> dict:
-            data = original(relative_path)
-            if relative_path == file:
-                data = change(copy.deepcopy(data))
-                if data is None:
-                    raise TokenwalkError(f"tokenwalk/data/{file}: cannot read (no such file)")
-            return data
-
-        monkeypatch.setattr(data_refs, "read_data_json", substituted)
-        _clear_tokenwalk_caches()
+        substitute_data_file(monkeypatch, file, change)
 
     yield apply
     monkeypatch.undo()
-    _clear_tokenwalk_caches()
+    clear_tokenwalk_caches()
 
 
 def _measured_walk():

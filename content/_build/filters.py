@@ -31,22 +31,24 @@ def fixed(value, decimals: int = 1) -> str:
     return f"{value:.{decimals}f}"
 
 
+def _si_bytes(value_bytes, scale: float, unit_name: str, decimals: int, filter_name: str) -> str:
+    _number(value_bytes, filter_name)
+    return f"{value_bytes / scale:,.{decimals}f}{NBSP}{unit_name}"
+
+
 def gb(value_bytes, decimals: int = 1) -> str:
     """Bytes as SI gigabytes: 21718480960 -> "21.7 GB"."""
-    _number(value_bytes, "gb")
-    return f"{value_bytes / 1e9:,.{decimals}f}{NBSP}GB"
+    return _si_bytes(value_bytes, 1e9, "GB", decimals, "gb")
 
 
 def mb(value_bytes, decimals: int = 0) -> str:
     """Bytes as SI megabytes: 336e6 -> "336 MB"."""
-    _number(value_bytes, "mb")
-    return f"{value_bytes / 1e6:,.{decimals}f}{NBSP}MB"
+    return _si_bytes(value_bytes, 1e6, "MB", decimals, "mb")
 
 
 def kb(value_bytes, decimals: int = 0) -> str:
     """Bytes as SI kilobytes: 20480 -> "20 KB"."""
-    _number(value_bytes, "kb")
-    return f"{value_bytes / 1e3:,.{decimals}f}{NBSP}KB"
+    return _si_bytes(value_bytes, 1e3, "KB", decimals, "kb")
 
 
 def pct(share, decimals: int = 0) -> str:

@@ -9,10 +9,10 @@
                                     build elsewhere, from other sources (tests use these)
     python build.py --quiet         the summary only, no line per figure
 
-Steps: (1) the number namespace `n` = tokenwalk.article_numbers.article_numbers();
-(2) every figures/*.py through the registry (content/_build/figures.py), cached under
+Steps: (1) the number namespace `n` = article.numbers.article_numbers();
+(2) every figures/*.py through the registry (publish/registry.py), cached under
 .cache/figures/<ID>/<key>/; (3) each chapter content/NN-*.md through Jinja (with `n` and
-number filters), then markdown-it (content/_build/markdown.py), then the templates in
+number filters), then markdown-it (publish/markdown.py), then the templates in
 content/templates/; (4) static files, the Pyodide runtime, the math font, a wheel of the
 tokenwalk core; (5) all of it into a temporary folder that replaces site/ only when every
 step succeeded. A failure prints one line, `file[:line]: cause`, exits 1 and leaves the
@@ -25,7 +25,7 @@ Choices:
   Its weakness (stretchy brackets in Chromium's default font) is covered by a self-hosted
   STIX Two Math font, linked only when the page has math. KaTeX would need Node and its CSS
   and fonts on every build; latex2mathml has no aligned environments.
-- The internals live in content/_build/ (see its __init__.py): the top-level layout is
+- The internals live in publish/ (see its __init__.py): the top-level layout is
   fixed and tokenwalk must not know about publishing.
 """
 
@@ -48,9 +48,9 @@ ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from content._build import BuildError, assets  # noqa: E402
-from content._build import figures as registry  # noqa: E402
-from content._build.filters import FILTERS  # noqa: E402
+from publish import BuildError, assets  # noqa: E402
+from publish import registry  # noqa: E402
+from publish.filters import FILTERS  # noqa: E402
 
 DEFAULT_TITLE = "Transformers and local inference"
 
@@ -61,7 +61,7 @@ class Options:
     content: Path = ROOT / "content"
     figures: Path = ROOT / "figures"
     cache: Path = ROOT / ".cache" / "figures"
-    numbers: Path | None = None  # a JSON file instead of tokenwalk.article_numbers
+    numbers: Path | None = None  # a JSON file instead of article.numbers
     force: bool = False
     live_reload: bool = False
     quiet: bool = False
@@ -95,11 +95,11 @@ def load_numbers(options: Options, summary: Summary) -> dict:
         except (OSError, ValueError) as exc:
             raise BuildError(f"{shown(options.numbers)}: cannot read numbers: {exc}") from exc
     try:
-        module = importlib.import_module("tokenwalk.article_numbers")
+        module = importlib.import_module("article.numbers")
     except ModuleNotFoundError as exc:
-        if exc.name != "tokenwalk.article_numbers":
-            raise BuildError(f"tokenwalk/article_numbers.py: cannot import: {exc}") from exc
-        summary.notes.append("tokenwalk/article_numbers.py is missing: the namespace n is empty")
+        if exc.name != "article.numbers":
+            raise BuildError(f"article/numbers.py: cannot import: {exc}") from exc
+        summary.notes.append("article/numbers.py is missing: the namespace n is empty")
         return {}
     except Exception as exc:
         raise registry._fail(ROOT / "tokenwalk" / "article_numbers.py", exc, "cannot import") from exc
@@ -198,7 +198,7 @@ def place_files(content: Path, tmp: Path, chapters: list, summary: Summary) -> d
     runtime and the core wheel; returns their paths for the templates."""
     static = content / "static" if (content / "static").is_dir() else ROOT / "content" / "static"
     assets.copy_tree(static, tmp / "static", link=False)
-    from content._build.markdown import pygments_css
+    from publish.markdown import pygments_css
     (tmp / "static" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
     has_math = any("<math" in ch["html"] for ch in chapters)
     math_font = assets.copy_math_font(ROOT, tmp) if has_math else None
@@ -214,7 +214,7 @@ def place_files(content: Path, tmp: Path, chapters: list, summary: Summary) -> d
 
 def build(options: Options) -> Summary:
     """Build into a temporary folder, then swap it into options.out."""
-    from content._build.markdown import Article, render_chapters
+    from publish.markdown import Article, render_chapters
     start = time.perf_counter()
     summary = Summary()
     say = (lambda *a: None) if options.quiet else (lambda *a: print(*a, flush=True))
@@ -362,7 +362,7 @@ def main(argv=None) -> int:
     if not build_and_report(options) and not args.serve:
         return 1
     if args.serve:
-        from content._build.serve import serve
+        from publish.serve import serve
         return serve(options, args.port, build_and_report,
                      watch=[options.content, options.figures, ROOT / "tokenwalk"])
     return 0

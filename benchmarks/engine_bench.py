@@ -81,7 +81,7 @@ def bench_llamacpp(model: Path, reps: int, threads: int) -> dict | None:
         if rep == 0:
             pp.clear(), tg.clear()
     # llama.cpp reads the file's tensors as stored: all of them per decoded token (tied head included).
-    from tokenwalk.gguf_header import read_gguf_header
+    from tokenwalk.gguf.header import read_gguf_header
 
     weights = sum(t.n_bytes for t in read_gguf_header(model).tensors)
     return {"name": f"llama.cpp (llama-cpp-python {llama_cpp.__version__})", "device": f"CPU, {threads} threads",

@@ -184,11 +184,11 @@ def _media_dir() -> str:
 
 
 def load_spec(name: str):
-    """The model spec of preset `name`, asked of tokenwalk.model_spec at call time.
+    """The model spec of preset `name`, asked of tokenwalk.specs.model at call time.
 
     Looked up through the module (not imported by name) so a test can patch the preset.
     """
-    from tokenwalk import model_spec
+    from tokenwalk.specs import model as model_spec
     return model_spec.load_model(name)
 
 
@@ -211,8 +211,8 @@ def toy_decode_sentence() -> tuple[dict, dict, int]:
     """The toy decode step that figures 7 (decode-head) and 8 (kv-cache) draw: the toy data
     (tokenwalk/data/toy/decode_head.json), the attention row its scores come from (with the
     sentence), and how many tokens the step has (the new one last)."""
-    from tokenwalk.attention import toy_attention_row
-    from tokenwalk.toy import load_toy
+    from tokenwalk.physics.attention import toy_attention_row
+    from article.toys import load_toy
 
     toy = load_toy("decode_head")
     return toy, toy_attention_row(toy["scores_from"]), int(toy["new_token"])
@@ -220,7 +220,7 @@ def toy_decode_sentence() -> tuple[dict, dict, int]:
 
 def softmaxes_per_step(spec) -> int:
     """Attention softmaxes in one decode step, asked of tokenwalk."""
-    from tokenwalk.attention import softmaxes_per_decode_step
+    from tokenwalk.physics.attention import softmaxes_per_decode_step
 
     return int(softmaxes_per_decode_step(spec))
 

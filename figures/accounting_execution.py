@@ -1,9 +1,9 @@
 """Figure 17, accounting-execution: one 2,048-token prefill step, as totals and as 32 layers.
 
-Dense 7B in fp16 on one H100 SXM. Accounting level (the roofline, `tokenwalk.roofline.step_time`):
+Dense 7B in fp16 on one H100 SXM. Accounting level (the roofline, `tokenwalk.physics.roofline.step_time`):
 the step's bytes over the bandwidth, 4.2 ms, and its operations over the FLOP/s, 29 ms; the
 step is the larger. Execution level: the 32 layers one after another, each the larger of
-its own bytes (0.13 ms) and operations (0.9 ms) (`tokenwalk.roofline.layer_step_time`). Both levels share one time axis; every
+its own bytes (0.13 ms) and operations (0.9 ms) (`tokenwalk.physics.roofline.layer_step_time`). Both levels share one time axis; every
 bar's width is its milliseconds at that scale (a test reads them back). They agree because
 every layer of the 7B has the same ratio of bytes to operations.
 """
@@ -40,9 +40,9 @@ def alt(inputs: dict) -> str:
 
 def inputs() -> dict:
     from tokenwalk.data_refs import read_data_json
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
-    from tokenwalk.roofline import flops_per_token, layer_step_time, step_time
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
+    from tokenwalk.physics.roofline import flops_per_token, layer_step_time, step_time
 
     model, machine = load_model(MODEL), load_machine(MACHINE)
     tokens = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]

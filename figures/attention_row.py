@@ -12,7 +12,7 @@ import math
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.attention import toy_attention_row
+from tokenwalk.physics.attention import toy_attention_row
 
 ID = "attention-row"
 KIND = "S"

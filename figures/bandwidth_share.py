@@ -29,10 +29,10 @@ def alt(inputs: dict) -> str:
 
 def inputs() -> dict:
     """Every number the figure draws, from tokenwalk (published runs, laptop measurements)."""
-    from tokenwalk.llama_bench import bandwidth_share, published_bandwidth_shares, published_median_bandwidth_share
-    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.timing.llama_bench import bandwidth_share, published_bandwidth_shares, published_median_bandwidth_share
+    from tokenwalk.specs.machine import load_machine
     from tokenwalk.data_refs import read_data_json
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.model import load_model
 
     published = published_bandwidth_shares()
     measured = read_data_json("measurements/laptop.json")["values"]

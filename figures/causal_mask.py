@@ -11,7 +11,7 @@ from __future__ import annotations
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.attention import toy_causal_grid
+from tokenwalk.physics.attention import toy_causal_grid
 
 ID = "causal-mask"
 KIND = "S"

@@ -1,6 +1,6 @@
 """Figure 20, chunked-prefill: a chunk of prompt riding in a decode step, four steps on one axis.
 
-Dense 7B in fp16 through its 32 layers on one H100 SXM (`tokenwalk.chunked_prefill`):
+Dense 7B in fp16 through its 32 layers on one H100 SXM (`tokenwalk.physics.chunked_prefill`):
 50 users decoding; the same step with the prompt tokens that fit free (up to the balance
 point); with 1,000 prompt tokens (the step grows for everyone); and the same work as two
 separate steps (two trips of the weights). The SMs' lane splits the decode tokens' and the
@@ -34,8 +34,8 @@ def alt(inputs: dict) -> str:
 
 
 def inputs_for(model, machine, users: int, prompt_tokens: int) -> dict:
-    from tokenwalk.chunked_prefill import free_ride_tokens, mixed_step, separate_steps
-    from tokenwalk.roofline import step_time
+    from tokenwalk.physics.chunked_prefill import free_ride_tokens, mixed_step, separate_steps
+    from tokenwalk.physics.roofline import step_time
 
     free = free_ride_tokens(model, machine, users)
     decode_compute_s = step_time(model, machine, users).compute_s
@@ -64,8 +64,8 @@ def inputs_for(model, machine, users: int, prompt_tokens: int) -> dict:
 
 def inputs() -> dict:
     from tokenwalk.data_refs import read_data_json
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
 
     scenario = read_data_json("cited/article.json")["scenarios"]["values"]
     return inputs_for(load_model(MODEL), load_machine(MACHINE), scenario["chunked_decode_users"]["value"],

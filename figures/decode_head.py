@@ -10,7 +10,7 @@ weighted sum of the values is the head's output, head_dim numbers.
 Sizes come from tokenwalk's GPT-3 preset; the per-token numbers are toy numbers on a
 7-token sentence (tokenwalk/data/toy/decode_head.json, with the scores of the
 attention-row figure), and the weights and the output are computed by
-tokenwalk.attention.
+tokenwalk.physics.attention.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ CANVAS = Canvas(640, 768)
 
 def inputs() -> dict:
     """GPT-3's d_model and head size from tokenwalk; toy tokens, scores, weights, vectors."""
-    from tokenwalk.attention import attention_row
+    from tokenwalk.physics.attention import attention_row
     from tokenwalk.errors import TokenwalkError
 
     sizes = _manim.gpt3_sizes()

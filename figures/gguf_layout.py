@@ -12,7 +12,7 @@ from __future__ import annotations
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.model_spec import ModelSpec, load_model, model_from_gguf
+from tokenwalk.specs.model import ModelSpec, load_model, model_from_gguf
 
 ID = "gguf-layout"
 KIND = "S"
@@ -52,7 +52,7 @@ def inputs() -> dict:
 
 
 def inputs_for_header(header) -> dict:
-    """The figure's inputs for any header read by tokenwalk.gguf_header.read_gguf_header."""
+    """The figure's inputs for any header read by tokenwalk.gguf.header.read_gguf_header."""
     return inputs_for_model(model_from_gguf(header))
 
 

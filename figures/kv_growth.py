@@ -26,8 +26,8 @@ def alt(inputs: dict) -> str:
 
 def inputs_for(model, machine, contexts=CONTEXTS) -> dict:
     """Bytes per step and decode ceiling at each context length (tokenwalk does the arithmetic)."""
-    from tokenwalk.kv_cache import kv_bytes_per_token
-    from tokenwalk.roofline import decode_ceiling_tok_s, weights_bytes_read
+    from tokenwalk.physics.kv_cache import kv_bytes_per_token
+    from tokenwalk.physics.roofline import decode_ceiling_tok_s, weights_bytes_read
 
     per_token = kv_bytes_per_token(model)
     weights = weights_bytes_read(model, 1)
@@ -43,8 +43,8 @@ def inputs_for(model, machine, contexts=CONTEXTS) -> dict:
 
 
 def inputs() -> dict:
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
 
     return inputs_for(load_model(MODEL), load_machine(MACHINE))
 

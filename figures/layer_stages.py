@@ -67,7 +67,7 @@ def alt(inputs: dict) -> str:
 
 
 def inputs() -> dict:
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.model import load_model
 
     model = load_model(MODEL)
     return {

@@ -33,7 +33,7 @@ def alt(inputs: dict) -> str:
 
 def inputs() -> dict:
     from tokenwalk.data_refs import read_data_json, resolve
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.model import load_model
 
     load = read_data_json("measurements/laptop.json")["values"]["cold_load_s"]
     model = load_model(load["model"])

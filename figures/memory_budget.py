@@ -31,8 +31,8 @@ def alt(inputs: dict) -> str:
 
 def inputs_for(model, machine, num_ctx=NUM_CTX, kv_type: str = "f16", system=None) -> dict:
     """The budget at each num_ctx (tokenwalk does the arithmetic)."""
-    from tokenwalk.kv_cache import kv_reservation_bytes
-    from tokenwalk.memory_budget import memory_budget
+    from tokenwalk.physics.kv_cache import kv_reservation_bytes
+    from tokenwalk.physics.memory_budget import memory_budget
 
     bars = []
     for n in num_ctx:
@@ -49,8 +49,8 @@ def inputs_for(model, machine, num_ctx=NUM_CTX, kv_type: str = "f16", system=Non
 
 
 def inputs() -> dict:
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
 
     return inputs_for(load_model(MODEL), load_machine(MACHINE))
 

@@ -1,8 +1,8 @@
 """Figure 11, memory-ladder: one H100 SXM server as a ladder of memories, dense 7B in fp16.
 
 Rungs from the top: NVMe SSD, host RAM, HBM3, L2 cache, SM shared memory
-(`tokenwalk.machine_spec.memory_ladder`). Between two rungs, the link's bandwidth and the
-time to move the whole model (14 GB) across it (`tokenwalk.roofline.memory_time_s`): the
+(`tokenwalk.specs.machine.memory_ladder`). Between two rungs, the link's bandwidth and the
+time to move the whole model (14 GB) across it (`tokenwalk.physics.roofline.memory_time_s`): the
 two upper links are paid once, at load; the HBM bus at every step; the two on-chip rungs
 never hold the model whole. Box widths only suggest "larger above"; they are not to scale.
 """
@@ -60,7 +60,7 @@ def alt(inputs: dict) -> str:
 
 def inputs_for(model, rungs) -> dict:
     """Each rung and the time to move `model`'s weights across its link (tokenwalk's arithmetic)."""
-    from tokenwalk.roofline import memory_time_s
+    from tokenwalk.physics.roofline import memory_time_s
 
     return {
         "model": model.name,
@@ -73,8 +73,8 @@ def inputs_for(model, rungs) -> dict:
 
 
 def inputs() -> dict:
-    from tokenwalk.machine_spec import memory_ladder
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.machine import memory_ladder
+    from tokenwalk.specs.model import load_model
 
     return inputs_for(load_model(MODEL), memory_ladder())
 

@@ -1,6 +1,6 @@
 """Figure 14, overlap: the bus and the SMs working at the same time, batch of tiles by batch.
 
-Dense 7B in fp16 on one H100 SXM, one step (`tokenwalk.roofline.step_time`): decode (one
+Dense 7B in fp16 on one H100 SXM, one step (`tokenwalk.physics.roofline.step_time`): decode (one
 token) and prefill (2,048 tokens). The step's weights are drawn as five equal batches of
 tiles; the bus brings batch k+1 while the SMs compute batch k (double buffering: two
 buffers, so the bus never runs more than one batch ahead). In decode the SMs finish each
@@ -55,7 +55,7 @@ def alt(inputs: dict) -> str:
 
 
 def inputs_for(model, machine, prompt_tokens: int, batches: int = BATCHES) -> dict:
-    from tokenwalk.roofline import step_time
+    from tokenwalk.physics.roofline import step_time
 
     def one(tokens):
         s = step_time(model, machine, tokens)
@@ -68,8 +68,8 @@ def inputs_for(model, machine, prompt_tokens: int, batches: int = BATCHES) -> di
 
 def inputs() -> dict:
     from tokenwalk.data_refs import read_data_json
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
 
     prompt = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]
     return inputs_for(load_model(MODEL), load_machine(MACHINE), prompt)

@@ -2,7 +2,7 @@
 integer levels and one fp16 scale, the value read back and the error of each weight.
 
 Domain: the toy block tokenwalk/data/toy/quant_block.json, quantized by
-tokenwalk.quantization (Q4_0's rule at n bits); the real formats' bits per weight come
+tokenwalk.physics.quantization (Q4_0's rule at n bits); the real formats' bits per weight come
 from ggml's block sizes. The interactive layer (another module) enhances the container:
 its data attributes carry the weights and the numbers at every bit width.
 """
@@ -14,7 +14,7 @@ import json
 import pathlib
 
 from figures._svg import Svg, nested_wide_style
-from tokenwalk.quantization import toy_quant_block
+from tokenwalk.physics.quantization import toy_quant_block
 
 ID = "quantization"
 KIND = "I"

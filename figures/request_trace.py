@@ -76,9 +76,9 @@ def inputs_for(model, machine, request, port: int) -> dict:
 
 
 def inputs() -> dict:
-    from tokenwalk.article_numbers import article_numbers
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
+    from article.numbers import article_numbers
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
     from tokenwalk.walk import Request
 
     n = article_numbers()

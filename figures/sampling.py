@@ -10,7 +10,7 @@ from __future__ import annotations
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.sampling import toy_sampling
+from tokenwalk.physics.sampling import toy_sampling
 
 ID = "sampling"
 KIND = "S"

@@ -5,7 +5,7 @@ the compact SmolLM2 vocabulary the interactive tokenizer (figure 1) cuts text wi
 
 Domain: tokenwalk.walk on the request of content/request/request.json (prompt tokens
 counted by the article's namespace), presets from tokenwalk/data/models and machines.
-The results panel is tokenwalk.browser_view.walk_html, the same code the page runs.
+The results panel is tokenwalk.browser.view.walk_html, the same code the page runs.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import html
 import json
 import pathlib
 
-from tokenwalk.browser import SETTINGS_DEFAULTS, explain, smollm2_vocab_data
-from tokenwalk.browser_view import fmt_s, live_summary, walk_html
+from tokenwalk.browser.entry import SETTINGS_DEFAULTS, explain, smollm2_vocab_data
+from tokenwalk.browser.view import fmt_s, live_summary, walk_html
 
 ID = "simulator"
 KIND = "I"
@@ -41,9 +41,9 @@ def _vocab_source() -> dict:
 
 
 def inputs() -> dict:
-    from tokenwalk.article_numbers import article_numbers
-    from tokenwalk.machine_spec import MEASURED_MACHINE, has_measured_machine, list_machine_presets, load_machine
-    from tokenwalk.model_spec import list_model_presets, load_model
+    from article.numbers import article_numbers
+    from tokenwalk.specs.machine import MEASURED_MACHINE, has_measured_machine, list_machine_presets, load_machine
+    from tokenwalk.specs.model import list_model_presets, load_model
 
     n = article_numbers()
     walk = n["walk"]
@@ -79,7 +79,7 @@ def _write_vocab(source: dict, out: pathlib.Path) -> str:
     file is missing (the page then shows the toy tokenizer alone)."""
     if source.get("missing"):
         return ""
-    from tokenwalk.gguf_header import read_gguf_header
+    from tokenwalk.gguf.header import read_gguf_header
 
     header = read_gguf_header(ROOT / source["file"])
     data = smollm2_vocab_data(dict(header.metadata))

@@ -1,6 +1,6 @@
 """Figure 15, three-steps: steps of 1, 295 and 2,048 tokens on one time axis, to scale.
 
-Dense 7B in fp16 through its 32 layers on one H100 SXM (`tokenwalk.roofline.step_time`).
+Dense 7B in fp16 through its 32 layers on one H100 SXM (`tokenwalk.physics.roofline.step_time`).
 In each step the bus brings the weights while the SMs compute, both from the start; the
 step ends when the slower one ends, and the faster one waits. 295 is the most tokens a
 step carries before compute outlasts the weights' trip (`batching.max_users_same_step`);
@@ -36,7 +36,7 @@ def alt(inputs: dict) -> str:
 
 
 def inputs_for(model, machine, token_counts) -> dict:
-    from tokenwalk.roofline import step_time
+    from tokenwalk.physics.roofline import step_time
 
     steps = []
     for tokens in token_counts:
@@ -47,10 +47,10 @@ def inputs_for(model, machine, token_counts) -> dict:
 
 
 def inputs() -> dict:
-    from tokenwalk.batching import max_users_same_step
+    from tokenwalk.physics.batching import max_users_same_step
     from tokenwalk.data_refs import read_data_json
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
 
     model, machine = load_model(MODEL), load_machine(MACHINE)
     prompt = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]

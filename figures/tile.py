@@ -3,7 +3,7 @@ meeting one token (decode) and 128 tokens (prefill).
 
 The same trip over the bus brings the tile in both rows; what changes is the number of
 tokens that use it before it is dropped: 32,768 operations against 4,194,304
-(`tokenwalk.roofline.tile_ops`; the tile's size from `tokenwalk.roofline.tile_bytes`).
+(`tokenwalk.physics.roofline.tile_ops`; the tile's size from `tokenwalk.physics.roofline.tile_bytes`).
 The bar under each count is the operations to scale (a test reads it back).
 """
 
@@ -39,9 +39,9 @@ def alt(inputs: dict) -> str:
 
 def inputs() -> dict:
     from tokenwalk.data_refs import read_data_json
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
-    from tokenwalk.roofline import tile_bytes, tile_ops
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
+    from tokenwalk.physics.roofline import tile_bytes, tile_ops
 
     model, machine = load_model("dense-7b-fp16"), load_machine("h100-sxm")
     scenarios = read_data_json("cited/article.json")["scenarios"]["values"]

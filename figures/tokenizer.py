@@ -1,7 +1,7 @@
 """Figure 1, tokenizer (static rendering): a byte-level BPE trained on one clinical
 paragraph cuts the default sentence; five counters.
 
-Domain: tokenwalk.bpe trained with the settings of tokenwalk/data/toy/tokenizer.json on
+Domain: tokenwalk.text.bpe trained with the settings of tokenwalk/data/toy/tokenizer.json on
 the paragraph content/request/tokenizer-paragraph.txt. The interactive layer (another
 module) enhances the returned container: its data attributes carry the counts, the
 settings and the training paragraph, so the browser can retrain the same tokenizer with
@@ -15,8 +15,8 @@ import json
 import pathlib
 
 from figures._svg import Svg, nested_wide_style
-from tokenwalk.bpe import toy_tokenizer
-from tokenwalk.toy import load_toy
+from tokenwalk.text.bpe import toy_tokenizer
+from article.toys import load_toy
 
 ID = "tokenizer"
 KIND = "I"

@@ -24,7 +24,7 @@ def request_files() -> list[Path]:
 def jinja_env():
     import jinja2
 
-    from content._build.filters import FILTERS
+    from publish.filters import FILTERS
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(CONTENT)), undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, autoescape=False)
@@ -40,6 +40,6 @@ def render_chapters(numbers: dict) -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def default_numbers() -> dict:
-    from tokenwalk.article_numbers import article_numbers
+    from article.numbers import article_numbers
 
     return article_numbers()

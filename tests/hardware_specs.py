@@ -3,8 +3,8 @@
 Stand-ins (tests/hardware_standins.py) remain for tests that need a field changed.
 """
 
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.model_spec import load_model
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
 
 
 def seven_b():

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from tokenwalk.attention import (
+from tokenwalk.physics.attention import (
     attention_row,
     causal_mask,
     causal_weights,
@@ -14,7 +14,7 @@ from tokenwalk.attention import (
     toy_attention_row,
     toy_causal_grid,
 )
-from tokenwalk.toy import load_toy
+from article.toys import load_toy
 
 
 def test_dot_product_of_the_draft_example():
@@ -124,7 +124,7 @@ def test_causal_weights_rejects_a_row_of_the_wrong_length():
 
 def test_figure_8_gpt3_softmaxes_per_decode_step_is_9216():
     """Figure 8 (kv-cache): 96 layers x 96 heads = 9,216 softmaxes in one decode step."""
-    from tokenwalk.attention import softmaxes_per_decode_step
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.physics.attention import softmaxes_per_decode_step
+    from tokenwalk.specs.model import load_model
 
     assert softmaxes_per_decode_step(load_model("gpt3-175b")) == 9216

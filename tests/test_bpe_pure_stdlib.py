@@ -15,7 +15,12 @@ class Blocker:
         if name.split(".")[0] in BLOCKED:
             raise ImportError(f"blocked: {name}")
 sys.meta_path.insert(0, Blocker())
-from tokenwalk import attention, sampling, quantization, bpe, speculative, moe
+from tokenwalk.physics import attention
+from tokenwalk.physics import sampling
+from tokenwalk.physics import quantization
+from tokenwalk.text import bpe
+from tokenwalk.physics import speculative
+from tokenwalk.physics import moe
 import random
 assert [round(100 * w) for w in attention.toy_attention_row()["weights"]] == [4, 3, 74, 4, 3, 6, 5, 0]
 assert round(100 * sampling.toy_sampling()["probs"]["1.0"][0]) == 65

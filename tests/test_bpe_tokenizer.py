@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tokenwalk.bpe import (
+from tokenwalk.text.bpe import (
     BPE,
     bytes_to_unicode,
     count_text,
@@ -13,7 +13,7 @@ from tokenwalk.bpe import (
     train_bpe,
     unicode_to_bytes,
 )
-from tokenwalk.toy import load_toy
+from article.toys import load_toy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -153,7 +153,7 @@ def test_count_text_counts_utf8_bytes_and_words(bpe):
 
 def test_fig1_toy_tokenizer_gives_the_figures_numbers(paragraph, bpe, settings):
     """Figure 1: toy_tokenizer() (what the figure and the article use) agrees with a direct training."""
-    from tokenwalk.bpe import toy_tokenizer
+    from tokenwalk.text.bpe import toy_tokenizer
 
     t = toy_tokenizer(paragraph)
     assert t["counts"] == count_text(settings["sentence"], bpe)

@@ -28,8 +28,8 @@ BOOT_MS = 120_000
 @pytest.fixture(scope="module")
 def article(tmp_path_factory):
     """Base URL of the real article, built with the project's figure cache and served on localhost."""
-    if importlib.util.find_spec("tokenwalk.article_numbers") is None:
-        pytest.skip("tokenwalk/article_numbers.py is not written yet: the real article cannot build")
+    if importlib.util.find_spec("article.numbers") is None:
+        pytest.skip("article/numbers.py is not written yet: the real article cannot build")
     tmp = tmp_path_factory.mktemp("interactive")
     result = run_build("--out", tmp / "site")
     assert result.returncode == 0, result.stderr
@@ -106,7 +106,7 @@ def test_typing_updates_the_counts_and_html_stays_text(w):
 
 
 def test_smollm2_cuts_the_same_text_beside_it(w, article):
-    from tokenwalk import browser as core
+    from tokenwalk.browser import entry as core
 
     if not SMOLLM2.is_file():
         pytest.skip("the SmolLM2 model file is not fetched (make setup): no vocabulary to ship")
@@ -205,7 +205,7 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     expected = cli("walk", "--model", form["model"], "--machine", machine, "--prompt-tokens", form["prompt_tokens"],
                    "--output-tokens", form["output_tokens"], *flags)
     same_numbers(walk, expected)
-    from tokenwalk.browser_view import fmt_s
+    from tokenwalk.browser.view import fmt_s
     assert fig.locator("[data-number=ttft] .tw-big").inner_text() == fmt_s(expected["ttft_s"])
     live = fig.locator(".tw-live[aria-live=polite]")
     assert f"time to first token {fmt_s(expected['ttft_s'])}" in live.inner_text(), "read out after each update"

@@ -1,4 +1,4 @@
-"""tokenwalk.browser, the functions the page's worker calls, run natively: they give the
+"""tokenwalk.browser.entry, the functions the page's worker calls, run natively: they give the
 build's numbers (figure 1, figure 10), exactly `tokenwalk walk --json` and `tokenwalk
 inspect --json` (the simulator), and one-line errors as JSON."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tokenwalk import browser
-from tokenwalk.bpe import toy_tokenizer
+from tokenwalk.browser import entry as browser
+from tokenwalk.text.bpe import toy_tokenizer
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.quantization import toy_quant_block
-from tokenwalk.toy import load_toy
+from tokenwalk.physics.quantization import toy_quant_block
+from article.toys import load_toy
 
 ROOT = Path(__file__).resolve().parent.parent
 PARAGRAPH = (ROOT / load_toy("tokenizer")["paragraph_file"]).read_text(encoding="utf-8")
@@ -127,7 +127,7 @@ def test_not_a_gguf_file_is_a_clear_error():
 def smollm2_header():
     if not SMOLLM2.is_file():
         pytest.skip("the SmolLM2 model file is not fetched (make setup)")
-    from tokenwalk.gguf_header import read_gguf_header
+    from tokenwalk.gguf.header import read_gguf_header
 
     return read_gguf_header(SMOLLM2)
 
@@ -154,7 +154,7 @@ def test_gguf_header_in_slices_matches_inspect(smollm2_header):
 
 
 def test_smollm2_vocabulary_file_cuts_text_like_the_model_file(smollm2_header):
-    from tokenwalk.tokenizer import tokenizer_from_metadata
+    from tokenwalk.text.tokenizer import tokenizer_from_metadata
 
     data = browser.smollm2_vocab_data(dict(smollm2_header.metadata))
     assert browser.load_smollm2(json.dumps(data)) == {"vocabulary": 49152}

@@ -5,7 +5,7 @@ the margin on a wide screen and open inline on a phone, the page works without
 JavaScript. Screenshots at 390 and 1280 px go to tests/screenshots/ (git-ignored).
 
 Two sites: the fixture article (always) and the real article (when its number namespace,
-tokenwalk/article_numbers.py, exists)."""
+article/numbers.py, exists)."""
 
 from __future__ import annotations
 
@@ -49,8 +49,8 @@ def site(request, tmp_path_factory):
     if request.param == "fixture":
         result = build_fixture(FIXTURE, tmp / "site", tmp / "cache")
     else:
-        if importlib.util.find_spec("tokenwalk.article_numbers") is None:
-            pytest.skip("tokenwalk/article_numbers.py is not written yet: the real article cannot build")
+        if importlib.util.find_spec("article.numbers") is None:
+            pytest.skip("article/numbers.py is not written yet: the real article cannot build")
         # the project's figure cache: figures render once, not once per test run
         result = run_build("--out", tmp / "site")
     assert result.returncode == 0, result.stderr

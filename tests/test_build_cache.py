@@ -115,7 +115,7 @@ def test_figure_html_reaches_the_page_when_the_article_uses_it(fakes):
 
 
 def test_renderer_version_joins_the_key():
-    from content._build.figures import renderer_version
+    from publish.registry import renderer_version
     import matplotlib
     assert renderer_version("matplotlib") == f"matplotlib=={matplotlib.__version__}"
     assert renderer_version("svg") == "svg"

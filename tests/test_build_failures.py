@@ -103,7 +103,7 @@ def test_reference_to_unknown_figure_names_file_and_line(fixture_with_site):
 
 def test_missing_numbers_module_is_reported_not_fatal(tmp_path):
     """Without --numbers, the real tokenwalk namespace is used; when a chapter uses no
-    number, the build works even before tokenwalk/article_numbers.py exists."""
+    number, the build works even before article/numbers.py exists."""
     src = copy_fixture(tmp_path)
     for md in (src / "content").glob("*.md"):
         md.unlink()
@@ -113,8 +113,8 @@ def test_missing_numbers_module_is_reported_not_fatal(tmp_path):
                        "--out", tmp_path / "site", "--cache", tmp_path / "cache")
     assert result.returncode == 0, result.stderr
     import importlib.util
-    if importlib.util.find_spec("tokenwalk.article_numbers") is None:
-        assert "tokenwalk/article_numbers.py is missing" in result.stdout
+    if importlib.util.find_spec("article.numbers") is None:
+        assert "article/numbers.py is missing" in result.stdout
 
 
 def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path):

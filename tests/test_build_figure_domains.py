@@ -18,7 +18,8 @@ import json, sys
 from pathlib import Path
 root = Path(sys.argv[1]); sys.path.insert(0, str(root))
 if sys.argv[2] == "bump":
-    from tokenwalk import machine_spec, spec_json
+    from tokenwalk.specs import machine as machine_spec
+    from tokenwalk.specs import schema as spec_json
     real = spec_json.read_preset
     def patched(folder, name):
         data, label = real(folder, name)
@@ -26,7 +27,7 @@ if sys.argv[2] == "bump":
             data = dict(data, bandwidth_gbs=data["bandwidth_gbs"] * 1.01)
         return data, label
     spec_json.read_preset = machine_spec.read_preset = patched
-from content._build import figures as registry
+from publish import registry
 figs = registry.discover(root / "figures", root)
 helpers = registry.helpers_source(root / "figures")
 print(json.dumps({f.id: registry.compute_key(f, helpers) for f in figs}))

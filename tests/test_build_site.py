@@ -155,8 +155,12 @@ def test_pyodide_runtime_and_core_wheel_are_in_the_site(built):
     names = zipfile.ZipFile(wheel).namelist()
     assert "tokenwalk/__init__.py" in names and any(n.endswith(".dist-info/RECORD") for n in names)
     assert not [n for n in names if n.startswith(("tokenwalk/native/", "tokenwalk/cli/"))]
-    assert len([n for n in names if n.startswith("tokenwalk/") and n.endswith(".py")]) == len(
-        list((ROOT / "tokenwalk").glob("*.py")))
+    from tokenwalk import core_module_names
+    core = {m.replace(".", "/") + ".py" for m in core_module_names(ROOT / "tokenwalk")}
+    in_wheel = {n[: -len("/__init__.py")] + ".py" if n.endswith("/__init__.py") else n
+                for n in names if n.endswith(".py")}
+    assert in_wheel == core  # the core, nothing of the article layer or the build
+    assert not [n for n in names if n.startswith(("article/", "publish/", "figures/"))]
 
 
 def test_core_wheel_imports_without_numpy(built):
@@ -177,7 +181,7 @@ def test_core_wheel_imports_without_numpy(built):
 
 def test_wheel_is_reproducible(tmp_path):
     """Same sources, same wheel bytes (fixed timestamps and order): no spurious changes."""
-    from content._build.assets import build_core_wheel
+    from publish.assets import build_core_wheel
     first = build_core_wheel(ROOT, tmp_path / "a").read_bytes()
     assert build_core_wheel(ROOT, tmp_path / "b").read_bytes() == first
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import build_support  # noqa: F401  (puts the project root on sys.path)
-from content._build import filters
-from content._build.figures import scope_ids, with_alt
-from content._build.markdown import slugify
+from publish import filters
+from publish.registry import scope_ids, with_alt
+from publish.markdown import slugify
 
 NB = "\u00a0"
 
@@ -60,7 +60,7 @@ def test_math_core_handles_the_article_constructs():
 
 
 def test_repeated_svg_styles_appear_once():
-    from content._build.figures import drop_repeated_styles
+    from publish.registry import drop_repeated_styles
     seen = set()
     a = '<svg><style>.bus{fill:blue}</style><rect class="bus"/></svg>'
     assert drop_repeated_styles(a, seen) == a

@@ -32,7 +32,7 @@ WALK_DEPENDENTS = ["request_decode_s", "request_step_ms", "request_decode_tok_s"
 @pytest.fixture
 def moved_numbers(monkeypatch):
     """The namespace with the laptop's decode speed doubled in a copy of laptop.json."""
-    from tokenwalk.article_numbers import article_numbers
+    from article.numbers import article_numbers
 
     base = default_numbers()
 

@@ -1,4 +1,4 @@
-"""The namespace `n` the chapters are written against (tokenwalk.article_numbers)."""
+"""The namespace `n` the chapters are written against (article.numbers)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_the_request_history_is_about_six_thousand_tokens():
 
 def test_token_counts_and_times_follow_the_request_files(tmp_path):
     """Chapter 1's token counts and time to first token come from tokenizing content/request/."""
-    from tokenwalk.article_numbers import article_numbers
+    from article.numbers import article_numbers
 
     folder = tmp_path / "request"
     shutil.copytree(CONTENT / "request", folder)
@@ -53,7 +53,7 @@ def test_the_chat_template_figure_shows_the_real_request():
 
 def test_article_numbers_is_fast():
     """The build calls article_numbers() on every run."""
-    from tokenwalk.article_numbers import article_numbers
+    from article.numbers import article_numbers
 
     start = time.perf_counter()
     article_numbers()

@@ -1,14 +1,14 @@
 """The article's arithmetic of bytes, times and ratios lives in tokenwalk's concept modules
-(tokenwalk.roofline, tokenwalk.attention, tokenwalk.kv_cache); the namespace `n` only picks
+(tokenwalk.physics.roofline, tokenwalk.physics.attention, tokenwalk.physics.kv_cache); the namespace `n` only picks
 and names. Each test reproduces the number of a figure or section through those functions."""
 
 import pytest
 
-from tokenwalk.attention import softmaxes_per_decode_step
-from tokenwalk.kv_cache import kv_cache_bytes
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.model_spec import load_model
-from tokenwalk.roofline import (achieved_tflops, bus_bandwidth_gbs, decode_time_s, layer_step_time,
+from tokenwalk.physics.attention import softmaxes_per_decode_step
+from tokenwalk.physics.kv_cache import kv_cache_bytes
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
+from tokenwalk.physics.roofline import (achieved_tflops, bus_bandwidth_gbs, decode_time_s, layer_step_time,
                                 machine_ops_per_byte, matrix_bytes, prefill_time_s, shared_memory_total_bytes,
                                 step_time, tile_bytes, tile_ops, weights_bytes)
 
@@ -107,8 +107,8 @@ def test_decode_in_practice_laptop_balance_point_is_computed():
 
 def test_decode_in_practice_published_median_share():
     """Section "Decode in practice" and figure 19: the median share and run count come from
-    tokenwalk.llama_bench, as does the range of machines the sentence names."""
-    from tokenwalk.llama_bench import published_bandwidth_shares, published_median_bandwidth_share
+    tokenwalk.timing.llama_bench, as does the range of machines the sentence names."""
+    from tokenwalk.timing.llama_bench import published_bandwidth_shares, published_median_bandwidth_share
 
     runs = published_bandwidth_shares()
     text = _decode_in_practice_text()
@@ -146,7 +146,7 @@ def test_weights_by_the_tile_all_shared_memory(h100, d7):
 
 def test_one_moving_column_passes_without_a_cache():
     """Section "One moving column": without a KV cache each answer token reruns all before it."""
-    from tokenwalk.roofline import token_passes_without_cache
+    from tokenwalk.physics.roofline import token_passes_without_cache
 
     assert token_passes_without_cache(3, 2) == (3 + 1) + (3 + 2)
     n = default_numbers()

@@ -4,7 +4,7 @@ through the namespace (n.ref.KEY), so a title is typed once."""
 import re
 from pathlib import Path
 
-from tokenwalk.references import references
+from article.references import references
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 

@@ -1,4 +1,4 @@
-"""The core (tokenwalk/*.py) imports and runs with every non-standard-library package blocked,
+"""The core (tokenwalk minus tokenwalk.EDGE_PACKAGES: native/ and cli/) imports and runs with every non-standard-library package blocked,
 as in Pyodide, where only the interpreter and its standard library exist (DESIGN.md)."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CORE_MODULES = sorted(p.stem for p in (ROOT / "tokenwalk").glob("*.py") if p.stem != "__main__")
+from tokenwalk import core_module_names  # noqa: E402
+
+CORE_MODULES = core_module_names(ROOT / "tokenwalk")
 
 # Runs in a fresh interpreter: a meta-path finder refuses every top-level package that is
 # neither the standard library nor tokenwalk's core, then the core is imported and used.
@@ -34,13 +36,13 @@ for name in list(sys.modules):
 
 modules = json.loads(sys.argv[1])
 for module in modules:
-    importlib.import_module("tokenwalk." + module)
+    importlib.import_module(module)
 importlib.import_module("tokenwalk.cli")
 
 # and use it: every preset, a header, the inspect report (which pulls in roofline and kv_cache)
-from tokenwalk.model_spec import list_model_presets, load_model
-from tokenwalk.machine_spec import list_machine_presets, load_machine, memory_ladder
-from tokenwalk.gguf_header import read_gguf_header_bytes, GGUFNeedMoreBytes
+from tokenwalk.specs.model import list_model_presets, load_model
+from tokenwalk.specs.machine import list_machine_presets, load_machine, memory_ladder
+from tokenwalk.gguf.header import read_gguf_header_bytes, GGUFNeedMoreBytes
 from tokenwalk.cli.inspect import inspect_model
 for name in list_model_presets():
     load_model(name)
@@ -58,8 +60,10 @@ print(json.dumps({"refused": refused, "kv": report["kv_bytes_per_token"]["f16"],
 
 
 def test_core_modules_exist():
-    for name in ("ggml_types", "gguf_header", "model_spec", "machine_spec", "spec_json"):
-        assert name in CORE_MODULES
+    for name in ("gguf.ggml_types", "gguf.header", "specs.model", "specs.machine", "specs.schema",
+                 "physics.roofline", "timing.model", "text.tokenizer", "browser.entry", "walk"):
+        assert "tokenwalk." + name in CORE_MODULES
+    assert not [m for m in CORE_MODULES if m.startswith(("tokenwalk.native", "tokenwalk.cli"))]
 
 
 def test_core_imports_and_runs_with_non_stdlib_packages_blocked():

@@ -65,7 +65,7 @@ def test_article_numbers_expose_every_value_of_engine_json():
 
 def test_decode_in_practice_box_shows_the_measured_decode_speed_and_follows_the_file(monkeypatch, restore_caches):
     from tests._content_helpers import default_numbers
-    from tokenwalk.article_numbers import article_numbers
+    from article.numbers import article_numbers
 
     base = default_numbers()
     before = _box(base)
@@ -88,8 +88,8 @@ def test_decode_in_practice_box_shows_the_measured_decode_speed_and_follows_the_
 
 
 def test_without_engine_json_the_box_says_the_machine_was_not_measured(monkeypatch, restore_caches):
-    from tokenwalk.article_numbers import article_numbers
-    from tokenwalk.machine_spec import has_measured_machine
+    from article.numbers import article_numbers
+    from tokenwalk.specs.machine import has_measured_machine
 
     _substitute(monkeypatch, lambda data: None)
     n = article_numbers()
@@ -100,8 +100,8 @@ def test_without_engine_json_the_box_says_the_machine_was_not_measured(monkeypat
 
 
 def test_this_machine_preset_has_the_measured_bandwidth_and_prefill_rate():
-    from tokenwalk.machine_spec import load_machine, measured_model
-    from tokenwalk.roofline import attention_width, flops_per_token
+    from tokenwalk.specs.machine import load_machine, measured_model
+    from tokenwalk.physics.roofline import attention_width, flops_per_token
 
     data = _engine_file()
     values = {k: v["value"] for k, v in data["values"].items()}
@@ -122,7 +122,7 @@ def test_this_machine_preset_has_the_measured_bandwidth_and_prefill_rate():
 
 
 def test_this_machine_follows_a_changed_bandwidth(monkeypatch, restore_caches):
-    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.specs.machine import load_machine
 
     def halved(data):
         data["values"]["measured_bandwidth_gbs"]["value"] /= 2
@@ -135,7 +135,7 @@ def test_this_machine_follows_a_changed_bandwidth(monkeypatch, restore_caches):
 
 def test_this_machine_without_engine_json_is_a_one_line_error(monkeypatch, restore_caches):
     from tokenwalk.errors import SpecError
-    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.specs.machine import load_machine
 
     _substitute(monkeypatch, lambda data: None)
     with pytest.raises(SpecError, match=r"engine\.json: not found.*tokenwalk measure"):
@@ -155,8 +155,8 @@ def test_walk_cli_accepts_this_machine(capsys):
 
 def test_simulator_lists_this_machine_and_the_browser_resolves_it():
     from figures.simulator import inputs
-    from tokenwalk.browser import simulate
-    from tokenwalk.machine_spec import load_machine
+    from tokenwalk.browser.entry import simulate
+    from tokenwalk.specs.machine import load_machine
 
     machines = {m["name"]: m for m in inputs()["machines"]}
     assert machines["this-machine"]["bandwidth_gbs"] == load_machine("this-machine").bandwidth_gbs

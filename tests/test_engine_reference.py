@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(not MODEL.exists(), reason="S
 
 @pytest.fixture(scope="module")
 def prompt_ids():
-    from tokenwalk.tokenizer import load_tokenizer
+    from tokenwalk.text.tokenizer import load_tokenizer
 
     ids = load_tokenizer(MODEL).encode(TEXT)
     assert len(ids) >= 64

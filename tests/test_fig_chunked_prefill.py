@@ -5,9 +5,9 @@ import pytest
 
 from figures import chunked_prefill
 from schematics_svg import NS, check_alt_and_phone, check_labels, rendered_once
-from tokenwalk.chunked_prefill import mixed_step, separate_steps
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.model_spec import load_model
+from tokenwalk.physics.chunked_prefill import mixed_step, separate_steps
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
 
 
 fig = rendered_once(chunked_prefill)

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 
 
 from figures import gguf_layout
-from tokenwalk.gguf_header import read_gguf_header
+from tokenwalk.gguf.header import read_gguf_header
 
 from _gguf_files import SMOLLM2, needs_smollm2, write_hybrid_moe_file
 

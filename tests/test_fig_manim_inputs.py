@@ -8,7 +8,7 @@ import importlib
 
 import pytest
 
-from tokenwalk import model_spec
+from tokenwalk.specs import model as model_spec
 
 MODULES = ["residual_layer", "decode_head", "kv_cache"]
 SIZE_FIELDS = ["layers", "embedding_length", "head_count", "head_dim", "feed_forward_length", "vocab_size"]
@@ -46,7 +46,7 @@ def test_kv_cache_softmaxes_per_step():
 def test_decode_head_toy_weights_follow_attention_row():
     """Figure 7: toy numbers on a 7-token sentence; weights are tokenwalk's softmax of the
     attention-row figure's scores (warfarin takes the largest share) and sum to 1."""
-    from tokenwalk.attention import softmax
+    from tokenwalk.physics.attention import softmax
 
     got = _module("decode_head").inputs()
     assert got["toy"] is True

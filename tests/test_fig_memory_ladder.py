@@ -5,9 +5,9 @@ import pytest
 
 from figures import memory_ladder
 from schematics_svg import NS, check_labels, check_phone_legible, render, rendered_once, words
-from tokenwalk.machine_spec import memory_ladder as ladder
-from tokenwalk.model_spec import load_model
-from tokenwalk.roofline import memory_time_s
+from tokenwalk.specs.machine import memory_ladder as ladder
+from tokenwalk.specs.model import load_model
+from tokenwalk.physics.roofline import memory_time_s
 
 
 fig = rendered_once(memory_ladder)

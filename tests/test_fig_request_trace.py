@@ -5,9 +5,9 @@ import pytest
 
 from figures import request_trace
 from schematics_svg import NS, check_alt_and_phone, check_labels, rects, render, rendered_once, words
-from tokenwalk.article_numbers import article_numbers
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.model_spec import load_model
+from article.numbers import article_numbers
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
 from tokenwalk.walk import Request
 
 

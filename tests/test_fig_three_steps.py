@@ -5,9 +5,9 @@ import pytest
 
 from figures import three_steps
 from schematics_svg import NS, check_alt_and_phone, check_labels, rects, rendered_once
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.model_spec import load_model
-from tokenwalk.roofline import step_time
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
+from tokenwalk.physics.roofline import step_time
 
 
 fig = rendered_once(three_steps)

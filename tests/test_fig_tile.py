@@ -4,7 +4,7 @@ import pytest
 
 from figures import tile
 from schematics_svg import check_alt_and_phone, check_labels, rects, rendered_once
-from tokenwalk.roofline import tile_ops
+from tokenwalk.physics.roofline import tile_ops
 
 
 fig = rendered_once(tile)

@@ -10,7 +10,7 @@ import tracemalloc
 import pytest
 
 from tokenwalk.errors import GGUFError
-from tokenwalk.gguf_header import read_gguf_header
+from tokenwalk.gguf.header import read_gguf_header
 
 from _gguf_files import SMOLLM2, FileView, needs_smollm2, write_every_type_file
 

@@ -9,7 +9,7 @@ import pytest
 from gguf import GGUFEndian, GGUFReader
 
 from tokenwalk.errors import GGUFError
-from tokenwalk.gguf_header import GGUFNeedMoreBytes, read_gguf_header, read_gguf_header_bytes
+from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header, read_gguf_header_bytes
 
 from _gguf_files import (SMOLLM2, needs_smollm2, write_every_type_file,
                          write_hybrid_moe_file)

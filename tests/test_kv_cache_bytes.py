@@ -4,8 +4,8 @@ import pytest
 
 from hardware_specs import h100, qwen, seven_b
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.kv_cache import kv_bytes_per_element, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
-from tokenwalk.roofline import decode_ceiling_tok_s
+from tokenwalk.physics.kv_cache import kv_bytes_per_element, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
+from tokenwalk.physics.roofline import decode_ceiling_tok_s
 
 
 def test_bytes_per_element_of_cache_types():

@@ -6,7 +6,7 @@ from hardware_specs import h100, laptop, qwen, seven_b
 from hardware_standins import StandinMachine
 from tokenwalk.data_refs import resolve
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.memory_budget import memory_budget, system_bytes
+from tokenwalk.physics.memory_budget import memory_budget, system_bytes
 
 
 def test_laptop_system_share_is_the_measurement():

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from tokenwalk.moe import expected_distinct_experts, max_distinct_experts
+from tokenwalk.physics.moe import expected_distinct_experts, max_distinct_experts
 
 N, K = 256, 8  # Qwen3.6 35B-A3B: expert_count, expert_used_count (its GGUF metadata)
 

@@ -4,8 +4,8 @@ import struct
 
 import pytest
 
-from tokenwalk.ggml_types import ggml_type
-from tokenwalk.quantization import (
+from tokenwalk.gguf.ggml_types import ggml_type
+from tokenwalk.physics.quantization import (
     FORMAT_BITS_PER_WEIGHT,
     block_bits_per_weight,
     level_range,

@@ -4,7 +4,7 @@ import pytest
 
 from hardware_specs import h100, seven_b
 from hardware_standins import StandinModel
-from tokenwalk.roofline import (
+from tokenwalk.physics.roofline import (
     balance_point_tokens,
     compute_time_s,
     decode_ceiling_tok_s,

@@ -3,8 +3,8 @@
 import pytest
 
 from hardware_specs import h100, seven_b
-from tokenwalk.batching import batch_decode_step, max_users_same_step
-from tokenwalk.chunked_prefill import (
+from tokenwalk.physics.batching import batch_decode_step, max_users_same_step
+from tokenwalk.physics.chunked_prefill import (
     chunk_count,
     chunk_sizes,
     chunked_prefill,

@@ -6,9 +6,9 @@ import pytest
 from hardware_specs import h100, laptop, qwen, seven_b
 from hardware_standins import StandinModel
 from tokenwalk.data_refs import resolve
-from tokenwalk.machine_spec import memory_ladder
-from tokenwalk.model_spec import load_model
-from tokenwalk.roofline import (
+from tokenwalk.specs.machine import memory_ladder
+from tokenwalk.specs.model import load_model
+from tokenwalk.physics.roofline import (
     balance_point_tokens,
     compute_time_s,
     decode_ceiling_tok_s,

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tokenwalk.sampling import (
+from tokenwalk.physics.sampling import (
     distribution,
     greedy,
     sample,

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from tokenwalk.errors import SpecError
-from tokenwalk.machine_spec import (OPTIONAL_FIELDS, REQUIRED_FIELDS, list_machine_presets, load_machine,
+from tokenwalk.specs.machine import (OPTIONAL_FIELDS, REQUIRED_FIELDS, list_machine_presets, load_machine,
                                     memory_ladder)
-from tokenwalk.spec_json import read_preset
+from tokenwalk.specs.schema import read_preset
 
 PRESETS = ["h100-sxm", "laptop-860m", "m4-max", "rtx-5080", "rtx-5090"]
 
@@ -92,7 +92,7 @@ def test_figure_11_ladder_follows_the_h100_preset(monkeypatch):
     so editing the preset moves the ladder too (one place for each fact)."""
     import dataclasses
 
-    from tokenwalk import machine_spec
+    from tokenwalk.specs import machine as machine_spec
 
     h100 = machine_spec.load_machine("h100-sxm")
     faster = dataclasses.replace(h100, bandwidth_gbs=4000.0, compute_units=100)

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from tokenwalk.errors import GGUFError, SpecError
-from tokenwalk.gguf_header import read_gguf_header
-from tokenwalk.model_spec import (OPTIONAL_FIELDS, REQUIRED_FIELDS, list_model_presets, load_model,
+from tokenwalk.gguf.header import read_gguf_header
+from tokenwalk.specs.model import (OPTIONAL_FIELDS, REQUIRED_FIELDS, list_model_presets, load_model,
                                   model_from_gguf, model_to_preset)
-from tokenwalk.spec_json import read_preset
+from tokenwalk.specs.schema import read_preset
 
 from _gguf_files import HYBRID, SMOLLM2, needs_smollm2, write_hybrid_moe_file
 

@@ -7,10 +7,14 @@ import sys
 
 import pytest
 
-from tokenwalk import data_refs, timing_calibration, timing_model
+from tokenwalk import data_refs
+
+from tokenwalk.timing import calibration as timing_calibration
+
+from tokenwalk.timing import model as timing_model
 from tokenwalk.errors import SpecError
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.model_spec import load_model
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
 
 LAPTOP_FILE = "measurements/laptop.json"
 MEASURED = data_refs.read_data_json(LAPTOP_FILE)["values"]
@@ -63,7 +67,7 @@ def test_the_laptop_row_reproduces_its_three_measurements():
 def test_the_fit_file_no_longer_stores_the_laptop():
     """What needs numpy is in timing_fit.json; what the measurements give is solved by the core."""
     assert "calibrations" not in timing_model.load_fit()
-    from tokenwalk.machine_spec import has_measured_machine
+    from tokenwalk.specs.machine import has_measured_machine
 
     assert timing_calibration.calibrated_machines() == ["laptop-860m"] + (["this-machine"] if has_measured_machine() else [])
 
@@ -106,7 +110,7 @@ def test_measurements_that_need_a_negative_per_layer_cost_are_held_at_the_bound(
     assert "per-layer cost -70 us, outside the fit's bounds" in coeffs.note
     moe, dense, _ = _speeds()
     assert 21 < moe < 23.4 and 2.6 < dense < 2.8  # both missed by a few percent, in log terms evenly
-    from tokenwalk import timing
+    from tokenwalk.timing import stages as timing
 
     assert "outside the fit's bounds" in timing.efficiencies(load_machine("laptop-860m"))["decode"]["from"]
 
@@ -125,7 +129,7 @@ def test_the_solve_runs_without_numpy():
     """The browser solves the laptop too: no numpy, no scipy."""
     code = ("import sys; sys.modules['numpy'] = None; sys.modules['scipy'] = None\n"
             "from tokenwalk import timing_model\n"
-            "from tokenwalk.machine_spec import load_machine\n"
+            "from tokenwalk.specs.machine import load_machine\n"
             "c = timing_model.coefficients(load_machine('laptop-860m'))\n"
             "print(c.bandwidth_efficiency, c.layer_overhead_s, c.compute_efficiency)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("scipy")
 
-from tokenwalk import timing_model  # noqa: E402
+from tokenwalk.timing import model as timing_model  # noqa: E402
 from tokenwalk.native import timing_fit  # noqa: E402
 
 APPLE_TABLE = "#4167"  # llama.cpp discussion 'Performance of llama.cpp on Apple Silicon M-series'
@@ -66,7 +66,7 @@ def test_the_per_layer_cost_is_why_the_ultra_reaches_a_smaller_share():
 
 
 def test_native_and_pure_core_predict_the_same():
-    """The fit's vectorised model and tokenwalk.timing_model are one model."""
+    """The fit's vectorised model and tokenwalk.timing.model are one model."""
     fit = timing_model.load_fit()
     runs = [r for r in timing_fit.load_runs() if timing_fit.usable(r)]
     assert timing_fit.check_core_agrees(fit, runs) < 1e-9

@@ -8,11 +8,13 @@ import sys
 
 import pytest
 
-from tokenwalk import llama_bench, timing_model
+from tokenwalk.timing import llama_bench
+
+from tokenwalk.timing import model as timing_model
 from tokenwalk.errors import SpecError
-from tokenwalk.llama_bench import BenchMachine
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.model_spec import load_model
+from tokenwalk.timing.llama_bench import BenchMachine
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
 
 FIT = timing_model.load_fit()
 

@@ -1,10 +1,10 @@
-"""tokenwalk.chat_template against Jinja2 rendering the model's real tokenizer.chat_template."""
+"""tokenwalk.text.chat_template against Jinja2 rendering the model's real tokenizer.chat_template."""
 
 import pathlib
 
 import pytest
 
-from tokenwalk.chat_template import default_system_message, render_chat
+from tokenwalk.text.chat_template import default_system_message, render_chat
 from tokenwalk.errors import TokenwalkError
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -21,7 +21,7 @@ CONVERSATIONS = [
 def template():
     if not MODEL.exists():
         pytest.skip("SmolLM2 file not fetched (run make setup)")
-    from tokenwalk.gguf_header import read_gguf_header
+    from tokenwalk.gguf.header import read_gguf_header
 
     return read_gguf_header(MODEL).metadata["tokenizer.chat_template"]
 

@@ -1,4 +1,4 @@
-"""The model's own tokenizer (tokenwalk.tokenizer) against llama.cpp's ids.
+"""The model's own tokenizer (tokenwalk.text.tokenizer) against llama.cpp's ids.
 
 The reference ids were written by tests/fixtures/llamacpp/make_tokenizer_fixtures.py with
 llama-cpp-python (the optional `peer` extra) from the SmolLM2-135M-Instruct GGUF: English,
@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from tokenwalk.tokenizer import load_tokenizer, pre_tokenize
+from tokenwalk.text.tokenizer import load_tokenizer, pre_tokenize
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"

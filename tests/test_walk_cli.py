@@ -34,8 +34,8 @@ def test_json_has_the_contract_fields(capsys):
 
 
 def test_json_is_walk_to_dict(capsys):
-    from tokenwalk.machine_spec import load_machine
-    from tokenwalk.model_spec import load_model
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
     from tokenwalk.walk import Request, walk_request
 
     _, out, _ = run(ARTICLE + ["--json", "--num-ctx", "16384", "--kv-type", "q8_0", "--warm"], capsys)

@@ -3,9 +3,9 @@ cross-validation error where the machine was not measured, and none where it was
 
 import pytest
 
-from tokenwalk.model_spec import load_model
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.timing_model import error_band
+from tokenwalk.specs.model import load_model
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.timing.model import error_band
 from tokenwalk.walk import Request, walk_request
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from hardware_specs import h100, laptop, qwen, seven_b
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.kv_cache import kv_bytes_per_token
-from tokenwalk.roofline import decode_ceiling_tok_s
+from tokenwalk.physics.kv_cache import kv_bytes_per_token
+from tokenwalk.physics.roofline import decode_ceiling_tok_s
 from tokenwalk.walk import Request, walk_request
 
 ARTICLE_REQUEST = Request(prompt_tokens=6550, output_tokens=300, num_ctx=16_384)
@@ -90,7 +90,7 @@ def test_a_model_that_does_not_fit_warns():
 
 
 def test_h100_7b_walk_decode_follows_the_timing_model_below_the_ceiling():
-    from tokenwalk import timing
+    from tokenwalk.timing import stages as timing
 
     walk = walk_request(seven_b(), h100(), Request(2000, 500, warm=True))
     assert walk.decode_tok_s < decode_ceiling_tok_s(seven_b(), h100(), 2000)
@@ -146,7 +146,7 @@ def test_walk_is_fast_enough_for_the_browser():
 
 def test_sampled_long_request_matches_exact_sum():
     """Long requests are summed from samples; the result stays within 0.5 % of the exact sum."""
-    from tokenwalk import timing
+    from tokenwalk.timing import stages as timing
     model, machine = seven_b(), h100()
     walk = walk_request(model, machine, Request(3000, 5000, warm=True))
     exact = sum(timing.decode_step_s(model, machine, 3000 + i) for i in range(5000))

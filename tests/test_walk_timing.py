@@ -5,9 +5,9 @@ import pytest
 
 from hardware_specs import h100, laptop, qwen, seven_b
 from hardware_standins import StandinMachine
-from tokenwalk import timing
+from tokenwalk.timing import stages as timing
 from tokenwalk.data_refs import resolve
-from tokenwalk.roofline import decode_step, prefill_step
+from tokenwalk.physics.roofline import decode_step, prefill_step
 
 
 def measured(key):

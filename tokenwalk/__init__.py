@@ -1,9 +1,41 @@
-"""tokenwalk: every number of *Transformers and local inference*.
+"""tokenwalk: the numbers of local inference, from GGUF headers, machine specs and measurements.
 
-The modules at this level are the **core**: pure Python, standard library only, so that
-they run unchanged at build time, in pytest and in the reader's browser under Pyodide.
-`tokenwalk.native` is the **native edge** (numpy, gguf, pyopencl); nothing in the core
-imports from it.
+A library that knows no article. Its **core** is every module outside `tokenwalk.native`
+and `tokenwalk.cli`: pure Python, standard library only, so that it runs unchanged at build
+time, in pytest and in the reader's browser under Pyodide. Grouped by concern:
+
+- `gguf`: the GGUF header reader and the ggml number formats;
+- `specs`: models and machines (JSON presets with a source per value, GGUF headers);
+- `physics`: roofline, KV cache, attention, batching, chunked prefill, experts, memory
+  budget, speculative decoding, quantization, sampling;
+- `timing`: the fitted timing model, calibration on a machine's own measurements, the
+  published llama-bench runs;
+- `text`: the byte-level BPE, the model's tokenizer, chat templates;
+- `walk`: one request from the disk to the last token;
+- `browser`: the entry points the page's worker calls, and the simulator's HTML view.
+
+`tokenwalk.native` is the **native edge** (numpy, gguf, pyopencl: the OpenCL engine, the
+timing fit); `tokenwalk.cli` the command line. Nothing in the core imports from either.
 """
 
 __version__ = "0.1.0"
+
+# The native edge and the command line: everything else under tokenwalk/ is the pure core
+# (the browser's wheel and the boundary test both read this one rule).
+EDGE_PACKAGES = ("native", "cli")
+
+
+def core_module_names(package_dir) -> list[str]:
+    """Dotted names of the core's modules under `package_dir` (tokenwalk/), in name order:
+    every .py outside EDGE_PACKAGES, except __main__."""
+    from pathlib import Path
+
+    root = Path(package_dir)
+    names = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] in EDGE_PACKAGES or "__pycache__" in rel.parts or rel.name == "__main__.py":
+            continue
+        parts = ["tokenwalk", *rel.with_suffix("").parts]
+        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    return names

@@ -12,7 +12,7 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from .errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError
 
 
 def read_json_file(path, *, missing: str = "file not found", error=TokenwalkError):

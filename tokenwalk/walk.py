@@ -4,7 +4,7 @@ Stages: load (disk to memory, skipped when the model is already loaded), templat
 tokenize, prefill in chunks (the KV cache filling), decode one token per step (the cache
 growing, every step reading the weights and the whole cache), stop. Each stage has its
 seconds, the bytes it moves and what bounds it (disk, cpu, memory or compute), from the
-roofline and the timing model (`tokenwalk.timing`). Then the three numbers a user feels:
+roofline and the timing model (`tokenwalk.timing.stages`). Then the three numbers a user feels:
 load, time to first token (prefill) and decode speed, and a check that the weights and
 the reserved cache fit in the machine's memory.
 
@@ -19,12 +19,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from .chunked_prefill import chunk_sizes
-from .errors import TokenwalkError
-from .kv_cache import KV_TYPES, kv_bytes_per_token, kv_reservation_bytes
-from .memory_budget import memory_budget
-from .roofline import decode_step, prefill_step, step_time
-from . import timing
+from tokenwalk.physics.chunked_prefill import chunk_sizes
+from tokenwalk.errors import TokenwalkError
+from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_reservation_bytes
+from tokenwalk.physics.memory_budget import memory_budget
+from tokenwalk.physics.roofline import decode_step, prefill_step, step_time
+from tokenwalk.timing import stages as timing
 
 # Above this many chunks or steps a stage is evaluated at sample points and summed as a
 # piecewise-linear function (exact where the step time is linear in the context).
@@ -261,8 +261,8 @@ def _ranges(machine, walk: Walk) -> dict | None:
     the middle 80 % of the timing model's leave-one-machine-out error
     (`timing_model.error_band`). None on a machine calibrated on its own measurements,
     whose speeds are the measured ones."""
-    from .timing_calibration import calibrated_machines
-    from .timing_model import error_band
+    from tokenwalk.timing.calibration import calibrated_machines
+    from tokenwalk.timing.model import error_band
 
     if getattr(machine, "name", None) in calibrated_machines():
         return None
@@ -325,7 +325,7 @@ def _decode_stage(model, machine, request: Request, kv_type: str) -> Stage:
     prompt, output, users = request.prompt_tokens, request.output_tokens, request.users
     speculative = request.spec_alpha is not None
     if speculative:
-        from .speculative import expected_tokens_per_round
+        from tokenwalk.physics.speculative import expected_tokens_per_round
 
         tokens_per_round = expected_tokens_per_round(request.spec_alpha, request.spec_gamma)
         steps = max(1, round(output / tokens_per_round))

@@ -16,7 +16,7 @@ import importlib
 import pkgutil
 import sys
 
-from ..errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError
 
 
 def _subcommands():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError
 
 NAME = "fit"
 HELP = "fit the timing model on published llama-bench runs and write data/timing_fit.json"
@@ -32,11 +32,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     try:
-        from ..native import timing_fit
+        from tokenwalk.native import timing_fit
     except ImportError as error:
         raise TokenwalkError(f"fit: needs numpy and scipy (pip install -e '.[native]'): {error}") from None
-    from .. import timing_calibration, timing_model
-    from ..machine_spec import load_machine
+    from tokenwalk.timing import calibration as timing_calibration
+    from tokenwalk.timing import model as timing_model
+    from tokenwalk.specs.machine import load_machine
 
     fit, _ = timing_fit.run_fit(args.data)
     path = timing_fit.write_fit(fit, args.output)

@@ -43,18 +43,18 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from ..errors import TokenwalkError
-    from ..native.engine_run import TextStream, chat_prompt, load, picker
+    from tokenwalk.errors import TokenwalkError
+    from tokenwalk.native.engine_run import TextStream, chat_prompt, load, picker
 
     if args.max_tokens < 1:
         raise TokenwalkError(f"--max-tokens must be at least 1, got {args.max_tokens}")
     # The header is read twice (tokenizer first) so that the KV cache can be sized to the prompt.
-    from ..native.engine_run import model_path
-    from ..tokenizer import load_tokenizer
+    from tokenwalk.native.engine_run import model_path
+    from tokenwalk.text.tokenizer import load_tokenizer
 
     path = model_path(args.model)
     tok = load_tokenizer(path)
-    from ..gguf_header import read_gguf_header
+    from tokenwalk.gguf.header import read_gguf_header
 
     meta = read_gguf_header(path).metadata
     text = args.prompt if args.raw else chat_prompt(tok, meta, args.prompt, args.system)

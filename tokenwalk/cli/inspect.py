@@ -41,10 +41,10 @@ def run(args) -> int:
 
 def inspect_model(name_or_path) -> dict:
     """Everything `inspect` prints, as a JSON-friendly dict (units in the key names)."""
-    from ..kv_cache import kv_bytes_per_token
-    from ..machine_spec import list_machine_presets, load_machine
-    from ..model_spec import load_model
-    from ..roofline import decode_ceiling_tok_s
+    from tokenwalk.physics.kv_cache import kv_bytes_per_token
+    from tokenwalk.specs.machine import list_machine_presets, load_machine
+    from tokenwalk.specs.model import load_model
+    from tokenwalk.physics.roofline import decode_ceiling_tok_s
 
     model = load_model(name_or_path)
     info = model.to_dict()

@@ -32,8 +32,8 @@ def add_arguments(parser):
 def run(args) -> int:
     from pathlib import Path
 
-    from ..errors import TokenwalkError
-    from ..native.engine_run import MEASUREMENTS_FILE, measure
+    from tokenwalk.errors import TokenwalkError
+    from tokenwalk.native.engine_run import MEASUREMENTS_FILE, measure
 
     result = measure(args.model, device=args.device, ctx_tokens=args.ctx, output_tokens=args.output_tokens,
                      chunk_tokens=args.chunk)

@@ -25,8 +25,8 @@ def add_arguments(parser):
 def run(args) -> int:
     from pathlib import Path
 
-    from ..errors import TokenwalkError
-    from ..tokenizer import load_tokenizer
+    from tokenwalk.errors import TokenwalkError
+    from tokenwalk.text.tokenizer import load_tokenizer
 
     path = Path(args.model) if args.model else Path(".cache") / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
     if not path.exists():

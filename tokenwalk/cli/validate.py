@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError
 
 NAME = "validate"
 HELP = "leave-one-machine-out error of the timing model on published llama-bench runs"
@@ -37,7 +37,7 @@ def _line(label: str, s: dict) -> str:
 
 def run(args) -> int:
     try:
-        from ..native import timing_fit
+        from tokenwalk.native import timing_fit
     except ImportError as error:
         raise TokenwalkError(f"validate: needs numpy and scipy (pip install -e '.[native]'): {error}") from None
     runs = [r for r in timing_fit.load_runs(args.data) if timing_fit.usable(r)]

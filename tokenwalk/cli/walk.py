@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError
 
 NAME = "walk"
 HELP = "walk one request on a model and a machine: load, prefill (time to first token), decode"
@@ -51,8 +51,8 @@ _alpha = _checked(float, 0, 1)
 
 def _presets_epilog() -> str:
     try:
-        from ..machine_spec import MEASURED_MACHINE, has_measured_machine, list_machine_presets
-        from ..model_spec import list_model_presets
+        from tokenwalk.specs.machine import MEASURED_MACHINE, has_measured_machine, list_machine_presets
+        from tokenwalk.specs.model import list_model_presets
 
         models, machines = list_model_presets(), list_machine_presets()
         if has_measured_machine():  # the build machine, from `tokenwalk measure`
@@ -84,9 +84,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..machine_spec import load_machine
-    from ..model_spec import load_model
-    from ..walk import Request, walk_request
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
+    from tokenwalk.walk import Request, walk_request
 
     model = load_model(args.model)
     machine = load_machine(args.machine)

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import TokenwalkError
-from .engine_model import OpenModel, open_model
-from .engine_weights import PackedMatrix, pack_tensors
+from tokenwalk.errors import TokenwalkError
+from tokenwalk.native.engine_model import OpenModel, open_model
+from tokenwalk.native.engine_weights import PackedMatrix, pack_tensors
 
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "llama.cl"
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel

@@ -1,6 +1,6 @@
 """Open a llama-architecture GGUF for the engine: its hyper-parameters and tensors.
 
-The header is read by the core's reader (tokenwalk.gguf_header, a fraction of a second;
+The header is read by the core's reader (tokenwalk.gguf.header, a fraction of a second;
 gguf.GGUFReader builds numpy views of all 98,000 tokenizer strings, several seconds) and
 the tensor data stay in a numpy memory map of the file, in the shapes gguf-py uses, so
 gguf.quants can dequantize them. Nothing is dequantized here. Unsupported architectures and
@@ -16,8 +16,8 @@ import numpy as np
 from gguf import GGMLQuantizationType
 from gguf.quants import quant_shape_to_byte_shape
 
-from ..errors import TokenwalkError
-from ..gguf_header import read_gguf_header
+from tokenwalk.errors import TokenwalkError
+from tokenwalk.gguf.header import read_gguf_header
 
 SUPPORTED_ARCHITECTURES = ("llama",)
 SUPPORTED_TYPES = ("F32", "F16", "Q8_0", "Q4_0", "Q4_1")

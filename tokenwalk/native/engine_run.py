@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..chat_template import render_chat
-from ..errors import TokenwalkError
-from ..tokenizer import Tokenizer, tokenizer_from_metadata
+from tokenwalk.text.chat_template import render_chat
+from tokenwalk.errors import TokenwalkError
+from tokenwalk.text.tokenizer import Tokenizer, tokenizer_from_metadata
 
 DEFAULT_MODEL = Path(".cache") / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 REQUEST_DIR = Path("content") / "request"
@@ -34,7 +34,7 @@ def model_path(path) -> Path:
 
 def load(path, device=None, ctx_tokens=None, chunk_tokens=None):
     """(engine, tokenizer) for the GGUF at ``path``; the tokenizer reuses the engine's header."""
-    from .engine import DEFAULT_CHUNK_TOKENS, Engine
+    from tokenwalk.native.engine import DEFAULT_CHUNK_TOKENS, Engine
 
     engine = Engine(model_path(path), device=device, ctx_tokens=ctx_tokens,
                     chunk_tokens=chunk_tokens or DEFAULT_CHUNK_TOKENS)
@@ -43,13 +43,13 @@ def load(path, device=None, ctx_tokens=None, chunk_tokens=None):
 
 
 def picker(temperature: float = 0.0, top_k: int = 0, top_p: float = 1.0, seed: int | None = None):
-    """pick(logits) -> token id, through the core's sampler (tokenwalk.sampling).
+    """pick(logits) -> token id, through the core's sampler (tokenwalk.physics.sampling).
 
     Greedy at temperature 0. Otherwise the sampler gets the 1,000 largest logits only when
     no top-k is set: their softmax share left out is below 1e-6 for this kind of model and
     the draw stays a few milliseconds instead of tens.
     """
-    from ..sampling import sample
+    from tokenwalk.physics.sampling import sample
 
     rng = random.Random(seed)
     if temperature <= 0:

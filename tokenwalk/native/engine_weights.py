@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError
 
 # Device layout of each GGUF type (several GGUF types share one kernel program).
 KERNEL_TYPE = {"Q4_1": "Q4_1", "Q4_0": "Q4_1", "Q8_0": "Q8_0", "F16": "F16", "F32": "F32"}

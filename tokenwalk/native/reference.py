@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from gguf.quants import dequantize
 
-from .engine_model import LlamaConfig, open_model
+from tokenwalk.native.engine_model import LlamaConfig, open_model
 
 
 def _matrix(tensor) -> np.ndarray:

@@ -17,8 +17,8 @@ one odd run (a transcription, a broken build) does not drag a backend's numbers.
 Checked by leave-one-machine-out cross-validation: each machine is predicted by a fit
 that never saw it. A machine timed on its own measurements (the article's laptop) is not
 fitted here: the pure core solves its coefficients from them when it is timed
-(`tokenwalk.timing_calibration`), so this file holds only what needs numpy. The pure
-evaluation is `tokenwalk.timing_model`; the per-run features (roofline bytes and
+(`tokenwalk.timing.calibration`), so this file holds only what needs numpy. The pure
+evaluation is `tokenwalk.timing.model`; the per-run features (roofline bytes and
 operations) are taken from the core so the two cannot disagree.
 """
 
@@ -32,11 +32,11 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import least_squares
 
-from .. import roofline
-from ..errors import SpecError
-from ..llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
-from .. import timing_model
-from ..timing_model import BOUNDS, FIT_PATH, predict_run_tok_s, rounded
+from tokenwalk.physics import roofline
+from tokenwalk.errors import SpecError
+from tokenwalk.timing.llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
+from tokenwalk.timing import model as timing_model
+from tokenwalk.timing.model import BOUNDS, FIT_PATH, predict_run_tok_s, rounded
 
 MIN_MACHINES = 2  # a backend needs this many machines with runs to get a row of its own
 SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not squared
@@ -90,7 +90,7 @@ def features(runs: list) -> Features:
 
 
 def predicted_s(f: Features, idx, e_bw, e_c, overhead) -> np.ndarray:
-    """The model of `tokenwalk.timing_model.step_s`, vectorised."""
+    """The model of `tokenwalk.timing.model.step_s`, vectorised."""
     return np.maximum(f.memory_s[idx] / e_bw, f.compute_s[idx] / e_c) + f.layers[idx] * overhead
 
 
@@ -223,7 +223,7 @@ def run_fit(data_dir: Path | None = None) -> tuple[dict, list]:
     rows = leave_one_machine_out(f)
     fit = {
         "about": (
-            "Coefficients of tokenwalk's timing model (tokenwalk/timing_model.py), written by `tokenwalk fit` from "
+            "Coefficients of tokenwalk's timing model (tokenwalk/timing/model.py), written by `tokenwalk fit` from "
             "the published llama-bench runs in llama-bench/benchmarks.json. A step lasts max(bytes / (bandwidth_efficiency x "
             "spec GB/s), operations / (compute_efficiency x spec FP16 FLOP/s)) + layers x layer_overhead_s. Machines "
             "with their own measurements (timing_calibrations.json) are solved from them when timed, not stored here."
@@ -250,7 +250,7 @@ def run_fit(data_dir: Path | None = None) -> tuple[dict, list]:
 def write_fit(fit: dict, path: Path | None = None) -> Path:
     path = Path(path) if path else FIT_PATH
     path.write_text(json.dumps(fit, indent=2) + "\n", encoding="utf-8")
-    from ..timing_model import _load
+    from tokenwalk.timing.model import _load
 
     _load.cache_clear()
     return path

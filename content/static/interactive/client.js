@@ -68,7 +68,7 @@ export function start() {
   return readyPromise;
 }
 
-/** tokenwalk.browser.<fn>(...args) in the worker; resolves to its JSON-able result. */
+/** tokenwalk.browser.entry.<fn>(...args) in the worker; resolves to its JSON-able result. */
 export async function call(fn, ...args) {
   await start();
   return new Promise((resolve, reject) => {
@@ -78,7 +78,7 @@ export async function call(fn, ...args) {
   });
 }
 
-/** tokenwalk.browser.inspect_gguf on the first bytes of a file (an ArrayBuffer, transferred). */
+/** tokenwalk.browser.entry.inspect_gguf on the first bytes of a file (an ArrayBuffer, transferred). */
 export async function callGguf(buffer, size, name) {
   await start();
   return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 // Figure 10, live: the reader picks the bits (8, 4, 3, 2) and can draw a new block; the
-// quantization itself is tokenwalk.quantization.quantize_block, run in the browser.
+// quantization itself is tokenwalk.physics.quantization.quantize_block, run in the browser.
 import { el, svgEl } from "./dom.js";
 
 // Drawn at the figure's own width (one unit = one CSS pixel), so text keeps its size on a phone.

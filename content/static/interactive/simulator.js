@@ -1,5 +1,5 @@
 // TokenWalk, the simulator, live: every change of the form walks the request again with
-// tokenwalk.walk in the browser (tokenwalk.browser.simulate_view) and shows the stages,
+// tokenwalk.walk in the browser (tokenwalk.browser.entry.simulate_view) and shows the stages,
 // the timeline and the memory to scale, the three numbers and where each comes from.
 // The settings live in the page's URL (shareable). A GGUF file is read here, header
 // only, through File.slice: it never leaves the reader's machine.
@@ -121,7 +121,7 @@ export function enhanceSimulator(figure, api) {
         try {
           const out = await api.call("simulate_view", s);
           if (id !== latest) continue;
-          result.innerHTML = out.html;  // markup from tokenwalk.browser_view: every text escaped there
+          result.innerHTML = out.html;  // markup from tokenwalk.browser.view: every text escaped there
           result.dataset.walk = JSON.stringify(out.walk);
           live.textContent = out.summary;
           result.dataset.ms = String(performance.now() - t0);

@@ -1,8 +1,8 @@
 // The page's Python: a module Web Worker that boots Pyodide from this site (never another
-// host), installs the tokenwalk core wheel and answers calls to tokenwalk.browser.
+// host), installs the tokenwalk core wheel and answers calls to tokenwalk.browser.entry.
 // Messages in:  {type: "boot", pyodide: URL of pyodide.mjs, wheel: URL of the wheel}
-//               {id, fn, args}                       -> tokenwalk.browser.call(fn, JSON args)
-//               {id, gguf: ArrayBuffer, size, name}  -> tokenwalk.browser.call_gguf(...)
+//               {id, fn, args}                       -> tokenwalk.browser.entry.call(fn, JSON args)
+//               {id, gguf: ArrayBuffer, size, name}  -> tokenwalk.browser.entry.call_gguf(...)
 // Messages out: {type: "ready", ms} | {type: "failed", error} | {id, json} (the JSON reply).
 let booted = null;
 let browser = null;
@@ -14,7 +14,7 @@ async function boot(pyodideUrl, wheelUrl) {
   // stdout/stderr to the console's log level: Pyodide's own chatter is not an error.
   const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: (s) => console.log(s) });
   await pyodide.loadPackage(wheelUrl, { messageCallback: () => {}, errorCallback: (s) => console.log(s) });
-  browser = pyodide.pyimport("tokenwalk.browser");
+  browser = pyodide.pyimport("tokenwalk.browser.entry");
   return performance.now() - t0;
 }
 

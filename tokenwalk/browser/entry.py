@@ -1,0 +1,282 @@
+"""Entry points of the page's interactive figures (run in the reader's browser by Pyodide).
+
+The page's Web Worker imports this module from the core wheel and calls `call(name,
+args_json)`, which returns a JSON string; every function below takes and returns
+JSON-able values, so the worker never handles Python objects. The same functions run
+natively (tests, build), so the page shows exactly what `tokenwalk walk --json` and
+`tokenwalk inspect --json` print for the same inputs.
+
+- tokenize_toy(text, paragraph): figure 1's toy BPE (trained on the paragraph) and its counters;
+- load_smollm2(vocab) / tokenize_smollm2(text): SmolLM2's own BPE from the compact
+  vocabulary file the build writes (`smollm2_vocab_data`, from the GGUF header);
+- quantize(weights, bits), draw_weights(seed): figure 10's block;
+- simulate(settings): `walk_request(...).to_dict()`; explain(settings): which numbers are
+  measured, computed or assumed;
+- inspect_gguf(data, file_size, name): a GGUF header from the first bytes of a file the
+  reader picked (File.slice; the rest of the file is never read).
+
+Units as in the core: seconds, bytes (GB = 1e9), tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+from tokenwalk.errors import TokenwalkError
+
+# Metadata keys of the compact SmolLM2 vocabulary file (GGUF names, so the core's
+# tokenizer_from_metadata reads it unchanged).
+VOCAB_KEYS = ("tokenizer.ggml.model", "tokenizer.ggml.pre", "tokenizer.ggml.tokens", "tokenizer.ggml.token_type",
+              "tokenizer.ggml.merges", "tokenizer.ggml.bos_token_id", "tokenizer.ggml.eos_token_id",
+              "tokenizer.ggml.eot_token_id")
+# Settings a simulator scenario may carry, with their defaults (Request's).
+SETTINGS_DEFAULTS = {"num_ctx": None, "kv_type": "f16", "chunk_tokens": 512, "warm": False, "users": 1,
+                     "spec_alpha": None, "spec_gamma": None}
+CUSTOM_MACHINE = "custom"
+
+_toy_cache: dict = {}
+_smollm2 = None
+_gguf_models: dict = {}  # name -> ModelSpec of GGUF headers read in this session
+
+
+# ----------------------------------------------------------------- tokenizers
+
+def _toy_bpe(paragraph: str, n_merges: int):
+    key = (paragraph, n_merges)
+    if key not in _toy_cache:
+        from tokenwalk.text.bpe import train_bpe
+
+        _toy_cache.clear()  # one paragraph per page
+        _toy_cache[key] = train_bpe(paragraph, n_merges)
+    return _toy_cache[key]
+
+
+def tokenize_toy(text: str, paragraph: str, n_merges: int | None = None) -> dict:
+    """Figure 1: `text` cut by the toy BPE trained on `paragraph` with `n_merges` merges
+    (default: data/toy/tokenizer.json). Returns pieces (text of each token) and counts
+    (characters, utf8_bytes, words, tokens, vocabulary)."""
+    from tokenwalk.text.bpe import count_text, unicode_to_bytes
+
+    if n_merges is None:
+        from article.toys import load_toy
+
+        n_merges = load_toy("tokenizer")["n_merges"]
+    bpe = _toy_bpe(paragraph, int(n_merges))
+    to_byte = unicode_to_bytes()
+    pieces = [piece_text(bytes(to_byte[c] for c in symbol)) for symbol in bpe.encode_pieces(text)]
+    return {"pieces": pieces, "counts": count_text(text, bpe)}
+
+
+def piece_text(data: bytes) -> str:
+    """A token's bytes as text; a token that cuts a character in two shows its bytes
+    as \\xNN (é cut into two tokens reads \\xc3 and \\xa9)."""
+    return data.decode("utf-8", errors="backslashreplace")
+
+
+def smollm2_vocab_data(metadata: dict) -> dict:
+    """The tokenizer part of a GGUF metadata dict (what the page needs to cut text as the
+    model does), for the build to write as a JSON file."""
+    missing = [k for k in ("tokenizer.ggml.tokens", "tokenizer.ggml.merges") if k not in metadata]
+    if missing:
+        raise TokenwalkError(f"GGUF metadata: {missing[0]} is missing; no BPE vocabulary to ship")
+    return {k: metadata[k] for k in VOCAB_KEYS if k in metadata}
+
+
+def load_smollm2(vocab) -> dict:
+    """Build SmolLM2's tokenizer from the vocabulary file's JSON (text or dict).
+    Returns its vocabulary size."""
+    global _smollm2
+    from tokenwalk.text.tokenizer import tokenizer_from_metadata
+
+    data = json.loads(vocab) if isinstance(vocab, (str, bytes)) else vocab
+    _smollm2 = tokenizer_from_metadata(data, source="smollm2 vocabulary")
+    return {"vocabulary": _smollm2.vocab_size}
+
+
+def tokenize_smollm2(text: str) -> dict:
+    """`text` cut by SmolLM2's own BPE (typed text: special markers are not parsed).
+    Returns pieces (each token's text, see piece_text), ids, tokens and vocabulary."""
+    if _smollm2 is None:
+        raise TokenwalkError("SmolLM2 tokenizer: its vocabulary is not loaded (load_smollm2 first)")
+    ids = _smollm2.encode(text, parse_special=False)
+    pieces = [piece_text(_smollm2.token_bytes(i)) for i in ids]
+    return {"pieces": pieces, "ids": ids, "tokens": len(ids), "vocabulary": _smollm2.vocab_size}
+
+
+# ----------------------------------------------------------------- quantizer
+
+def quantize(weights: list, bits: int) -> dict:
+    """Figure 10: one block quantized at `bits` bits (QuantizedBlock.to_dict()) and the
+    real formats' bits per weight (Q8_0 8.5, Q4_0 4.5, ...)."""
+    from tokenwalk.physics.quantization import FORMAT_BITS_PER_WEIGHT, quantize_block
+
+    if not isinstance(weights, list) or not all(isinstance(w, (int, float)) for w in weights):
+        raise TokenwalkError("quantize: weights must be a list of numbers")
+    out = quantize_block([float(w) for w in weights], int(bits)).to_dict()
+    out["formats"] = dict(FORMAT_BITS_PER_WEIGHT)
+    return out
+
+
+def draw_weights(seed: int, n: int = 32, sd: float = 0.0065, large: float = 0.0412) -> list:
+    """A new toy block like figure 10's: `n` weights from a normal distribution (standard
+    deviation `sd`), rounded to 4 decimals, one of them (at a random place, random sign)
+    replaced by a large weight of magnitude `large`."""
+    rng = random.Random(seed)
+    weights = [round(rng.gauss(0.0, sd), 4) for _ in range(n)]
+    weights[rng.randrange(n)] = large if rng.random() < 0.5 else -large
+    return [0.0 if w == 0 else w for w in weights]
+
+
+# ----------------------------------------------------------------- simulator
+
+def _model(name: str):
+    if name in _gguf_models:
+        return _gguf_models[name]
+    from tokenwalk.specs.model import load_model, list_model_presets
+
+    if name not in list_model_presets():
+        raise TokenwalkError(f"simulator: model {name!r} is neither a preset nor a GGUF file read on this page")
+    return load_model(name)
+
+
+def _machine(settings: dict):
+    from tokenwalk.specs.machine import load_machine, machine_from_dict
+
+    name = settings.get("machine")
+    if name == CUSTOM_MACHINE or isinstance(name, dict):
+        spec = dict(name) if isinstance(name, dict) else {
+            "bandwidth_gbs": settings.get("bandwidth_gbs"), "fp16_tflops": settings.get("fp16_tflops"),
+            "memory_gb": settings.get("memory_gb")}
+        spec.setdefault("name", CUSTOM_MACHINE)
+        return machine_from_dict(spec, "custom machine")
+    return load_machine(str(name))
+
+
+def request_from_settings(settings: dict):
+    """The Request of a simulator scenario (keys as Request's fields)."""
+    from tokenwalk.walk import Request
+
+    values = {k: settings.get(k, default) for k, default in SETTINGS_DEFAULTS.items()}
+    if values["spec_alpha"] is None or values["spec_gamma"] is None:
+        values["spec_alpha"] = values["spec_gamma"] = None
+    return Request(prompt_tokens=settings["prompt_tokens"], output_tokens=settings["output_tokens"], **values)
+
+
+def simulate(settings: dict) -> dict:
+    """Walk one scenario: exactly `tokenwalk walk --json` for the same inputs.
+
+    settings: model (preset name or the name of a GGUF file read by inspect_gguf),
+    machine (preset name, or "custom" with bandwidth_gbs, fp16_tflops, memory_gb),
+    prompt_tokens, output_tokens and optionally num_ctx, kv_type, chunk_tokens, warm,
+    users, spec_alpha, spec_gamma.
+    """
+    from tokenwalk.walk import walk_request
+
+    return walk_request(_model(settings["model"]), _machine(settings), request_from_settings(settings)).to_dict()
+
+
+def explain(walk: dict) -> dict:
+    """Which of a walk's numbers are measured, computed or assumed (short sentences)."""
+    from tokenwalk.data_refs import read_data_json
+
+    measured = []
+    try:
+        values = read_data_json("measurements/laptop.json")["values"]
+    except (OSError, KeyError, TokenwalkError):
+        values = {}
+    if walk["machine"] == "laptop-860m":
+        for key, label in (("cold_load_s", "load {v} s"), ("prefill_tok_s_moe", "prefill {v} tok/s"),
+                           ("decode_tok_s_moe", "decode {v} tok/s"), ("decode_tok_s_dense", "decode {v} tok/s")):
+            entry = values.get(key, {})
+            if entry.get("model") == walk["model"]:
+                measured.append(label.format(v=entry["value"]) + " (Ollama on the author's laptop)")
+    eff = walk.get("efficiency", {})
+    load = next((s for s in walk["stages"] if s["name"] == "load"), None)
+    of = {"decode": "of the memory bandwidth", "prefill": "of the FP16 peak", "load": "of the disk's speed"}
+    assumed = [f"{phase} reaches {100 * e['value']:.1f} % {of.get(phase, 'of the peak')} ({e['from']})"
+               for phase, e in eff.items()]
+    if load is not None:
+        assumed.append(f"the disk reads {load['disk_gbs']:g} GB/s")
+    assumed.append(f"the system and other apps use {walk['memory']['system_bytes'] / 1e9:g} GB")
+    return {
+        "measured": measured,
+        "computed": ["every stage's time, bytes and bound; load, time to first token, prefill and decode "
+                     "tok/s; the KV cache and the memory budget (tokenwalk's roofline and timing model)"],
+        "assumed": assumed,
+    }
+
+
+def simulate_view(settings: dict) -> dict:
+    """simulate() plus the result panel's HTML (tokenwalk.browser.view) for the page:
+    {"walk": the walk's dict, "explain": explain(walk), "html": markup, "summary": one
+    sentence for the live region}."""
+    from tokenwalk.browser.view import live_summary, walk_html
+
+    walk = simulate(settings)
+    why = explain(walk)
+    return {"walk": walk, "explain": why, "html": walk_html(walk, why), "summary": live_summary(walk)}
+
+
+# ----------------------------------------------------------------- GGUF header
+
+def inspect_gguf(data, file_size: int, name: str) -> dict:
+    """Read a GGUF header from the first bytes of a file (`data`, bytes or a Pyodide
+    buffer with to_bytes()), `file_size` the whole file's size, `name` its file name.
+
+    Returns {"need_bytes": n} when the header goes on past `data` (read a larger slice
+    and call again), else what `tokenwalk inspect --json` reports of the model
+    (architecture, layers, heads, params, active_params, size_bytes, kv_bytes_per_token
+    per cache type, ...) and remembers the model under `name` for simulate().
+    Raises TokenwalkError (one line) for a file that is not a GGUF model.
+    """
+    from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header_bytes
+    from tokenwalk.physics.kv_cache import kv_bytes_per_token
+    from tokenwalk.specs.model import model_from_gguf
+
+    if hasattr(data, "to_bytes"):
+        data = data.to_bytes()
+    try:
+        header = read_gguf_header_bytes(data, file_size=int(file_size), name=name)
+    except GGUFNeedMoreBytes as need:
+        return {"need_bytes": int(need.needed_bytes)}
+    model = model_from_gguf(header)
+    _gguf_models[model.name] = model
+    info = model.to_dict()
+    info.pop("sources", None)
+    info["kv_bytes_per_token"] = {kv: kv_bytes_per_token(model, kv) for kv in ("f16", "q8_0")}
+    info["header_bytes_read"] = header.header_bytes_read
+    return info
+
+
+# ----------------------------------------------------------------- the worker's door
+
+FUNCTIONS = {f.__name__: f for f in (tokenize_toy, load_smollm2, tokenize_smollm2, quantize, draw_weights,
+                                     simulate, explain, simulate_view)}
+
+
+def call(name: str, args_json: str) -> str:
+    """Call FUNCTIONS[name](*args) with JSON arguments; returns JSON: {"ok": result} or
+    {"error": one line} (a TokenwalkError's message, or the exception's type and text)."""
+    try:
+        fn = FUNCTIONS[name]
+        result = fn(*json.loads(args_json))
+        return json.dumps({"ok": result}, allow_nan=False)
+    except KeyError as error:
+        if name not in FUNCTIONS:
+            return json.dumps({"error": f"unknown function {name!r}"})
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+    except TokenwalkError as error:
+        return json.dumps({"error": str(error)})
+    except (ValueError, TypeError) as error:
+        return json.dumps({"error": f"{type(error).__name__}: {error}"})
+
+
+def call_gguf(data, file_size: int, name: str) -> str:
+    """inspect_gguf for the worker (the bytes come as a buffer, not JSON); JSON like call()."""
+    try:
+        return json.dumps({"ok": inspect_gguf(data, file_size, name)}, allow_nan=False)
+    except TokenwalkError as error:
+        return json.dumps({"error": str(error)})
+    except (ValueError, TypeError, KeyError) as error:
+        return json.dumps({"error": f"{name}: {type(error).__name__}: {error}"})

@@ -1,0 +1,1 @@
+"""GGUF files: the header reader and the ggml number formats."""

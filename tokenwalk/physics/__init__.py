@@ -1,0 +1,1 @@
+"""The arithmetic of inference: roofline, KV cache, attention, batching, experts, sampling, quantization."""

@@ -1,0 +1,1 @@
+"""Models and machines: the JSON spec files and GGUF headers read into typed specs."""

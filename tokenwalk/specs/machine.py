@@ -1,0 +1,230 @@
+"""The machines of the article: memory bandwidth, fp16 FLOP/s, memory, compute units.
+
+A MachineSpec comes from a preset (`tokenwalk/data/machines/<name>.json`, every value
+with its source) or any JSON file in the same schema: required `name`, `bandwidth_gbs`,
+`fp16_tflops`, `memory_gb`; optional `backend`, `compute_units`, `lanes_per_cu`,
+`clock_ghz`, `l2_cache_bytes`, `shared_memory_per_cu_bytes`, `disk_gbs`, `title`,
+`sources`.
+
+One more machine, `this-machine` (MEASURED_MACHINE), is not a preset file: `this_machine()`
+builds it from data/measurements/engine.json, what `tokenwalk measure` wrote on the machine
+that built the page (measured bandwidth, achieved prefill rate, physical memory).
+
+Units: bandwidth in GB/s (1e9 bytes per second), compute in TFLOP/s (1e12 operations per
+second, dense fp16/bf16, the format the roofline of the article uses), memory in GB
+(1e9 bytes); on-chip memories in bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from tokenwalk import data_refs
+from tokenwalk.errors import SpecError, TokenwalkError
+from tokenwalk.specs.schema import check_fields, preset_names, read_json_object, read_preset
+
+REQUIRED_FIELDS = {"name": "str", "bandwidth_gbs": "number", "fp16_tflops": "number", "memory_gb": "number"}
+OPTIONAL_FIELDS = {
+    "title": "str", "backend": "str", "compute_units": "int", "lanes_per_cu": "int", "clock_ghz": "number",
+    "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number", "sources": "dict",
+}
+LADDER_FILE = "_memory_ladder"
+MEASURED_MACHINE = "this-machine"
+MEASUREMENTS_FILE = "measurements/engine.json"
+
+
+@dataclass
+class MachineSpec:
+    """A machine as the roofline sees it (see the module docstring for units)."""
+
+    name: str
+    bandwidth_gbs: float
+    fp16_tflops: float
+    memory_gb: float
+    title: str | None = None
+    backend: str | None = None
+    compute_units: int | None = None
+    lanes_per_cu: int | None = None
+    clock_ghz: float | None = None
+    l2_cache_bytes: int | None = None
+    shared_memory_per_cu_bytes: int | None = None
+    disk_gbs: float | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items()}
+
+
+@dataclass(frozen=True)
+class MemoryRung:
+    """One rung of the memory ladder: a memory, its bandwidth (GB/s, None if not given)
+    and capacity (bytes, None for "terabytes"); `capacity_label` as the figure prints it;
+    `count` copies of it (132 SMs)."""
+
+    name: str
+    role: str
+    bandwidth_gbs: float | None
+    capacity_bytes: int | None
+    capacity_label: str
+    source: str
+    count: int = 1
+
+
+def machine_from_dict(data: dict, label: str) -> MachineSpec:
+    """A MachineSpec from a JSON object; SpecError names `label` and the field."""
+    values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS)
+    for name in ("bandwidth_gbs", "fp16_tflops", "memory_gb"):
+        if values[name] <= 0:
+            raise SpecError(f"{label}: field '{name}' must be > 0, not {values[name]!r}")
+    return MachineSpec(**values)
+
+
+def list_machine_presets() -> list[str]:
+    """Names of the machine presets (tokenwalk/data/machines/*.json)."""
+    return preset_names("machines")
+
+
+def load_machine(name_or_path) -> MachineSpec:
+    """A MachineSpec from a preset name or a JSON file; SpecError otherwise."""
+    text = os.fspath(name_or_path)
+    if text.lower().endswith(".json"):
+        return machine_from_dict(read_json_object(text), text)
+    if text == MEASURED_MACHINE:
+        return this_machine()
+    presets = list_machine_presets()
+    if text in presets:
+        data, label = read_preset("machines", text)
+        return machine_from_dict(data, label)
+    if os.sep in text or "/" in text or os.path.exists(text):
+        raise SpecError(f"{text}: a machine is a preset name or a .json file")
+    raise SpecError(f"{text}: not a machine preset ({', '.join(presets + [MEASURED_MACHINE])}), nor a .json file")
+
+
+# ----------------------------------------------------------------- the measured machine
+
+def engine_measurements() -> dict | None:
+    """data/measurements/engine.json parsed (read through data_refs, so a test can substitute
+    it), or None when this build machine has not been measured (no file)."""
+    try:
+        return data_refs.read_data_json(MEASUREMENTS_FILE)
+    except TokenwalkError:
+        return None
+
+
+def has_measured_machine() -> bool:
+    """Whether `this-machine` exists: engine.json is there."""
+    return engine_measurements() is not None
+
+
+def measured_model(file_name: str):
+    """The model preset of the GGUF file `file_name` (its sources cite the file by name);
+    SpecError when no preset describes it."""
+    from tokenwalk.specs.model import list_model_presets, load_model
+
+    for name in list_model_presets():
+        model = load_model(name)
+        if any(str(src).startswith(file_name + ":") for src in model.sources.values()):
+            return model
+    raise SpecError(f"tokenwalk/data/{MEASUREMENTS_FILE}: model: no model preset describes {file_name!r}")
+
+
+def this_machine() -> MachineSpec:
+    """The machine that built the page, as `tokenwalk measure` measured it (engine.json).
+
+    bandwidth_gbs: the read bandwidth its OpenCL kernel measured. fp16_tflops: the useful rate
+    the measured prefill reached (2 x active parameters of the measured model per prompt token,
+    plus the attention over the prompt, which at the request's length is nearly as much, over
+    the prefill's time), a lower bound of the peak: the engine's kernels, not the silicon, set it. memory_gb: the
+    physical memory the measuring process saw. backend "CPU" when the OpenCL device is PoCL
+    (the CPU itself). Its speeds are timed on its own measurements
+    (data/timing_calibrations.json), not on a row of the published fit.
+    """
+    from tokenwalk.physics.roofline import attention_flops, flops_per_token, prefill_query_key_pairs
+
+    data = engine_measurements()
+    label = f"tokenwalk/data/{MEASUREMENTS_FILE}"
+    if data is None:
+        raise SpecError(f"{label}: not found; this machine has not been measured (run `tokenwalk measure`)")
+    try:
+        values = {k: v["value"] for k, v in data["values"].items()}
+        bandwidth, prefill = values["measured_bandwidth_gbs"], values["prefill_tok_s"]
+        memory_bytes, device = values["memory_bytes"], str(values["device"])
+        prompt_tokens = values["prompt_tokens"]
+        when, model_file = data["when"], data["model"]
+    except (KeyError, TypeError) as error:
+        raise SpecError(f"{label}: missing field {error} (run `tokenwalk measure` again)") from None
+    model = measured_model(model_file)
+    prefill_flops = (prompt_tokens * flops_per_token(model)
+                     + attention_flops(model, prefill_query_key_pairs(prompt_tokens)))
+    achieved_tflops = prefill_flops / (prompt_tokens / prefill) / 1e12
+    cpu = "portable computing language" in (device + " " + str(data.get("where", ""))).lower()
+    measured = f"tokenwalk measure on this machine, {when}"
+    return machine_from_dict({
+        "name": MEASURED_MACHINE,
+        "title": "this machine (measured)",
+        "backend": "CPU" if cpu else "OpenCL",
+        "bandwidth_gbs": bandwidth,
+        "fp16_tflops": achieved_tflops,
+        "memory_gb": memory_bytes / 1e9,
+        "sources": {
+            "name": f"the machine that built the page: {device}",
+            "backend": ("its OpenCL device is PoCL, which runs on the CPU; timed on its own "
+                        "measurements (timing_calibrations.json)" if cpu
+                        else "an OpenCL device; timed on its own measurements (timing_calibrations.json)"),
+            "bandwidth_gbs": f"{measured}: an OpenCL kernel reading a buffer larger than any cache",
+            "fp16_tflops": (f"{measured}: {prompt_tokens:,} prompt tokens of {model_file} prefilled at {prefill} "
+                            f"tok/s, each costing 2 x {model.active_params:,} active parameters, plus the attention "
+                            "over the prompt (tokenwalk.physics.roofline.attention_flops); a lower bound of the peak, set by "
+                            "tokenwalk's own kernels"),
+            "memory_gb": f"{measured}: physical memory (page size x physical pages)",
+        },
+    }, label)
+
+
+def memory_ladder() -> list[MemoryRung]:
+    """The rungs of an H100 server's memory ladder, from the disk down to SM shared memory.
+
+    A rung that names a `machine` takes its numbers from that preset, so the H100's
+    bandwidth, memory, L2 and shared memory are written once (in h100-sxm.json).
+    """
+    data, label = read_preset("machines", LADDER_FILE)
+    rungs = data.get("rungs")
+    if not isinstance(rungs, list):
+        raise SpecError(f"{label}: missing field 'rungs' (a list)")
+    out = []
+    for i, rung in enumerate(rungs):
+        where = f"{label}: rungs[{i}]"
+        if not isinstance(rung, dict):
+            raise SpecError(f"{where}: expected an object")
+        if "machine" in rung:
+            out.append(_rung_from_machine(rung, where))
+            continue
+        values = check_fields(rung, where, {"name": "str", "role": "str", "capacity_label": "str", "source": "str"},
+                              {"bandwidth_gbs": "number", "capacity_bytes": "int", "count": "int"})
+        out.append(MemoryRung(name=values["name"], role=values["role"],
+                              bandwidth_gbs=values.get("bandwidth_gbs"),
+                              capacity_bytes=values.get("capacity_bytes"),
+                              capacity_label=values["capacity_label"], source=values["source"],
+                              count=values.get("count", 1)))
+    return out
+
+
+def _rung_from_machine(rung: dict, where: str) -> MemoryRung:
+    """A vram, l2 or sm rung whose numbers are the named machine preset's."""
+    values = check_fields(rung, where, {"name": "str", "role": "str", "source": "str", "machine": "str"}, {})
+    machine = load_machine(values["machine"])
+    role = values["role"]
+    if role == "vram":
+        capacity = int(machine.memory_gb * 1e9)
+        bandwidth, label, count = machine.bandwidth_gbs, f"{machine.memory_gb:g} GB", 1
+    elif role == "l2" and machine.l2_cache_bytes:
+        capacity, bandwidth, count = int(machine.l2_cache_bytes), None, 1
+        label = f"{machine.l2_cache_bytes / 2**20:g} MB"
+    elif role == "sm" and machine.shared_memory_per_cu_bytes and machine.compute_units:
+        capacity, bandwidth, count = int(machine.shared_memory_per_cu_bytes), None, int(machine.compute_units)
+        label = f"{machine.shared_memory_per_cu_bytes / 1024:g} KB x {count} SMs"
+    else:
+        raise SpecError(f"{where}: role {role!r} cannot be read from machine {values['machine']!r}")
+    return MemoryRung(name=values["name"], role=role, bandwidth_gbs=bandwidth, capacity_bytes=capacity,
+                      capacity_label=label, source=values["source"], count=count)

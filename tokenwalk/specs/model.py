@@ -1,0 +1,451 @@
+"""What the article needs to know about a model: sizes, parameters, and bytes read per token.
+
+A ModelSpec comes from one of three places, all giving the same fields:
+
+- a preset, `tokenwalk/data/models/<name>.json`, each value with its source;
+- any JSON file in the same schema (see README: required name, params, size_bytes,
+  layers, embedding_length, head_count, head_count_kv, head_dim);
+- a GGUF file's header (`model_from_gguf`), where parameters and bytes are summed from
+  the tensor table and the sizes come from the metadata.
+
+Units: parameters are counts of weights; bytes are bytes (GB = 1e9 bytes).
+
+The quantity the decode half of the article hangs on is `bytes_read_per_token`: the
+bytes of weights one decoded token reads from memory. From a tensor table it is every
+tensor the token passes through, with three corrections:
+- expert tensors (`*_exps`) count for expert_used_count / expert_count of their bytes
+  (a token runs its top-k experts only);
+- the token embedding counts one row (a lookup), unless the file has no `output.weight`:
+  then the embedding is also the output head and every row is read (SmolLM2: the whole
+  Q8_0 table, about 96.6 MB per token in all);
+- blocks for multi-token prediction (`nextn_predict_layers`, Qwen3.6's 41st block) are
+  left out: an ordinary decoding step does not run them.
+Without a tensor table (a JSON spec), it is `bytes_read_per_token` if the file gives it,
+else size_bytes × active_params / params (1.84 GB for Qwen3.6: 21.7 GB × 3 / 35.5).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field, fields as dataclass_fields
+from typing import Any
+
+from tokenwalk.errors import GGUFError, SpecError
+from tokenwalk.gguf.ggml_types import GGML_TYPES
+from tokenwalk.gguf.header import GGUFHeader, read_gguf_header
+from tokenwalk.specs.schema import check_fields, preset_names, read_json_object, read_preset
+
+REQUIRED_FIELDS = {
+    "name": "str", "params": "number", "size_bytes": "number", "layers": "int",
+    "embedding_length": "int", "head_count": "int", "head_count_kv": "int", "head_dim": "int",
+}
+OPTIONAL_FIELDS = {
+    "title": "str", "architecture": "str", "active_params": "number", "kv_layers": "int",
+    "context_length": "int", "vocab_size": "int", "feed_forward_length": "int",
+    "expert_count": "int", "expert_used_count": "int", "expert_ffn_length": "int",
+    "shared_expert_count": "int", "full_attention_interval": "int", "mtp_layers": "int",
+    "bytes_read_per_token": "number", "tensor_bytes": "number", "file_type": "str",
+    "sources": "dict", "tensor_types": "dict", "gguf": "dict",
+}
+
+_BLOCK = re.compile(r"^blk\.(\d+)\.")
+
+
+@dataclass
+class ModelSpec:
+    """A model as the article counts it. Optional sizes are None when unknown.
+
+    params: all weights in the file. active_params: weights one token uses (MoE: the
+    shared part + its experts). size_bytes: the file (what is loaded). layers: the
+    transformer blocks a token runs (without multi-token-prediction blocks, counted in
+    mtp_layers). kv_layers: layers that keep a KV cache (hybrid models: 1 in
+    full_attention_interval). tensor_bytes: bytes of the tensors alone (no header).
+    sources: field -> where its value comes from. tensor_types: per ggml type, tensors,
+    elements, bytes and bits per weight. gguf: a description of the GGUF header (see
+    `gguf_header.describe_header`), for the figure of the file's layout.
+    """
+
+    name: str
+    params: float
+    size_bytes: float
+    layers: int
+    embedding_length: int
+    head_count: int
+    head_count_kv: int
+    head_dim: int
+    title: str | None = None
+    architecture: str | None = None
+    active_params: float | None = None
+    kv_layers: int | None = None
+    context_length: int | None = None
+    vocab_size: int | None = None
+    feed_forward_length: int | None = None
+    expert_count: int = 0
+    expert_used_count: int = 0
+    expert_ffn_length: int | None = None
+    shared_expert_count: int = 0
+    full_attention_interval: int | None = None
+    mtp_layers: int = 0
+    tensor_bytes: float | None = None
+    file_type: str | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+    tensor_types: dict[str, dict] = field(default_factory=dict)
+    gguf: dict | None = None
+    stored_bytes_read_per_token: float | None = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.active_params is None:
+            self.active_params = self.params
+        if self.kv_layers is None:
+            if self.full_attention_interval:
+                self.kv_layers = full_attention_layers(self.layers, self.full_attention_interval)
+            else:
+                self.kv_layers = self.layers
+
+    @property
+    def bits_per_weight(self) -> float:
+        """Average bits per weight of the stored tensors (Qwen3.6 Q4_K_M: 4.89)."""
+        stored = self.tensor_bytes if self.tensor_bytes else self.size_bytes
+        return 8 * stored / self.params
+
+    @property
+    def bytes_read_per_token(self) -> float:
+        """Bytes of weights one decoded token reads (see the module's docstring)."""
+        if self.stored_bytes_read_per_token is not None:
+            return self.stored_bytes_read_per_token
+        return self.size_bytes * self.active_params / self.params
+
+    @property
+    def is_moe(self) -> bool:
+        return self.expert_count > 1
+
+    def to_dict(self) -> dict:
+        """Every field plus the derived ones (bits_per_weight, bytes_read_per_token)."""
+        out = {f.name: getattr(self, f.name) for f in dataclass_fields(self)
+               if f.name not in ("stored_bytes_read_per_token", "gguf")}
+        out["bits_per_weight"] = self.bits_per_weight
+        out["bytes_read_per_token"] = self.bytes_read_per_token
+        return out
+
+
+def full_attention_layers(layers: int, interval: int) -> int:
+    """Layers with full attention when one in `interval` has it (the last of each group,
+    as in Qwen3-Next and Qwen3.6: layers 3, 7, 11, ... of 0..39 → 10)."""
+    return sum(1 for i in range(layers) if (i + 1) % interval == 0)
+
+
+# ---------------------------------------------------------------- JSON and presets
+
+def model_from_dict(data: dict, label: str) -> ModelSpec:
+    """A ModelSpec from a JSON object in the model schema; SpecError names label and field."""
+    values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS)
+    stored = values.pop("bytes_read_per_token", None)
+    if values["params"] <= 0:
+        raise SpecError(f"{label}: field 'params' must be > 0, not {values['params']!r}")
+    for name in ("head_count", "head_count_kv", "head_dim", "layers"):
+        if values[name] <= 0:
+            raise SpecError(f"{label}: field '{name}' must be > 0, not {values[name]!r}")
+    if values.get("expert_used_count", 0) > values.get("expert_count", 0):
+        raise SpecError(f"{label}: field 'expert_used_count' ({values['expert_used_count']}) "
+                        f"exceeds 'expert_count' ({values.get('expert_count', 0)})")
+    if values.get("active_params") is not None and values["active_params"] > values["params"]:
+        raise SpecError(f"{label}: field 'active_params' exceeds 'params'")
+    types = {}
+    for type_name, row in values.get("tensor_types", {}).items():
+        if type_name not in GGML_TYPES or not isinstance(row, dict):
+            raise SpecError(f"{label}: field 'tensor_types': {type_name!r} is not a ggml type "
+                            f"({', '.join(GGML_TYPES)}) with an object of counts")
+        types[type_name] = {**row, "bits_per_weight": row.get("bits_per_weight", GGML_TYPES[type_name].bits_per_weight)}
+    values["tensor_types"] = types
+    return ModelSpec(**values, stored_bytes_read_per_token=stored)
+
+
+def model_to_preset(model: ModelSpec) -> dict:
+    """The JSON object (model schema) that loads back into the same ModelSpec.
+
+    Used to store a model read from a GGUF file as a preset (smollm2-135m), so the
+    core works without the file.
+    """
+    out = {}
+    for f in dataclass_fields(model):
+        value = getattr(model, f.name)
+        if f.name == "stored_bytes_read_per_token":
+            out["bytes_read_per_token"] = model.bytes_read_per_token
+        elif value is not None and value != {} :
+            out[f.name] = value
+    return out
+
+
+def list_model_presets() -> list[str]:
+    """Names of the model presets (tokenwalk/data/models/*.json)."""
+    return preset_names("models")
+
+
+def load_model(name_or_path) -> ModelSpec:
+    """A ModelSpec from a preset name, a .gguf file or a .json file.
+
+    Raises SpecError (unknown preset, bad JSON, missing field) or GGUFError (a file
+    that is not a readable GGUF), each one line naming the file and the field.
+    """
+    text = os.fspath(name_or_path)
+    lower = text.lower()
+    if lower.endswith(".json"):
+        return model_from_dict(read_json_object(text), text)
+    if lower.endswith(".gguf") or os.path.isfile(text):
+        return model_from_gguf(read_gguf_header(text))
+    presets = list_model_presets()
+    if text in presets:
+        data, label = read_preset("models", text)
+        return model_from_dict(data, label)
+    if os.sep in text or "/" in text:
+        raise SpecError(f"{text}: no such file")
+    raise SpecError(f"{text}: not a model preset ({', '.join(presets)}), nor a .gguf or .json file")
+
+
+# ---------------------------------------------------------------- GGUF
+
+def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
+    """A ModelSpec from a GGUF header: sizes from the metadata, counts from the tensor table.
+
+    Knows the keys llama.cpp writes for llama, qwen2, qwen3, qwen3moe and the hybrid
+    qwen35moe / qwen3next (full_attention_interval, nextn_predict_layers), and any
+    architecture that uses the same key names.
+    """
+    src = os.path.basename(header.source)
+    arch = header.architecture
+    if not isinstance(arch, str) or not arch:
+        raise GGUFError(f"{header.source}: metadata key 'general.architecture' is missing, "
+                        f"so the model's keys cannot be found")
+    sources: dict[str, str] = {}
+
+    def key(suffix: str) -> str:
+        return f"{arch}.{suffix}"
+
+    def get(suffix: str, field_name: str, required: bool = False, default=None):
+        value = header.metadata.get(key(suffix))
+        if value is None:
+            if required:
+                raise GGUFError(f"{header.source}: metadata key '{key(suffix)}' is missing "
+                                f"(needed for {field_name})")
+            return default
+        if isinstance(value, bool) or not isinstance(value, (int, float, list)):
+            raise GGUFError(f"{header.source}: metadata key '{key(suffix)}' should be a number, "
+                            f"not {type(value).__name__}")
+        sources[field_name] = f"{src}: {key(suffix)}"
+        return value
+
+    block_count = _scalar(get("block_count", "layers", required=True), header, key("block_count"))
+    mtp = _scalar(get("nextn_predict_layers", "mtp_layers", default=0), header, key("nextn_predict_layers"))
+    layers = block_count - mtp
+    if layers <= 0:
+        raise GGUFError(f"{header.source}: {key('block_count')} = {block_count} leaves no layers")
+    if mtp:
+        sources["layers"] = f"{src}: {key('block_count')} - {key('nextn_predict_layers')}"
+
+    width = _scalar(get("embedding_length", "embedding_length", required=True), header, key("embedding_length"))
+    head_count = _max(get("attention.head_count", "head_count", required=True))
+    kv = get("attention.head_count_kv", "head_count_kv", default=None)
+    interval = get("full_attention_interval", "full_attention_interval", default=None)
+    if isinstance(kv, list):
+        # Hybrid files may give KV heads per layer, 0 where a layer keeps no KV cache.
+        per_layer = [int(x) for x in kv[:layers]]
+        kv_layers = sum(1 for x in per_layer if x > 0)
+        head_count_kv = max(per_layer) if per_layer else 0
+        sources["kv_layers"] = f"{src}: layers with {key('attention.head_count_kv')} > 0"
+    else:
+        head_count_kv = int(kv) if kv is not None else head_count
+        if kv is None:
+            sources["head_count_kv"] = f"{src}: no {key('attention.head_count_kv')}, so equal to head_count"
+        if interval:
+            interval = _scalar(interval, header, key("full_attention_interval"))
+            kv_layers = full_attention_layers(layers, interval)
+            sources["kv_layers"] = f"{src}: 1 layer in {key('full_attention_interval')}"
+        else:
+            kv_layers = layers
+            sources["kv_layers"] = f"{src}: every layer ({key('block_count')})"
+    if head_count <= 0 or head_count_kv <= 0:
+        raise GGUFError(f"{header.source}: {key('attention.head_count')} and head_count_kv must be > 0")
+    head_dim = get("attention.key_length", "head_dim", default=None)
+    if head_dim is None:
+        head_dim = width // head_count
+        sources["head_dim"] = f"{src}: {key('embedding_length')} / {key('attention.head_count')}"
+    head_dim = _scalar(head_dim, header, key("attention.key_length"))
+
+    expert_count = _scalar(get("expert_count", "expert_count", default=0), header, key("expert_count"))
+    expert_used = _scalar(get("expert_used_count", "expert_used_count", default=0), header,
+                          key("expert_used_count"))
+    if expert_used > expert_count:
+        raise GGUFError(f"{header.source}: {key('expert_used_count')} ({expert_used}) exceeds "
+                        f"{key('expert_count')} ({expert_count})")
+
+    tokens = header.metadata.get("tokenizer.ggml.tokens")
+    vocab = get("vocab_size", "vocab_size", default=None)
+    if vocab is None and isinstance(tokens, list):
+        vocab = len(tokens)
+        sources["vocab_size"] = f"{src}: number of tokenizer.ggml.tokens"
+
+    counts = tensor_counts(header, layers, expert_count, expert_used)
+    shexp = get("expert_shared_count", "shared_expert_count", default=None)
+    if shexp is None:
+        shexp = 1 if counts["has_shared_expert"] else 0
+        if shexp:
+            sources["shared_expert_count"] = f"{src}: *_shexp tensors in the tensor table"
+
+    size_bytes = header.file_size if header.file_size is not None else header.data_offset + header.tensor_data_bytes
+    sources.update({
+        "name": f"{src}: general.name" if header.metadata.get("general.name") else f"{src}: file name",
+        "architecture": f"{src}: general.architecture",
+        "params": f"{src}: sum of the tensor table's element counts",
+        "active_params": f"{src}: params - (expert_count - expert_used_count) x params of one expert"
+        if expert_count > 1 else f"{src}: dense, all params",
+        "size_bytes": f"{src}: file size",
+        "tensor_bytes": f"{src}: sum of the tensors' bytes (ggml type sizes)",
+        "bytes_read_per_token": f"{src}: tensor table (experts x used/count, embedding one row unless "
+                                f"tied to the output, multi-token-prediction blocks left out)",
+        "tensor_types": f"{src}: tensor table grouped by ggml type",
+        "gguf": f"{src}: describe_header() of the file's header",
+    })
+    for field_name, suffix in (("mtp_layers", "nextn_predict_layers"), ("expert_count", "expert_count"),
+                               ("expert_used_count", "expert_used_count"),
+                               ("shared_expert_count", "expert_shared_count")):
+        sources.setdefault(field_name, f"{src}: no {key(suffix)}, so 0")
+    ffn = get("feed_forward_length", "feed_forward_length", default=None)
+    context = get("context_length", "context_length", default=None)
+    expert_ffn = get("expert_feed_forward_length", "expert_ffn_length", default=None)
+    file_type = header.metadata.get("general.file_type")
+    return ModelSpec(
+        name=name or header.metadata.get("general.name") or os.path.splitext(src)[0],
+        architecture=arch,
+        params=counts["params"],
+        active_params=counts["active_params"],
+        size_bytes=size_bytes,
+        tensor_bytes=header.tensor_data_bytes,
+        layers=layers,
+        mtp_layers=mtp,
+        embedding_length=width,
+        head_count=head_count,
+        head_count_kv=head_count_kv,
+        head_dim=head_dim,
+        kv_layers=kv_layers,
+        context_length=_scalar(context, header, key("context_length")) if context is not None else None,
+        vocab_size=int(vocab) if vocab is not None else None,
+        feed_forward_length=_max(ffn) if ffn is not None else None,
+        expert_count=expert_count,
+        expert_used_count=expert_used,
+        expert_ffn_length=_scalar(expert_ffn, header, key("expert_feed_forward_length"))
+        if expert_ffn is not None else None,
+        shared_expert_count=int(shexp),
+        full_attention_interval=int(interval) if interval and not isinstance(interval, list) else None,
+        file_type=_FILE_TYPES.get(file_type) if isinstance(file_type, int) else None,
+        sources=sources,
+        tensor_types=header.bytes_by_type(),
+        gguf=describe_header(header),
+        stored_bytes_read_per_token=counts["bytes_read_per_token"],
+    )
+
+
+def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_used: int) -> dict:
+    """Parameters and bytes from the tensor table: params, active_params,
+    bytes_read_per_token (see the module docstring) and has_shared_expert."""
+    params = header.n_parameters
+    expert_params = 0
+    read_bytes = 0.0
+    names = {t.name for t in header.tensors}
+    tied = "output.weight" not in names
+    shared = False
+    for t in header.tensors:
+        block = _BLOCK.match(t.name)
+        is_expert = "_exps" in t.name
+        if is_expert:
+            expert_params += t.n_elements
+        if "_shexp" in t.name:
+            shared = True
+        if block and int(block.group(1)) >= layers:
+            continue    # a multi-token-prediction block: not run by an ordinary step
+        if is_expert and expert_count > 1:
+            read_bytes += t.n_bytes * expert_used / expert_count
+        elif t.name == "token_embd.weight" and not tied and len(t.shape) == 2 and t.shape[1]:
+            read_bytes += t.n_bytes / t.shape[1]    # one row: the token's embedding
+        else:
+            read_bytes += t.n_bytes
+    active = params
+    if expert_count > 1 and expert_params:
+        active = params - (expert_count - expert_used) * expert_params // expert_count
+    return {"params": params, "active_params": active, "bytes_read_per_token": read_bytes,
+            "has_shared_expert": shared}
+
+
+def describe_header(header: GGUFHeader, array_head: int = 4) -> dict:
+    """A JSON-friendly description of a GGUF header for the file-layout figure.
+
+    The four bands with their byte ranges and sizes (and the share of the file that is
+    tensor data), every metadata key (arrays as their count and
+    first `array_head` items), the tensor table's types, and the first tensors. The
+    presets of files we do not have store the same shape with the facts known.
+    """
+    metadata = []
+    for f in header.fields:
+        entry: dict[str, Any] = {"key": f.key, "type": f.value_type}
+        if f.value_type == "array":
+            entry["type"] = f"array[{f.item_type}]"
+            entry["count"] = len(f.value)
+            entry["head"] = [_short(v) for v in f.value[:array_head]]
+        else:
+            entry["value"] = _short(f.value)
+        metadata.append(entry)
+    end = header.file_size if header.file_size is not None else header.data_offset + header.tensor_data_bytes
+    return {
+        "file": os.path.basename(header.source),
+        "version": header.version,
+        "tensor_count": header.tensor_count,
+        "kv_count": header.kv_count,
+        "file_bytes": end,
+        "alignment": header.alignment,
+        "bands": {
+            "header": [0, header.metadata_offset],
+            "metadata": [header.metadata_offset, header.tensor_table_offset],
+            "tensor_table": [header.tensor_table_offset, header.tensor_table_end],
+            "tensor_data": [header.data_offset, end],
+        },
+        "band_bytes": {
+            "header": header.metadata_offset,
+            "metadata": header.tensor_table_offset - header.metadata_offset,
+            "tensor_table": header.tensor_table_end - header.tensor_table_offset,
+            "padding": header.data_offset - header.tensor_table_end,
+            "tensor_data": end - header.data_offset,
+        },
+        "data_share": (end - header.data_offset) / end if end else None,
+        "metadata": metadata,
+        "tensor_types": header.bytes_by_type(),
+        "tensors": [{"name": t.name, "shape": list(t.shape), "ggml_type": t.ggml_type}
+                    for t in header.tensors[:array_head]],
+        "bits_per_weight": 8 * header.tensor_data_bytes / header.n_parameters if header.n_parameters else None,
+    }
+
+
+def _short(value, limit: int = 120):
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit] + "…"
+    if isinstance(value, list):
+        return f"[{len(value)} items]"
+    return value
+
+
+def _scalar(value, header: GGUFHeader, key: str) -> int:
+    if isinstance(value, list) or isinstance(value, float) and value != int(value):
+        raise GGUFError(f"{header.source}: metadata key '{key}' should be one whole number, not {value!r}")
+    return int(value)
+
+
+def _max(value) -> int:
+    """A per-layer list (some files give heads or FFN widths per layer) -> its largest value."""
+    if isinstance(value, list):
+        return int(max(value)) if value else 0
+    return int(value)
+
+
+# llama_ftype (llama.h): general.file_type -> the name people use for the mix.
+_FILE_TYPES = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+               11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+               17: "Q5_K_M", 18: "Q6_K", 32: "BF16"}

@@ -1,0 +1,1 @@
+"""Text: the byte-level BPE, the model's tokenizer and chat template."""

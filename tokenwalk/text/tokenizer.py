@@ -1,0 +1,304 @@
+"""The model's own byte-level BPE tokenizer, built from a GGUF header (pure Python).
+
+Domain: GGUF files whose ``tokenizer.ggml.model`` is ``gpt2`` (byte-level BPE: GPT-2,
+SmolLM2, Qwen, Llama 3 style vocabularies). The vocabulary (``tokenizer.ggml.tokens``),
+the merge ranks (``tokenizer.ggml.merges``) and the token types
+(``tokenizer.ggml.token_type``: 3 = control, 4 = user-defined) come from the file's
+metadata; the pre-tokenizer is chosen by ``tokenizer.ggml.pre``.
+
+Encoding follows llama.cpp, so that ids match the engine the article measures:
+
+1. special tokens (control and user-defined) are cut out first when ``parse_special``;
+2. the rest is split into words by the pre-tokenizer. llama.cpp applies its pre-tokenizer
+   regular expressions one after the other, each inside the pieces left by the previous
+   one, keeping the text between matches as pieces too. The patterns use Unicode classes
+   (``\\p{L}``, ``\\p{N}``) that the standard ``re`` module lacks, so they are hand-written
+   scanners over ``unicodedata`` categories here;
+3. each word's UTF-8 bytes are mapped to printable characters (GPT-2's byte-to-unicode
+   table) and merged pair by pair, lowest merge rank first, leftmost first on ties.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+from tokenwalk.text.bpe import bytes_to_unicode
+from tokenwalk.errors import TokenwalkError
+from tokenwalk.gguf.header import read_gguf_header
+
+TOKEN_TYPE_NORMAL = 1
+TOKEN_TYPE_CONTROL = 3
+TOKEN_TYPE_USER_DEFINED = 4
+
+# llama.cpp's whitespace set (unicode.cpp), which differs from str.isspace on U+001C-U+001F.
+_WHITESPACE = frozenset([0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
+                         0x2028, 0x2029, 0x202F, 0x205F, 0x3000])
+
+# Character classes of the pre-tokenizer: letter, number, whitespace, other.
+_LETTER, _NUMBER, _SPACE, _OTHER = "L", "N", "S", "O"
+
+
+def _char_class(ch: str) -> str:
+    cp = ord(ch)
+    if cp in _WHITESPACE:
+        return _SPACE
+    if cp < 128:  # fast path for ASCII
+        if ch.isalpha():
+            return _LETTER
+        if ch.isdigit():
+            return _NUMBER
+        return _OTHER
+    cat = unicodedata.category(ch)
+    if cat[0] == "L":
+        return _LETTER
+    if cat[0] == "N":
+        return _NUMBER
+    return _OTHER
+
+
+def _split_each_number(pieces: list[str]) -> list[str]:
+    r"""The pattern ``\p{N}``: every number character becomes its own piece."""
+    out = []
+    for piece in pieces:
+        start = 0
+        for i, ch in enumerate(piece):
+            if _char_class(ch) == _NUMBER:
+                if i > start:
+                    out.append(piece[start:i])
+                out.append(ch)
+                start = i + 1
+        if start < len(piece):
+            out.append(piece[start:])
+    return out
+
+
+def _split_gpt2(pieces: list[str]) -> list[str]:
+    r"""GPT-2's pattern, inside each piece::
+
+        's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+    """
+    out = []
+    for piece in pieces:
+        classes = [_char_class(ch) for ch in piece]
+        n = len(piece)
+        pos = 0
+        while pos < n:
+            ch = piece[pos]
+            if ch == "'" and pos + 1 < n:
+                nxt = piece[pos + 1]
+                if nxt in "stmd":
+                    out.append(piece[pos:pos + 2])
+                    pos += 2
+                    continue
+                if pos + 2 < n and piece[pos + 1:pos + 3] in ("re", "ve", "ll"):
+                    out.append(piece[pos:pos + 3])
+                    pos += 3
+                    continue
+            # an optional leading space joins the word that follows it
+            if ch == " ":
+                cls = classes[pos + 1] if pos + 1 < n else _SPACE
+            else:
+                cls = classes[pos]
+            if cls in (_LETTER, _NUMBER, _OTHER):
+                end = pos + (ch == " ")
+                while end < n and classes[end] == cls:
+                    end += 1
+                out.append(piece[pos:end])
+                pos = end
+                continue
+            spaces = 0
+            while pos + spaces < n and classes[pos + spaces] == _SPACE:
+                spaces += 1
+            if spaces > 1 and pos + spaces < n:
+                # \s+(?!\S): leave the last space to prefix the next word
+                out.append(piece[pos:pos + spaces - 1])
+                pos += spaces - 1
+                continue
+            if spaces > 0:
+                out.append(piece[pos:pos + spaces])
+                pos += spaces
+                continue
+            out.append(ch)
+            pos += 1
+    return out
+
+
+# tokenizer.ggml.pre -> the sequence of splitters llama.cpp applies (llama-vocab.cpp).
+PRE_TOKENIZERS = {
+    "smollm": (_split_each_number, _split_gpt2),
+    "starcoder": (_split_each_number, _split_gpt2),
+    "refact": (_split_each_number, _split_gpt2),
+    "codeshell": (_split_each_number, _split_gpt2),
+    "gpt-2": (_split_gpt2,),
+    "gpt2": (_split_gpt2,),
+    "default": (_split_gpt2,),
+}
+
+
+def pre_tokenize(text: str, pre: str = "smollm") -> list[str]:
+    """Split ``text`` into the words the BPE merges work inside (no piece crosses two)."""
+    try:
+        splitters = PRE_TOKENIZERS[pre]
+    except KeyError:
+        raise TokenwalkError(f"tokenizer.ggml.pre: pre-tokenizer {pre!r} is not supported "
+                             f"(supported: {', '.join(sorted(PRE_TOKENIZERS))})") from None
+    pieces = [text] if text else []
+    for split in splitters:
+        pieces = split(pieces)
+    return pieces
+
+
+@dataclass
+class Tokenizer:
+    """Byte-level BPE with the vocabulary, merges and special tokens of one model.
+
+    ``tokens[i]`` is the text of token id ``i`` in byte-to-unicode form; ``merges`` are
+    ``"left right"`` strings in rank order (rank = position).
+    """
+
+    tokens: list[str]
+    merges: list[str]
+    token_types: list[int]
+    pre: str = "smollm"
+    bos_id: int | None = None
+    eos_id: int | None = None
+    eot_ids: tuple[int, ...] = ()
+    source: str = "GGUF metadata"
+    _ranks: dict = field(default_factory=dict, repr=False)
+    _ids: dict = field(default_factory=dict, repr=False)
+    _specials: list = field(default_factory=list, repr=False)
+    _byte_enc: dict = field(default_factory=dict, repr=False)
+    _byte_dec: dict = field(default_factory=dict, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.pre not in PRE_TOKENIZERS:
+            raise TokenwalkError(f"{self.source}: tokenizer.ggml.pre {self.pre!r} is not supported "
+                                 f"(supported: {', '.join(sorted(PRE_TOKENIZERS))})")
+        self._ids = {t: i for i, t in enumerate(self.tokens)}
+        for rank, merge in enumerate(self.merges):
+            left, _, right = merge.partition(" ")
+            self._ranks[(left, right)] = rank
+        self._specials = sorted(
+            (t for t, k in zip(self.tokens, self.token_types) if k in (TOKEN_TYPE_CONTROL, TOKEN_TYPE_USER_DEFINED) and t),
+            key=len, reverse=True)
+        self._byte_enc = bytes_to_unicode()
+        self._byte_dec = {c: b for b, c in self._byte_enc.items()}
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.tokens)
+
+    def token_id(self, text: str) -> int | None:
+        return self._ids.get(text)
+
+    # -- encoding -----------------------------------------------------------------------
+    def _bpe(self, word: str) -> list[int]:
+        cached = self._cache.get(word)
+        if cached is not None:
+            return cached
+        symbols = list(word)
+        ranks = self._ranks
+        while len(symbols) > 1:
+            best = None
+            best_rank = None
+            for i in range(len(symbols) - 1):
+                r = ranks.get((symbols[i], symbols[i + 1]))
+                if r is not None and (best_rank is None or r < best_rank):
+                    best, best_rank = i, r
+            if best is None:
+                break
+            symbols[best:best + 2] = [symbols[best] + symbols[best + 1]]
+        ids = []
+        for s in symbols:
+            i = self._ids.get(s)
+            if i is not None:
+                ids.append(i)
+            else:  # as llama.cpp: fall back to single-byte tokens that exist
+                ids.extend(self._ids[c] for c in s if c in self._ids)
+        if len(self._cache) < 100_000:
+            self._cache[word] = ids
+        return ids
+
+    def _split_special(self, text: str) -> list[tuple[str, bool]]:
+        """Cut out special tokens (longest first), as llama.cpp's special-token partition."""
+        parts = [(text, False)]
+        for special in self._specials:
+            nxt = []
+            for part, is_special in parts:
+                if is_special or special not in part:
+                    nxt.append((part, is_special))
+                    continue
+                chunks = part.split(special)
+                for k, chunk in enumerate(chunks):
+                    if chunk:
+                        nxt.append((chunk, False))
+                    if k < len(chunks) - 1:
+                        nxt.append((special, True))
+            parts = nxt
+        return parts
+
+    def encode(self, text: str, parse_special: bool = True) -> list[int]:
+        """Token ids of ``text`` (no BOS added: SmolLM2's ``add_bos_token`` is false)."""
+        ids: list[int] = []
+        parts = self._split_special(text) if parse_special else [(text, False)]
+        enc = self._byte_enc
+        for part, is_special in parts:
+            if is_special:
+                ids.append(self._ids[part])
+                continue
+            for word in pre_tokenize(part, self.pre):
+                ids.extend(self._bpe("".join(enc[b] for b in word.encode("utf-8"))))
+        return ids
+
+    # -- decoding -----------------------------------------------------------------------
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes token ``token_id`` stands for (special tokens: their text)."""
+        text = self.tokens[token_id]
+        if self.token_types[token_id] in (TOKEN_TYPE_CONTROL, TOKEN_TYPE_USER_DEFINED):
+            return text.encode("utf-8")
+        dec = self._byte_dec
+        return bytes(dec[c] if c in dec else 0x3F for c in text)
+
+    def piece(self, token_id: int) -> str:
+        """A readable piece for one token (invalid UTF-8 fragments are replaced)."""
+        return self.token_bytes(token_id).decode("utf-8", errors="replace")
+
+    def decode(self, ids, skip_special: bool = False) -> str:
+        data = b"".join(self.token_bytes(i) for i in ids
+                        if not (skip_special and self.token_types[i] == TOKEN_TYPE_CONTROL))
+        return data.decode("utf-8", errors="replace")
+
+    def is_end_of_turn(self, token_id: int) -> bool:
+        return token_id in self.eot_ids or token_id == self.eos_id
+
+
+def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata") -> Tokenizer:
+    """Build the tokenizer from a GGUF metadata dict (key -> python value)."""
+    model = metadata.get("tokenizer.ggml.model")
+    if model != "gpt2":
+        raise TokenwalkError(f"{source}: tokenizer.ggml.model is {model!r}; only byte-level BPE ('gpt2') "
+                             "is supported")
+    for key in ("tokenizer.ggml.tokens", "tokenizer.ggml.merges"):
+        if key not in metadata:
+            raise TokenwalkError(f"{source}: {key} is missing; the file has no BPE vocabulary")
+    tokens = list(metadata["tokenizer.ggml.tokens"])
+    types = list(metadata.get("tokenizer.ggml.token_type", [TOKEN_TYPE_NORMAL] * len(tokens)))
+    eos = metadata.get("tokenizer.ggml.eos_token_id")
+    eot = metadata.get("tokenizer.ggml.eot_token_id")
+    ids = {t: i for i, t in enumerate(tokens)}
+    # End of turn: the file's eot id, else the chat markers llama.cpp also recognises.
+    eot_ids = {int(x) for x in (eot, eos) if x is not None}
+    for name in ("<|im_end|>", "<|eot_id|>", "<|endoftext|>", "<end_of_turn>"):
+        if name in ids and types[ids[name]] == TOKEN_TYPE_CONTROL:
+            eot_ids.add(ids[name])
+    return Tokenizer(tokens=tokens, merges=list(metadata["tokenizer.ggml.merges"]), token_types=types,
+                     pre=str(metadata.get("tokenizer.ggml.pre", "default")),
+                     bos_id=metadata.get("tokenizer.ggml.bos_token_id"), eos_id=eos,
+                     eot_ids=tuple(sorted(eot_ids)), source=source)
+
+
+def load_tokenizer(path) -> Tokenizer:
+    """The tokenizer of the GGUF file at ``path``."""
+    return tokenizer_from_metadata(dict(read_gguf_header(path).metadata), source=str(path))

@@ -1,0 +1,280 @@
+"""A machine timed on its own measurements: its timing coefficients solved when they are used.
+
+The published fit (`data/timing_fit.json`) gives each backend three coefficients. A
+machine listed in `data/timing_calibrations.json` (the article's laptop, the machine that
+built the page) gets its own, solved here in plain Python from the measurements that file
+names:
+
+- decode: two measured speeds of two models whose layers read different amounts give two
+  equations, step_s = bytes_s / bandwidth_efficiency + layers x layer_overhead_s, in two
+  unknowns (1 / bandwidth_efficiency and layer_overhead_s), solved exactly; one measured
+  speed cannot separate the two, so its entry fixes `layer_overhead_s` (a value with its
+  source) and the one equation gives the bandwidth efficiency;
+- prefill: the compute efficiency at which the measured prompt, read in chunks, takes its
+  measured time (the model's prefill time falls as the efficiency rises: bisection).
+
+The solve runs whenever a calibrated machine is timed, cached on the values it uses (the
+measured speeds, the context, the machine's bandwidth and FP16 figure), so editing a
+measurement changes the walk at the next build without a refit. Measurements that cannot
+both hold within the fit's bounds (a negative per-layer cost, more than the spec
+bandwidth) give the closest coefficients within those bounds, with a note saying so.
+
+Units: seconds, tokens, tok/s.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from tokenwalk import data_refs
+
+from tokenwalk.physics import roofline
+
+from tokenwalk.timing import model as timing_model
+from tokenwalk.errors import SpecError, TokenwalkError
+
+CALIBRATIONS_FILE = "timing_calibrations.json"
+
+
+def calibrated_machines() -> list[str]:
+    """Names of the machines timed on their own measurements (an entry whose `only_with`
+    file is missing does not count: that machine has not been measured)."""
+    machines = data_refs.read_data_json(CALIBRATIONS_FILE).get("machines", {})
+    return sorted(name for name, entry in machines.items() if _present(entry))
+
+
+def _present(entry: dict) -> bool:
+    """False when the entry names an `only_with` measurements file that cannot be read
+    (this-machine before `tokenwalk measure` has run): the machine does not exist then."""
+    only_with = entry.get("only_with")
+    if not only_with:
+        return True
+    try:
+        data_refs.read_data_json(only_with)
+    except TokenwalkError:
+        return False
+    return True
+
+
+def calibration_inputs(machine) -> tuple | None:
+    """The values the solve for `machine` uses, as a hashable key, or None if the machine
+    has no calibration (or its `only_with` file is missing): (name, bandwidth_gbs,
+    fp16_tflops, ((model, tok/s), ...) one or two decode points, decode context tokens,
+    (model, tok/s, prompt tokens, chunk tokens), fixed layer_overhead_s or None). Read
+    afresh on every call (the data files themselves are cached), so a substituted
+    measurement is seen."""
+    name = getattr(machine, "name", None)
+    entry = data_refs.read_data_json(CALIBRATIONS_FILE).get("machines", {}).get(name)
+    if entry is None or not _present(entry):
+        return None
+    where = f"tokenwalk/data/{CALIBRATIONS_FILE}: machines.{name}"
+    try:
+        decode = entry["decode"]
+        if not isinstance(decode, list) or len(decode) not in (1, 2):
+            count = len(decode) if isinstance(decode, list) else "not a list"
+            raise SpecError(f"{where}.decode: needs one or two measured speeds, has {count}")
+        points = tuple(_measured(ref, f"{where}.decode[{i}]") for i, ref in enumerate(decode))
+        fixed_overhead = None
+        if len(points) == 1:
+            fixed_overhead = _seconds(entry["layer_overhead_s"], f"{where}.layer_overhead_s")
+        elif "layer_overhead_s" in entry:
+            raise SpecError(f"{where}.layer_overhead_s: two decode speeds solve the per-layer cost; "
+                            "fix it only with one")
+        context = _count(entry["decode_context_tokens"], f"{where}.decode_context_tokens")
+        prefill_model, prefill_tok_s = _measured(entry["prefill"], f"{where}.prefill")
+        prompt = _count(entry["prefill_prompt_tokens"], f"{where}.prefill_prompt_tokens")
+        chunk = _count(entry["prefill_chunk_tokens"], f"{where}.prefill_chunk_tokens")
+    except KeyError as error:
+        raise SpecError(f"{where}: field {error.args[0]!r} is missing") from None
+    if chunk <= 0 or prompt <= 0:
+        raise SpecError(f"{where}: prefill prompt and chunk must be positive token counts")
+    if not getattr(machine, "bandwidth_gbs", None):
+        raise SpecError(f"machine {name!r}: field 'bandwidth_gbs' is missing; its timing calibration needs it")
+    fp16 = getattr(machine, "fp16_tflops", None)
+    return (name, float(machine.bandwidth_gbs), float(fp16) if fp16 else None, points, context,
+            (prefill_model, prefill_tok_s, prompt, chunk), fixed_overhead)
+
+
+def solve(machine, bounds: dict) -> tuple[float, float, float, str] | None:
+    """(bandwidth_efficiency, layer_overhead_s, compute_efficiency, note) of `machine` solved
+    from its measurements (unrounded), or None if it has no calibration. `bounds`: the fit's
+    {coefficient: (low, high)}; note is "" when the measurements are met exactly."""
+    key = calibration_inputs(machine)
+    if key is None:
+        return None
+    return _solve(key, tuple(sorted(bounds.items())))
+
+
+# ------------------------------------------------------------------------------------------
+
+def _measured(ref: dict, where: str) -> tuple[str, float]:
+    """(model name, value) of a {"from": file, "key": name} reference to a measurement."""
+    if not isinstance(ref, dict) or "from" not in ref or "key" not in ref:
+        raise SpecError(f"{where}: expected a reference {{\"from\": file, \"key\": name}} to a measurement")
+    file, key = ref["from"], ref["key"]
+    try:
+        entry = data_refs.read_data_json(file)["values"][key]
+        value, model = float(entry["value"]), entry.get("model") or ref.get("model")
+    except (KeyError, TypeError, ValueError):
+        raise SpecError(f"tokenwalk/data/{file}: values.{key}.value: missing or not a number (referenced from {where})") from None
+    if not model:
+        raise SpecError(f"tokenwalk/data/{file}: values.{key}.model: missing (referenced from {where}; the timing needs the model)")
+    if not value > 0:
+        raise SpecError(f"tokenwalk/data/{file}: values.{key}.value: {value} is not a positive speed (referenced from {where})")
+    return str(model), value
+
+
+def _seconds(ref, where: str) -> float:
+    value = data_refs.resolve(ref, where)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise SpecError(f"{where}: {value!r} is not a number of seconds") from None
+    if not value >= 0:
+        raise SpecError(f"{where}: {value} is negative; a per-layer cost is not")
+    return value
+
+
+def _count(ref, where: str) -> int:
+    value = data_refs.resolve(ref, where)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise SpecError(f"{where}: {value!r} is not a token count") from None
+
+
+@lru_cache(maxsize=32)
+def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
+    from tokenwalk.specs.model import load_model
+
+    name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed = key
+    bounds = dict(bounds_items)
+    machine = _Machine(bandwidth_gbs, fp16_tflops)
+    equations = []  # (bytes at spec bandwidth s, layers, measured s) per decode point
+    decode_compute_s = []  # the decode steps' arithmetic at the FP16 figure, checked below
+    for model_name, tok_s in points:
+        model = load_model(model_name)
+        step = roofline.decode_step(model, machine, context, 1)
+        equations.append((step.memory_s, model.layers, 1.0 / tok_s))
+        decode_compute_s.append(step.compute_s)
+    if fixed is None:
+        inverse_e, overhead, note = _solve_decode(equations, bounds, name, points)
+    else:
+        inverse_e, overhead, note = _solve_one_decode(equations[0], fixed, bounds, points[0])
+    e_bw = 1.0 / inverse_e
+
+    if not fp16_tflops:
+        return e_bw, overhead, bounds["compute_efficiency"][1], note + (
+            "; " if note else "") + "no FP16 figure: compute efficiency not solved"
+    model = load_model(prefill_model)
+    chunks, done = [], 0
+    while done < prompt:
+        n = min(chunk, prompt - done)
+        step = timing_model.prefill_step(model, machine, n, done)
+        chunks.append((step.memory_s, step.compute_s))
+        done += n
+    fixed_s = len(chunks) * model.layers * overhead
+    target_s = prompt / prefill_tok_s
+
+    def total_s(e_c: float) -> float:  # falls as e_c rises
+        return sum(max(m / e_bw, c / e_c) for m, c in chunks) + fixed_s
+
+    low, high = bounds["compute_efficiency"]
+    if total_s(high) > target_s:
+        e_c, why = high, f"prefill at {prefill_tok_s:g} tok/s is faster than {high:.0%} of the FP16 figure allows"
+    elif total_s(low) < target_s:
+        e_c, why = low, f"prefill at {prefill_tok_s:g} tok/s is slower than {low:.0%} of the FP16 figure gives"
+    else:
+        while high - low > 1e-15:
+            mid = 0.5 * (low + high)
+            if total_s(mid) > target_s:
+                low = mid
+            else:
+                high = mid
+        e_c, why = 0.5 * (low + high), ""
+    if why:
+        note = note + ("; " if note else "") + why + f": compute efficiency held at {e_c:g}"
+    # The decode solve took each step as bound by its reads; a machine whose FP16 figure is
+    # low (this-machine's is the achieved prefill rate) could have its arithmetic bind instead.
+    for (model_name, tok_s), (memory_s, _layers, _t), compute_s in zip(points, equations, decode_compute_s):
+        if compute_s / e_c > memory_s / e_bw:
+            note = note + ("; " if note else "") + (
+                f"decode of {model_name} is bound by its arithmetic at the solved compute efficiency, "
+                f"so it runs below the measured {tok_s:g} tok/s")
+    return e_bw, overhead, e_c, note
+
+
+def _solve_decode(equations: list, bounds: dict, name: str, points: tuple) -> tuple[float, float, str]:
+    """(1 / bandwidth_efficiency, layer_overhead_s, note): exact when within the bounds,
+    else the least-squares (log of predicted / measured time) point on the bounds' edge."""
+    (m1, l1, t1), (m2, l2, t2) = equations
+    det = m1 * l2 - m2 * l1
+    if abs(det) <= 1e-12 * (abs(m1 * l2) + abs(m2 * l1)):
+        raise SpecError(f"tokenwalk/data/{CALIBRATIONS_FILE}: machines.{name}.decode: the two models read the same "
+                        "bytes per layer, so their speeds cannot separate bandwidth from per-layer cost")
+    inverse_e = (t1 * l2 - t2 * l1) / det
+    overhead = (m1 * t2 - m2 * t1) / det
+    e_lo, e_hi = bounds["bandwidth_efficiency"]
+    o_lo, o_hi = bounds["layer_overhead_s"]
+    x_lo, x_hi = 1.0 / e_hi, 1.0 / e_lo
+    if x_lo <= inverse_e <= x_hi and o_lo <= overhead <= o_hi:
+        return inverse_e, overhead, ""
+
+    def loss(x: float, o: float) -> float:
+        return sum(math.log((m * x + layers * o) / t) ** 2 for m, layers, t in equations)
+
+    candidates = []
+    for fixed_x in (x_lo, x_hi):
+        o = _minimise(lambda o: loss(fixed_x, o), o_lo, o_hi)
+        candidates.append((loss(fixed_x, o), fixed_x, o))
+    for fixed_o in (o_lo, o_hi):
+        x = _minimise(lambda x: loss(x, fixed_o), x_lo, x_hi)
+        candidates.append((loss(x, fixed_o), x, fixed_o))
+    _, x, o = min(candidates)
+    misses = ", ".join(f"{model} {tok_s:g} -> {1.0 / (m * x + layers * o):.3g} tok/s"
+                       for (model, tok_s), (m, layers, _t) in zip(points, equations))
+    note = (f"the two decode speeds give bandwidth efficiency {1.0 / inverse_e:.3g} and per-layer cost "
+            f"{overhead * 1e6:.0f} us, outside the fit's bounds; closest within them: {misses}")
+    return x, o, note
+
+
+def _solve_one_decode(equation: tuple, overhead: float, bounds: dict, point: tuple) -> tuple[float, float, str]:
+    """(1 / bandwidth_efficiency, layer_overhead_s, note) from one decode point with the
+    per-layer cost fixed: what is left of the measured step after layers x cost is the
+    bytes' time at the spec bandwidth over the efficiency; held within the bounds, with a
+    note when that misses the measurement."""
+    memory_s, layers, measured_s = equation
+    lo, hi = bounds["bandwidth_efficiency"]
+    reading_s = measured_s - layers * overhead
+    e = memory_s / reading_s if reading_s > 0 else math.inf
+    if lo <= e <= hi:
+        return 1.0 / e, overhead, ""
+    held = min(max(e, lo), hi)
+    model, tok_s = point
+    return 1.0 / held, overhead, (
+        f"decode at {tok_s:g} tok/s ({model}) needs bandwidth efficiency {e:.3g} with {overhead * 1e6:.0f} us "
+        f"a layer, outside the fit's bounds: held at {held:g} ({1.0 / (memory_s / held + layers * overhead):.3g} tok/s)")
+
+
+def _minimise(f, low: float, high: float, steps: int = 200) -> float:
+    """Argmin of f on [low, high]: a scan, then golden-section search around the best point."""
+    grid = [low + (high - low) * i / steps for i in range(steps + 1)]
+    best = min(range(len(grid)), key=lambda i: f(grid[i]))
+    a, b = grid[max(best - 1, 0)], grid[min(best + 1, steps)]
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    for _ in range(100):
+        c, d = b - ratio * (b - a), a + ratio * (b - a)
+        if f(c) < f(d):
+            b = d
+        else:
+            a = c
+    return 0.5 * (a + b)
+
+
+class _Machine:
+    """The numbers of a machine the roofline needs (the cache key holds them, not the spec)."""
+
+    def __init__(self, bandwidth_gbs: float, fp16_tflops: float | None):
+        self.bandwidth_gbs = bandwidth_gbs
+        self.fp16_tflops = fp16_tflops if fp16_tflops else float("inf")

@@ -1,0 +1,244 @@
+"""Published llama-bench runs: the data the timing model is fitted on and checked against.
+
+`data/llama-bench/benchmarks.json` holds real llama.cpp `llama-bench` results of dense
+models (each with its `source`), `machines.json` the machines' spec sheets and
+`models.json` the architecture facts a run does not print (layers, KV heads, whether the
+output head reuses the embedding table); `fp16_convention.json` puts the few FP16 figures
+given with FP32 accumulation on the presets' convention (FP16 accumulation). This module turns a run into the model and
+machine objects the rest of tokenwalk reads, and computes the share of the spec-sheet
+bandwidth one decoding stream reaches (figure 19, "bandwidth-share").
+
+Units: bytes, seconds, tokens per second; GB/s = 1e9 bytes per second; TFLOP/s = 1e12
+operations per second.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from tokenwalk.data_refs import read_json_file
+from tokenwalk.errors import SpecError
+
+DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "llama-bench"
+GB = 1e9
+
+
+@dataclass(frozen=True)
+class BenchModel:
+    """The model of a published run, with the fields `tokenwalk.physics.roofline` reads.
+
+    `bytes_read_per_token`: the file size less the token-embedding table when the output
+    head has its own matrix (a decoded token reads one row of the embedding, not all of it);
+    when the head is tied to the embedding, the whole file. The embedding's bytes are
+    estimated at the file's average bits per weight.
+    """
+
+    name: str
+    params: float
+    size_bytes: float
+    layers: int
+    kv_layers: int
+    embedding_length: int
+    head_count: int
+    head_count_kv: int
+    head_dim: int
+    vocab_size: int
+    tied_embeddings: bool
+    expert_count: int = 0
+    expert_used_count: int = 0
+
+    @property
+    def active_params(self) -> float:
+        return self.params
+
+    @property
+    def bits_per_weight(self) -> float:
+        return self.size_bytes * 8.0 / self.params
+
+    @property
+    def bytes_read_per_token(self) -> float:
+        if self.tied_embeddings:
+            return float(self.size_bytes)
+        embedding_bytes = self.vocab_size * self.embedding_length * self.bits_per_weight / 8.0
+        return float(self.size_bytes) - embedding_bytes
+
+
+@dataclass(frozen=True)
+class BenchMachine:
+    """The machine of a published run: spec-sheet bandwidth (GB/s), FP16 peak (TFLOP/s,
+    None where unknown) and the llama.cpp backend the run used."""
+
+    name: str
+    bandwidth_gbs: float | None
+    fp16_tflops: float | None
+    backend: str
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """One published llama-bench result.
+
+    `phase` is "decode" for tg tests and "prefill" for pp tests; `tokens` the test's size
+    (tg128: 128 tokens written one by one from an empty context; pp512: one prompt of 512
+    tokens); `tok_s` the published tokens per second.
+    """
+
+    index: int
+    machine: BenchMachine
+    model: BenchModel
+    quant: str
+    test: str
+    tok_s: float
+    source: str
+    raw: dict = field(repr=False, compare=False, hash=False)
+
+    @property
+    def phase(self) -> str:
+        return "decode" if self.test.startswith("tg") else "prefill"
+
+    @property
+    def tokens(self) -> int:
+        return int(self.test[2:])
+
+    @property
+    def backend(self) -> str:
+        return self.machine.backend
+
+    @property
+    def label(self) -> str:
+        short = self.model.name.split(" (")[0]
+        return f"{self.machine.name} | {self.backend} | {short} {self.quant} | {self.test}"
+
+    @property
+    def bandwidth_share(self) -> float | None:
+        """Share of the spec bandwidth this run reached, bytes per token = the file size
+        (as the figure's caption says); None for prefill or an unknown bandwidth."""
+        if self.phase != "decode" or not self.machine.bandwidth_gbs:
+            return None
+        return bandwidth_share(self.tok_s, self.model.size_bytes, self.machine.bandwidth_gbs)
+
+    @property
+    def source_year(self) -> int | None:
+        """The latest year the source text names (a hint of the llama.cpp build's age)."""
+        years = [int(y) for y in re.findall(r"\b(20[12]\d)\b", self.source)]
+        return max(years) if years else None
+
+
+def chip_name(machine_name: str) -> str:
+    """The chip a machine name stands for, without the variant notes: "Apple M1 (7-core GPU)
+    8GB" and "Apple M1 (Vulkan row, cores n/a)" are both "Apple M1". Cross-validation leaves
+    out a whole chip at a time, so a variant of the same chip never helps predict it."""
+    base = machine_name.split(" (")[0]
+    return re.sub(r"\s+\d+\s*GB$", "", base).strip()
+
+
+def chip_name(machine_name: str) -> str:
+    """The chip a machine name stands for, without the variant notes: "Apple M1 (7-core GPU)
+    8GB" and "Apple M1 (Vulkan row, cores n/a)" are both "Apple M1". Cross-validation leaves
+    out a whole chip at a time, so a variant of the same chip never helps predict it."""
+    base = machine_name.split(" (")[0]
+    return re.sub(r"\s+\d+\s*GB$", "", base).strip()
+
+
+def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) -> float:
+    """Share of the spec-sheet bandwidth one decoding stream uses: tok/s x bytes/token / bytes/s.
+
+    The laptop's MoE: 11.7 x 1.84e9 / 128e9 = 0.17.
+    """
+    if bandwidth_gbs <= 0:
+        raise ValueError(f"bandwidth_gbs must be positive, got {bandwidth_gbs}")
+    return tok_s * bytes_per_token / (bandwidth_gbs * GB)
+
+
+def _read_json(path: Path):
+    return read_json_file(path, missing=f"file not found in {path.parent.name}/", error=SpecError)
+
+
+def _models(path: Path) -> dict:
+    facts = _read_json(path).get("models", {})
+    return {name: dict(values) for name, values in facts.items()}
+
+
+def _fp16_overrides(path: Path) -> dict:
+    """{machine name: FP16 figure in the presets' convention} (see fp16_convention.json)."""
+    if not path.exists():
+        return {}
+    return {name: float(entry["fp16_tflops"]) for name, entry in _read_json(path).get("overrides", {}).items()}
+
+
+def _runs_from(bench_path: Path, models_path: Path, convention_path: Path) -> tuple:
+    models = _models(models_path)
+    fp16 = _fp16_overrides(convention_path)
+    runs = []
+    for index, row in enumerate(_read_json(bench_path)):
+        for key in ("machine", "backend", "model", "params", "quant", "size_bytes", "test", "tok_s", "source"):
+            if row.get(key) in (None, ""):
+                raise SpecError(f"{bench_path.name}: run {index} has no {key!r}")
+        facts = models.get(row["model"])
+        if facts is None:
+            raise SpecError(f"{models_path.name}: no entry for model {row['model']!r} (run {index} of {bench_path.name})")
+        model = BenchModel(
+            name=row["model"], params=float(row["params"]), size_bytes=float(row["size_bytes"]),
+            layers=int(facts["layers"]), kv_layers=int(facts["kv_layers"]),
+            embedding_length=int(facts["embedding_length"]), head_count=int(facts["head_count"]),
+            head_count_kv=int(facts["head_count_kv"]), head_dim=int(facts["head_dim"]),
+            vocab_size=int(facts["vocab_size"]), tied_embeddings=bool(facts["tied_embeddings"]),
+        )
+        machine = BenchMachine(
+            name=row["machine"], bandwidth_gbs=row.get("bandwidth_gbs"),
+            fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops")),
+            backend=row["backend"],
+        )
+        runs.append(BenchRun(index=index, machine=machine, model=model, quant=row["quant"], test=row["test"],
+                             tok_s=float(row["tok_s"]), source=row["source"], raw=row))
+    return tuple(runs)
+
+
+@lru_cache(maxsize=4)
+def _cached_runs(data_dir: str) -> tuple:
+    base = Path(data_dir)
+    return _runs_from(base / "benchmarks.json", base / "models.json", base / "fp16_convention.json")
+
+
+def load_runs(data_dir: str | Path | None = None) -> list[BenchRun]:
+    """Every published run (decode and prefill), in file order."""
+    return list(_cached_runs(str(Path(data_dir) if data_dir else DATA_DIR)))
+
+
+def published_bandwidth_shares(data_dir: str | Path | None = None) -> list[dict]:
+    """Decode runs with a known bandwidth and the share of it they reached (figure 19).
+
+    Every tg test of llama-bench starts from an empty context, so tg32, tg128 and tg512
+    all count. Each entry: machine, backend, model, quant, test, tok_s, bandwidth_gbs,
+    size_bytes, share.
+    """
+    shares = []
+    for run in load_runs(data_dir):
+        share = run.bandwidth_share
+        if share is None:
+            continue
+        shares.append({
+            "machine": run.machine.name, "backend": run.backend, "model": run.model.name.split(" (")[0],
+            "quant": run.quant, "test": run.test, "tok_s": run.tok_s,
+            "bandwidth_gbs": run.machine.bandwidth_gbs, "size_bytes": run.model.size_bytes, "share": share,
+        })
+    return shares
+
+
+def published_median_bandwidth_share(data_dir: str | Path | None = None) -> float:
+    """Median share of the spec bandwidth that one decoding stream reaches in the published
+    dense llama-bench runs (tok/s x file size / spec GB/s), as a fraction (0.68 = 68 %).
+
+    The sentence of "Decode in practice" and figure 19 quote it; `published_run_count`
+    gives how many runs it is the median of.
+    """
+    return statistics.median(entry["share"] for entry in published_bandwidth_shares(data_dir))
+
+
+def published_run_count(data_dir: str | Path | None = None) -> int:
+    """How many published decode runs the median share is taken over."""
+    return len(published_bandwidth_shares(data_dir))

@@ -1,0 +1,309 @@
+"""The fitted timing model: how long a decode step or a prefill chunk really takes.
+
+In two sentences: a step lasts the larger of its bytes over (bandwidth efficiency x
+spec-sheet bandwidth) and its operations over (compute efficiency x spec-sheet FP16
+FLOP/s), plus a fixed cost per layer for launching and synchronising its kernels; the
+two efficiencies and the per-layer cost are fitted per backend (CUDA, Metal, ROCm,
+Vulkan, CPU) on published llama-bench runs. Bytes and operations are the roofline's
+(`tokenwalk.physics.roofline`): the weights a step reads (for a mixture of experts only the
+experts its tokens wake), the KV cache it reads and writes, 2 x active parameters per
+token and the attention scores; a prompt step leaves out what it does not multiply (the
+output head but for its last token, the embedding lookup) where the spec says how its
+embedding is stored (`prefill_skipped_flops`).
+
+Why this shape: decode of one stream reads every active weight per token, so its time is
+bytes / bandwidth, but the share of the bandwidth it reaches drops when each layer reads
+little (a small model, an MoE, the largest chips), which a fixed cost per layer explains;
+prefill is arithmetic, bounded below by one read of the weights per chunk.
+
+The backends' coefficients live in `data/timing_fit.json`, written by `tokenwalk fit`
+(`tokenwalk.native.timing_fit`, numpy/scipy); this module only evaluates them, in pure
+Python, so the browser gets the same numbers. A machine with its own measurements (the
+article's laptop; the machine that built the page, from `tokenwalk measure`'s engine.json;
+both in `data/timing_calibrations.json`) is not in that file: its coefficients
+are solved from the measurements when it is timed (`tokenwalk.timing.calibration`), so an
+edited measurement needs no refit. Units: seconds, bytes, GB/s = 1e9 bytes/s,
+TFLOP/s = 1e12 operations/s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+
+from tokenwalk.physics import roofline
+from tokenwalk.data_refs import read_json_file
+from tokenwalk.errors import SpecError
+
+FIT_PATH = Path(__file__).resolve().parent.parent / "data" / "timing_fit.json"
+
+# Where a coefficient may lie, for the published fit and a machine's own calibration alike.
+BOUNDS = {
+    "bandwidth_efficiency": (0.05, 1.0),  # a share of the spec sheet
+    "layer_overhead_s": (0.0, 5e-3),  # never negative; 5 ms a layer would be a broken build
+    "compute_efficiency": (0.01, 1.0),
+}
+
+
+def rounded(bandwidth_efficiency: float, layer_overhead_s: float, compute_efficiency: float) -> dict:
+    """The three coefficients at the precision they are kept (4 decimals, 0.1 us): what the
+    fit file stores and a calibration uses, so a number does not hang on the solver's last
+    digits (the measurements themselves have two or three significant figures)."""
+    return {"bandwidth_efficiency": round(bandwidth_efficiency, 4), "layer_overhead_s": round(layer_overhead_s, 7),
+            "compute_efficiency": round(compute_efficiency, 4)}
+
+
+@dataclass(frozen=True)
+class Coefficients:
+    """The fitted numbers one machine's steps are timed with.
+
+    bandwidth_efficiency: share of the spec bandwidth the weight and KV reads reach (0-1];
+    compute_efficiency: share of the spec FP16 FLOP/s matrix products reach;
+    layer_overhead_s: fixed seconds per layer per step (kernel launches, synchronisation);
+    row: which row was used ("CUDA", "default", or a calibrated machine's name: "laptop-860m");
+    note: why a calibration could not meet its measurements exactly ("" when it does).
+    """
+
+    row: str
+    bandwidth_efficiency: float
+    compute_efficiency: float
+    layer_overhead_s: float
+    note: str = ""
+
+
+@lru_cache(maxsize=8)
+def _load(path: str) -> dict:
+    return read_json_file(Path(path), missing="no fitted timing model (run `tokenwalk fit`)", error=SpecError)
+
+
+def load_fit(path: str | Path | None = None) -> dict:
+    """The fitted coefficients (the JSON `tokenwalk fit` writes), cached per path."""
+    return _load(str(Path(path) if path else FIT_PATH))
+
+
+def _row(values: dict, row: str) -> Coefficients:
+    return Coefficients(
+        row=row,
+        bandwidth_efficiency=float(values["bandwidth_efficiency"]),
+        compute_efficiency=float(values["compute_efficiency"]),
+        layer_overhead_s=float(values["layer_overhead_s"]),
+    )
+
+
+def coefficients(machine, fit: dict | None = None) -> Coefficients:
+    """The coefficients for `machine`: its own calibration if `data/timing_calibrations.json`
+    names it (the article's laptop, this-machine when engine.json exists: solved from its
+    measurements now, cached on their values), else the fit's row of its `backend`, else the row fitted on all GPU runs
+    together ("default")."""
+    from tokenwalk.timing import calibration as timing_calibration  # it imports this module's bounds
+
+    solved = timing_calibration.solve(machine, BOUNDS)
+    if solved is not None:
+        e_bw, overhead, e_c, note = solved
+        values = rounded(e_bw, overhead, e_c)
+        return Coefficients(row=machine.name, note=note, **values)
+    fit = fit if fit is not None else load_fit()
+    backends = fit.get("backends", {})
+    backend = getattr(machine, "backend", None) or ""
+    for key, values in backends.items():
+        if key.lower() == str(backend).lower():
+            return _row(values, key)
+    return _row(fit["default"], "default")
+
+
+class _NoComputePeak:
+    """A machine view without an FP16 peak: compute takes no time (decode of one stream is
+    memory-bound by orders of magnitude, so that is its honest reading)."""
+
+    def __init__(self, machine):
+        self.bandwidth_gbs = machine.bandwidth_gbs
+        self.fp16_tflops = float("inf")
+
+
+def _require_bandwidth(machine) -> None:
+    if not getattr(machine, "bandwidth_gbs", None):
+        raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'bandwidth_gbs' is missing; timing needs it")
+
+
+def embedding_params(model) -> float:
+    """Weights of the token-embedding table (vocabulary x width), 0 if the spec lacks either."""
+    vocab, width = getattr(model, "vocab_size", None), getattr(model, "embedding_length", None)
+    return float(vocab * width) if vocab and width else 0.0
+
+
+def prefill_skipped_flops(model, chunk_tokens: int) -> float:
+    """Operations the roofline's 2 x active parameters per token counts that a prompt step
+    of `chunk_tokens` tokens does not do: the output head (vocabulary x width) runs for one
+    token of the chunk only (llama.cpp computes logits for the prompt's last token,
+    llama-bench's pp included), and the input embedding is a lookup, no multiplication.
+
+    Needs the spec to say how its embedding is stored (`tied_embeddings`, as the published
+    runs' models do): a tied head is one matrix in the parameters, so 2 x table x
+    (tokens - 1) are skipped; an untied one adds the input table, 2 x table per token. A
+    spec that does not say (the presets today) skips nothing: it is timed on the roofline's
+    count, which can only make its prefill slower (by its embedding's share of the weights).
+    """
+    tied = getattr(model, "tied_embeddings", None)
+    if tied is None:
+        return 0.0
+    table = embedding_params(model)
+    skipped = 2.0 * table * max(chunk_tokens - 1, 0)
+    if not tied:
+        skipped += 2.0 * table * chunk_tokens
+    return skipped
+
+
+def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> "roofline.StepTime":
+    """The roofline's prefill step (`roofline.prefill_step`) with the operations a prompt
+    step really does (`prefill_skipped_flops` removed): what the model times."""
+    step = roofline.prefill_step(model, machine, chunk_tokens, context_before, kv_type)
+    flops = max(step.flops - prefill_skipped_flops(model, chunk_tokens), 0.0)
+    return replace(step, flops=flops, compute_s=roofline.compute_time_s(flops, machine.fp16_tflops))
+
+
+def step_s(step: "roofline.StepTime", layers: int, coeffs: Coefficients) -> float:
+    """Seconds of one step: max(memory_s / e_bw, compute_s / e_compute) + layers x overhead."""
+    memory = step.memory_s / coeffs.bandwidth_efficiency
+    compute = step.compute_s / coeffs.compute_efficiency
+    return max(memory, compute) + layers * coeffs.layer_overhead_s
+
+
+def step_bound(step: "roofline.StepTime", coeffs: Coefficients) -> str:
+    """"memory" or "compute": which side sets the step's time at the fitted efficiencies
+    (the raw roofline may say otherwise on a machine whose FP16 figure is an achieved rate)."""
+    memory = step.memory_s / coeffs.bandwidth_efficiency
+    compute = step.compute_s / coeffs.compute_efficiency
+    return "memory" if memory >= compute else "compute"
+
+
+def decode_step_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
+                  fit: dict | None = None) -> float:
+    """Seconds of one decode step: `users` conversations, each `context_tokens` deep, one
+    new token each. 1 / this is one user's tok/s. A machine with no FP16 figure is timed by
+    its bytes alone (one stream's arithmetic is negligible next to its reads)."""
+    _require_bandwidth(machine)
+    coeffs = coefficients(machine, fit)
+    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
+    step = roofline.decode_step(model, view, context_tokens, users, kv_type)
+    return step_s(step, model.layers, coeffs)
+
+
+def decode_step_bound(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
+                      fit: dict | None = None) -> str:
+    """What bounds one decode step at the fitted efficiencies: "memory" or "compute"."""
+    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
+    return step_bound(roofline.decode_step(model, view, context_tokens, users, kv_type), coefficients(machine, fit))
+
+
+def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
+                    fit: dict | None = None) -> float:
+    """Seconds of one prefill step of `chunk_tokens` prompt tokens after `context_before`
+    tokens already in the cache: the arithmetic at the fitted share of the FP16 peak,
+    never less than one read of the weights (and the cache) per chunk."""
+    _require_bandwidth(machine)
+    if not getattr(machine, "fp16_tflops", None):
+        raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'fp16_tflops' is missing; prefill timing needs it")
+    coeffs = coefficients(machine, fit)
+    step = prefill_step(model, machine, chunk_tokens, context_before, kv_type)
+    return step_s(step, model.layers, coeffs)
+
+
+def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = None, kv_type: str = "f16",
+              fit: dict | None = None) -> float:
+    """Seconds to prefill `prompt_tokens`, in chunks of `chunk_tokens` (one step if None)."""
+    total, done = 0.0, 0
+    chunk = chunk_tokens or prompt_tokens
+    while done < prompt_tokens:
+        n = min(chunk, prompt_tokens - done)
+        total += prefill_chunk_s(model, machine, n, done, kv_type, fit)
+        done += n
+    return total
+
+
+def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
+    """(low, high) multipliers of a predicted time that cover the middle 80 % of the
+    leave-one-machine-out errors of `phase` ("decode" or "prefill"): the 10th and 90th
+    percentiles of measured / predicted speed over every published run of that phase, each
+    predicted by a fit that never saw its machine. A range for a machine the fit has not
+    seen; a calibrated machine (the laptop) meets its own measurements, so for it the band
+    is wider than its error at the measured sizes."""
+    if phase not in ("decode", "prefill"):
+        raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
+    fit = fit if fit is not None else load_fit()
+    try:
+        band = fit["cross_validation"][phase]
+    except KeyError:
+        raise SpecError(f"timing_fit.json: cross_validation.{phase}: missing (run `tokenwalk fit`)") from None
+    # ratios are measured / predicted speed; a time scales with the inverse
+    return 1.0 / band["speed_ratio_p90"], 1.0 / band["speed_ratio_p10"]
+
+
+def decode_step_range_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
+                        fit: dict | None = None) -> tuple[float, float, float]:
+    """(low, predicted, high) seconds of a decode step; the range is the cross-validation band."""
+    mid = decode_step_s(model, machine, context_tokens, users, kv_type, fit)
+    low, high = error_band("decode", fit)
+    return mid * low, mid, mid * high
+
+
+def prefill_chunk_range_s(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
+                          fit: dict | None = None) -> tuple[float, float, float]:
+    """(low, predicted, high) seconds of a prefill chunk; the range is the cross-validation band."""
+    mid = prefill_chunk_s(model, machine, chunk_tokens, context_before, kv_type, fit)
+    low, high = error_band("prefill", fit)
+    return mid * low, mid, mid * high
+
+
+def predict_run_tok_s(run, fit: dict | None = None) -> float:
+    """Predicted tokens per second of a published llama-bench run (`tokenwalk.timing.llama_bench`).
+
+    tgN writes N tokens from an empty context: its mean step has (N - 1) / 2 tokens
+    cached (the KV read grows linearly). ppN is one prefill step of N tokens.
+    """
+    if run.phase == "decode":
+        return 1.0 / decode_step_s(run.model, run.machine, (run.tokens - 1) / 2.0, fit=fit)
+    return run.tokens / prefill_chunk_s(run.model, run.machine, run.tokens, 0, fit=fit)
+
+
+def decode_breakdown(model, machine, context_tokens: float = 0, kv_type: str = "f16", fit: dict | None = None) -> dict:
+    """Where one stream's decode step goes: reading bytes or the fixed cost of its layers.
+
+    Returns tok_s, step_s, read_s (bytes at the fitted share of the bandwidth),
+    overhead_s (layers x per-layer cost), bytes_per_step, the share of the spec bandwidth
+    the stream uses (bytes per step / step / spec bytes/s) and the coefficients' row. A
+    model whose layers read little (an MoE, a small model) spends more of its step in the
+    fixed cost, so it reaches a smaller share: on the laptop the MoE about half the dense
+    model's share.
+    """
+    _require_bandwidth(machine)
+    coeffs = coefficients(machine, fit)
+    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
+    step = roofline.decode_step(model, view, context_tokens, 1, kv_type)
+    total = step_s(step, model.layers, coeffs)
+    overhead = model.layers * coeffs.layer_overhead_s
+    return {
+        "tok_s": 1.0 / total,
+        "step_s": total,
+        "read_s": total - overhead,
+        "overhead_s": overhead,
+        "bytes_per_step": step.bytes_moved,
+        "bandwidth_share": step.bytes_moved / (total * machine.bandwidth_gbs * roofline.GB),
+        "row": coeffs.row,
+        "bandwidth_efficiency": coeffs.bandwidth_efficiency,
+        "layer_overhead_s": coeffs.layer_overhead_s,
+    }
+
+
+def cross_validation(key: str = "decode_tg128", fit: dict | None = None) -> dict:
+    """The leave-one-machine-out error `tokenwalk fit` recorded, for the article and README.
+
+    key: "decode_tg128", "decode" (all tg tests), "prefill_pp512" or "prefill". Returns
+    runs, machines, median_ape, p90_ape (absolute percentage errors as fractions: 0.089 =
+    8.9 %) and speed_ratio_p10/p90 (measured / predicted tok/s).
+    """
+    fit = fit if fit is not None else load_fit()
+    try:
+        return dict(fit["cross_validation"][key])
+    except KeyError:
+        raise SpecError(f"timing_fit.json: cross_validation.{key}: missing (run `tokenwalk fit`)") from None

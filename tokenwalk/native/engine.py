@@ -39,9 +39,26 @@ def _cl():
     return cl
 
 
+_PROBE_KERNEL = "__kernel void probe(__global float *x) { x[get_global_id(0)] *= 2.0f; }"
+
+
+def _build_error(cl, dev) -> str | None:
+    """None when ``dev`` compiles a trivial kernel, else the compiler's first error line.
+    The PoCL in pocl-binary-distribution 3.0 (LLVM 14) fails every build on CPUs newer than
+    its LLVM ("unknown target CPU 'generic'", e.g. Zen 5); Debian's pocl-opencl-icd, which
+    the Makefile installs and the ICD loader lists beside it, builds for a fixed variant."""
+    try:
+        cl.Program(cl.Context([dev]), _PROBE_KERNEL).build()
+        return None
+    except cl.Error as error:
+        lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()] or [type(error).__name__]
+        return next((ln for ln in lines if ln.lower().startswith("error")), lines[0])
+
+
 def create_context(device: str | None = None):
     """An OpenCL context: ``device`` ("platform:device" indices, as PYOPENCL_CTX), else
-    PYOPENCL_CTX, else the first CPU device (PoCL), else the first device found."""
+    PYOPENCL_CTX, else the first CPU device (PoCL), else the first device found, skipping
+    devices whose compiler cannot build a trivial kernel."""
     cl = _cl()
     try:
         platforms = cl.get_platforms()
@@ -64,7 +81,14 @@ def create_context(device: str | None = None):
     if not devices:
         raise TokenwalkError("the OpenCL platforms have no devices; install PoCL or a GPU driver")
     cpu = [d for d in devices if d.type & cl.device_type.CPU]
-    return cl.Context([(cpu or devices)[0]])
+    failed = []
+    for dev in cpu + [d for d in devices if d not in cpu]:
+        error = _build_error(cl, dev)
+        if error is None:
+            return cl.Context([dev])
+        failed.append(f"{dev.name.strip()} ({dev.platform.version.split('  ')[0].strip()}): {error}")
+    raise TokenwalkError("no OpenCL device can compile kernels: " + "; ".join(failed)
+                         + " (on Debian: apt-get install pocl-opencl-icd, as make setup does)")
 
 
 @dataclass

@@ -8,10 +8,10 @@ import statistics
 import pytest
 
 from tests._content_helpers import default_numbers, render_chapters
-from tokenwalk.kv_cache import kv_cache_bytes
-from tokenwalk.machine_spec import load_machine
-from tokenwalk.model_spec import load_model
-from tokenwalk.roofline import decode_ceiling_tok_s, decode_time_s, flops_per_token, weights_bytes_read
+from tokenwalk.physics.kv_cache import kv_cache_bytes
+from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
+from tokenwalk.physics.roofline import decode_ceiling_tok_s, decode_time_s, flops_per_token, weights_bytes_read
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_published_share_quartiles_on_stand_ins():
 
 
 def test_published_share_quartiles_from_the_runs(n):
-    from tokenwalk.llama_bench import published_bandwidth_shares
+    from tokenwalk.timing.llama_bench import published_bandwidth_shares
 
     shares = [r["share"] for r in published_bandwidth_shares()]
     q1, q2, q3 = statistics.quantiles(shares, n=4)
@@ -136,7 +136,7 @@ def test_published_share_quartiles_from_the_runs(n):
 def test_laptop_bandwidth_efficiency_is_the_calibrated_one(n):
     """Section "Decode in practice": the share of the spec bandwidth the laptop's reads reach,
     solved by the timing model from the laptop's two measured decode speeds."""
-    from tokenwalk.timing_model import coefficients
+    from tokenwalk.timing.model import coefficients
 
     laptop = load_machine("laptop-860m")
     coeffs = coefficients(laptop)

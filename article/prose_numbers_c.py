@@ -22,12 +22,12 @@ GB = 1e9
 
 def add(n: dict) -> None:
     """Add chapter 5's names to the namespace `n` (in place)."""
-    from .kv_cache import kv_cache_bytes
-    from .llama_bench import published_bandwidth_shares
-    from .machine_spec import load_machine
-    from .model_spec import load_model
-    from .roofline import decode_time_s, flops_per_token, weights_bytes_read
-    from .timing_model import coefficients
+    from tokenwalk.physics.kv_cache import kv_cache_bytes
+    from tokenwalk.timing.llama_bench import published_bandwidth_shares
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
+    from tokenwalk.physics.roofline import decode_time_s, flops_per_token, weights_bytes_read
+    from tokenwalk.timing.model import coefficients
 
     qwen, laptop = load_model("qwen3.6-35b-a3b"), load_machine("laptop-860m")
     d7, h100 = load_model("dense-7b-fp16"), load_machine("h100-sxm")

@@ -15,7 +15,6 @@ names already in `n` or from tokenwalk's own functions on the presets (no data t
 
 from __future__ import annotations
 
-import statistics
 
 GB = 1e9
 
@@ -23,7 +22,6 @@ GB = 1e9
 def add(n: dict) -> None:
     """Add chapter 5's names to the namespace `n` (in place)."""
     from tokenwalk.physics.kv_cache import kv_cache_bytes
-    from tokenwalk.timing.llama_bench import published_bandwidth_shares
     from tokenwalk.specs.machine import load_machine
     from tokenwalk.specs.model import load_model
     from tokenwalk.physics.roofline import decode_time_s, flops_per_token, weights_bytes_read
@@ -47,10 +45,6 @@ def add(n: dict) -> None:
     # The KV cache in bytes (error 3): thinking tokens pile up cache like any other.
     n["thinking_with_kv_s"] = decode_time_s(d7, h100, n["thinking_tokens"])
     n["thinking_kv_gb"] = kv_cache_bytes(d7, n["thinking_tokens"]) / GB
-
-    # Opening and Decode in practice: the middle half of the published runs' shares.
-    shares = [run["share"] for run in published_bandwidth_shares()]
-    n["published_share_p25"], _median, n["published_share_p75"] = statistics.quantiles(shares, n=4)
 
     # Decode in practice: the laptop's bandwidth efficiency, solved from its two decode speeds.
     n["laptop_bandwidth_efficiency"] = coefficients(laptop).bandwidth_efficiency

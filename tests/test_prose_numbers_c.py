@@ -1,10 +1,9 @@
-"""Chapter 5's own names (tokenwalk/prose_numbers_c.py) and the number errors of issue #12 that
+"""Chapter 5's own names (article/prose_numbers_c.py) and the number errors of issue #12 that
 fall in content/05-prefill-decode.md: each value from its formula on stand-ins or its inputs,
 and the rendered sentence that prints it."""
 
 from __future__ import annotations
 
-import statistics
 import pytest
 
 from tests._content_helpers import default_numbers, render_chapters
@@ -116,22 +115,6 @@ def test_kv_section_says_the_thinking_time_with_the_cache(n, text):
 
 
 # ----------------------------------------------------- opening and "Decode in practice"
-
-def test_published_share_quartiles_on_stand_ins():
-    """Opening of the chapter: the middle half of the published runs (quartiles, as
-    statistics.quantiles cuts them)."""
-    q1, q2, q3 = statistics.quantiles([0.5, 0.6, 0.7, 0.8, 0.9], n=4)
-    assert (q1, q2, q3) == pytest.approx((0.55, 0.7, 0.85))
-
-
-def test_published_share_quartiles_from_the_runs(n):
-    from tokenwalk.timing.llama_bench import published_bandwidth_shares
-
-    shares = [r["share"] for r in published_bandwidth_shares()]
-    q1, q2, q3 = statistics.quantiles(shares, n=4)
-    assert (n["published_share_p25"], n["published_share_p75"]) == (q1, q3)
-    assert n["published_share_p25"] < n["published_share_median"] < n["published_share_p75"]
-
 
 def test_laptop_bandwidth_efficiency_is_the_calibrated_one(n):
     """Section "Decode in practice": the share of the spec bandwidth the laptop's reads reach,

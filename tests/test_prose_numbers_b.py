@@ -1,0 +1,69 @@
+"""Names added by article/prose_numbers_b.py for chapters 03 and 04, and the facts of issue 12
+those chapters now state (section names in each docstring)."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from tests._content_helpers import default_numbers, render_chapters
+from article import prose_numbers_b
+from tokenwalk.timing.llama_bench import published_bandwidth_shares, published_median_bandwidth_share
+from tokenwalk.specs.model import load_model
+
+
+def test_quant_levels_q4_is_two_to_the_bits(monkeypatch):
+    """Section "The GGUF file and quantization": a 4-bit integer has 2**4 = 16 values,
+    the levels quant_level_min_4bit .. quant_level_max_4bit."""
+    monkeypatch.setattr(prose_numbers_b, "published_bandwidth_shares", lambda: [{"share": 0.5}] * 4)
+    n = {"quant_level_min_4bit": -2, "quant_level_max_4bit": 1}  # stand-in: 2-bit levels
+    prose_numbers_b.add(n)
+    assert n["quant_levels_q4"] == 4
+    monkeypatch.undo()  # the real namespace below must not see the stand-in shares
+    real = default_numbers()
+    assert real["quant_levels_q4"] == 2 ** real["quant_bits_q4"] == 16
+    assert real["quant_levels_q4"] == real["quant_level_max_4bit"] - real["quant_level_min_4bit"] + 1
+
+
+def test_published_share_quartiles_on_stand_ins(monkeypatch):
+    """Section "Bandwidth and the memory ladder": the middle half of the published runs lies
+    between the first and third quartile of their bandwidth shares (stand-in shares here)."""
+    stand_ins = [{"share": s} for s in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)]
+    monkeypatch.setattr(prose_numbers_b, "published_bandwidth_shares", lambda: stand_ins)
+    n = {"quant_level_min_4bit": -8, "quant_level_max_4bit": 7}
+    prose_numbers_b.add(n)
+    assert n["published_share_q1"] == pytest.approx(0.2)
+    assert n["published_share_q3"] == pytest.approx(0.6)
+
+
+def test_published_share_quartiles_from_the_data():
+    """Section "Bandwidth and the memory ladder": spec sheets are peaks; the middle half of the
+    published dense decode runs reaches about 57 % to 79 % of the printed bandwidth, around the
+    median the decode section quotes."""
+    n = default_numbers()
+    shares = sorted(entry["share"] for entry in published_bandwidth_shares())
+    q1, _, q3 = statistics.quantiles(shares, n=4)
+    assert (n["published_share_q1"], n["published_share_q3"]) == (q1, q3)
+    assert n["published_share_q1"] < published_median_bandwidth_share() < n["published_share_q3"]
+    assert (round(100 * q1), round(100 * q3)) == (57, 79)
+    inside = [s for s in shares if q1 <= s <= q3]
+    assert abs(len(inside) - len(shares) / 2) <= 2
+
+
+def test_model_in_memory_says_norms_stay_f32_too():
+    """Section "The GGUF file and quantization" (issue 12, error 5): the router is not the only
+    F32 tensor; the normalisation weights are F32 too (figure 9 lists F32 among the formats)."""
+    assert "F32" in load_model("qwen3.6-35b-a3b").tensor_types
+    text = render_chapters(default_numbers())["04-model-in-memory.md"]
+    assert "Only the router" not in text
+    assert "the router, `blk.0.ffn_gate_inp`, and the\nnormalisation weights" in text
+
+
+def test_model_in_memory_states_spec_peaks_with_the_quartiles():
+    """Section "Bandwidth and the memory ladder": the dropped "real systems reach 60-80 % of
+    spec peaks" comes back, computed: the quartiles of the published runs and the laptop's shares."""
+    n = default_numbers()
+    text = " ".join(render_chapters(n)["04-model-in-memory.md"].split())
+    assert f"between {round(100 * n['published_share_q1'])} % and {round(100 * n['published_share_q3'])} %" in text
+    assert f"{round(100 * n['laptop_share_moe'])} % with the MoE" in text

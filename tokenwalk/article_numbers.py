@@ -683,4 +683,5 @@ def article_numbers(request_dir: str | Path | None = None) -> dict:
     _laptop_group(n, specs, cited, scenarios, meas)
     _settings_group(n)
     n["ref"] = references()
+    from .prose_numbers_d import add as _add_d; _add_d(n)
     return n

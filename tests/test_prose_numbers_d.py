@@ -82,6 +82,36 @@ def test_three_ways_section_says_which_wait_each_shortens():
     assert "Prefix caching and retrieval shorten the wait for the first token" in text
 
 
+# --- Chapter 7, after the envelope ----------------------------------------------------------
+
+def test_dense_fit_is_what_the_applications_leave_free():
+    """Issue #12, error 10: dense weights that fit are the memory left beside the 32 GB in use,
+    and their ceiling is bandwidth / that size."""
+    stand_in = {"laptop_memory_gb": 64, "system_apps_gb": 24.0, "laptop_bandwidth_gbs": 120,
+                "spec_gamma": 4, "spec_moe_speedup": 0.5, "engine": None}
+    from tokenwalk import prose_numbers_d
+
+    prose_numbers_d._dense_fit(stand_in)
+    assert stand_in["laptop_free_before_load_gb"] == 40
+    assert stand_in["laptop_free_dense_ceiling_tok_s"] == 3
+    n = default_numbers()
+    assert n["laptop_free_before_load_gb"] == n["laptop_memory_gb"] - n["system_apps_gb"]
+    assert n["laptop_free_dense_ceiling_tok_s"] == n["laptop_bandwidth_gbs"] / n["laptop_free_before_load_gb"]
+    text = _text("07-numbers.md")
+    assert f"{n['dense_fit_gb']:.0f} GB of dense weights" not in text
+    assert (f"{n['laptop_bandwidth_gbs']} ÷ {round(n['laptop_free_before_load_gb'])} = "
+            f"{n['laptop_free_dense_ceiling_tok_s']:.1f} tokens a second") in text
+
+
+def test_the_trace_says_whose_tokenizer_counted_the_prompt():
+    """Issue #12, error 9: the trace's token count is SmolLM2's, and the caption says so."""
+    n = default_numbers()
+    text = _text("07-numbers.md")
+    step = text[text.index("(3) the tokenizer"):text.index("(4) each ID")]
+    assert f"{round(n['request_prompt_tokens'], -1):,}" in step
+    assert f"{n['token_count_tokenizer']}'s tokenizer" in step
+
+
 # --- Chapter 7, "TokenWalk", the aside on `tokenwalk measure` --------------------------------
 
 def test_engine_compute_units_read_from_the_device_name():

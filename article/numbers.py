@@ -685,4 +685,5 @@ def article_numbers(request_dir: str | Path | None = None) -> dict:
     n["ref"] = references()
     from .prose_numbers_c import add as _add_c; _add_c(n)
     from .prose_numbers_b import add as _add_b; _add_b(n)
+    from .prose_numbers_d import add as _add_d; _add_d(n)
     return n

@@ -1,7 +1,6 @@
 """The build machine's measurements (data/measurements/engine.json, written by `tokenwalk
-measure`) reach the article's box "Measured on the machine that built this page" (an aside of the
-TokenWalk section of chapter 7, moved there from chapter 5 by issue #12) and the simulator's
-"this machine" preset.
+measure`) reach the article's aside "Measured with `tokenwalk measure` on <device>, <date>" (chapter 7,
+section "TokenWalk") and the simulator's "this machine" preset.
 
 A substituted copy of engine.json (through `data_refs.read_data_json`, as
 test_content_measurement_flow.py does for the laptop) shows that the box and the preset follow
@@ -18,7 +17,8 @@ from tests._content_helpers import jinja_env
 from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
 
 ENGINE_FILE = "measurements/engine.json"
-BOX_TITLE = "Measured on the machine that built this page"
+CHAPTER = "07-numbers.md"
+BOX_TITLE = "Measured with `tokenwalk measure`"
 
 
 def _engine_file() -> dict:
@@ -41,15 +41,8 @@ def restore_caches(monkeypatch):
 
 
 def _box(numbers: dict) -> str:
-    """The aside that holds the build machine's numbers, in whichever chapter carries it
-    (exactly one does)."""
-    from tests._content_helpers import chapter_files
-
-    env = jinja_env()
-    texts = [env.get_template(p.name).render(n=numbers) for p in chapter_files()]
-    holding = [text for text in texts if BOX_TITLE in text]
-    assert len(holding) == 1, f"{len(holding)} chapters hold the box {BOX_TITLE!r}"
-    text = holding[0]
+    """The aside of section "TokenWalk" that holds the build machine's numbers."""
+    text = jinja_env().get_template(CHAPTER).render(n=numbers)
     start = text.index(BOX_TITLE)
     return text[start:text.index("\n:::", start)]
 
@@ -70,7 +63,7 @@ def test_article_numbers_expose_every_value_of_engine_json():
         values["bytes_read_per_token"]["value"] / (values["measured_bandwidth_gbs"]["value"] * 1e9) * 1e3)
 
 
-def test_decode_in_practice_box_shows_the_measured_decode_speed_and_follows_the_file(monkeypatch, restore_caches):
+def test_tokenwalk_aside_shows_the_measured_decode_speed_and_follows_the_file(monkeypatch, restore_caches):
     from tests._content_helpers import default_numbers
     from article.numbers import article_numbers
 
@@ -78,6 +71,9 @@ def test_decode_in_practice_box_shows_the_measured_decode_speed_and_follows_the_
     before = _box(base)
     assert f"{base['engine_decode_tok_s']:.1f} tok/s" in before
     assert base["engine_device"] in before
+    # named for what it is: the tool, the device and the date of the measurement
+    assert before.startswith(f"{BOX_TITLE} on {base['engine_device']}, {base['engine_when']}.")
+    assert f"on {base['engine_compute_units']} CPU cores" in before
 
     def faster(data):
         data["values"]["decode_tok_s"]["value"] = 2 * data["values"]["decode_tok_s"]["value"]

@@ -1,5 +1,5 @@
 """Distinct experts woken per layer (sections 'The MLP and its experts' and
-'Tricks for faster decoding', figure 23 decoding-tricks): Qwen3.6 has 256 experts, 8 used."""
+'Three ways to wait less', figure 23 decoding-tricks): Qwen3.6 has 256 experts, 8 used."""
 
 import random
 

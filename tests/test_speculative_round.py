@@ -1,4 +1,4 @@
-"""Speculative decoding (figure 23 decoding-tricks, section 'Tricks for faster decoding')."""
+"""Speculative decoding (figure 23 decoding-tricks, section 'Three ways to wait less')."""
 
 import pytest
 
@@ -40,7 +40,7 @@ def test_moe_check_reads_more_experts():
 
 
 def test_dense_round_pays_and_moe_round_does_not():
-    """Section 'Tricks for faster decoding': same draft, opposite verdicts (first-order costs)."""
+    """Section 'Three ways to wait less': same draft, opposite verdicts (first-order costs)."""
     dense = round_cost(0.7, 4, step_bytes=16.8e9, draft_step_bytes=0.37e9)
     assert 1.8 < dense.speedup < 2.8
     moe = round_cost(0.7, 4, step_bytes=1.84e9, draft_step_bytes=0.37e9,
@@ -59,7 +59,7 @@ def test_expert_bytes_of_a_dense_model_are_zero():
 
 
 def test_fig23_same_draft_opposite_verdicts_for_the_dense_27b_and_the_moe():
-    """Figure 23 / section 'Tricks for faster decoding': with a Qwen3 0.6B draft at α = 0.7,
+    """Figure 23 / section 'Three ways to wait less': with a Qwen3 0.6B draft at α = 0.7,
     γ = 4, the dense Qwen3.8 27B (16 GB per step, read once per check) gets roughly twice as
     fast, while Qwen3.6 35B-A3B (1.84 GB per step) reads several times more experts to check
     five tokens and comes out slower (first-order costs, bytes read)."""

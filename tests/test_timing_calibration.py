@@ -128,7 +128,7 @@ def test_a_non_positive_speed_names_the_file_and_field(edit_laptop):
 def test_the_solve_runs_without_numpy():
     """The browser solves the laptop too: no numpy, no scipy."""
     code = ("import sys; sys.modules['numpy'] = None; sys.modules['scipy'] = None\n"
-            "from tokenwalk import timing_model\n"
+            "from tokenwalk.timing import model as timing_model\n"
             "from tokenwalk.specs.machine import load_machine\n"
             "c = timing_model.coefficients(load_machine('laptop-860m'))\n"
             "print(c.bandwidth_efficiency, c.layer_overhead_s, c.compute_efficiency)\n")

@@ -19,11 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from tokenwalk.physics.chunked_prefill import chunk_sizes
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_reservation_bytes
 from tokenwalk.physics.memory_budget import memory_budget
-from tokenwalk.physics.roofline import decode_step, prefill_step, step_time
+from tokenwalk.physics.roofline import decode_step, prefill_step, prompt_chunks, step_time
 from tokenwalk.timing import stages as timing
 
 # Above this many chunks or steps a stage is evaluated at sample points and summed as a
@@ -289,11 +288,7 @@ def _load_time(model, machine) -> tuple:
 
 
 def _prefill_stage(model, machine, prompt: int, chunk: int, kv_type: str) -> Stage:
-    sizes = chunk_sizes(prompt, chunk)
-    starts, done = [], 0
-    for n in sizes:
-        starts.append(done)
-        done += n
+    starts, sizes = zip(*prompt_chunks(prompt, chunk))
     # Evaluate every chunk when there are few, else a sample (first, last, evenly between).
     if len(sizes) <= _EXACT_LIMIT:
         picked = list(range(len(sizes)))

@@ -13,9 +13,9 @@ from typing import Any
 
 from tokenwalk.errors import SpecError
 
-# Field kinds: "int" (a whole number; 4096 or 4096.0), "number", "str", "dict".
+# Field kinds: "int" (a whole number; 4096 or 4096.0), "number", "str", "dict", "list", "bool".
 _KINDS = {"int": "a whole number", "number": "a number", "str": "a string", "dict": "an object",
-          "list": "a list"}
+          "list": "a list", "bool": "true or false"}
 
 
 def read_json_object(path, label: str | None = None) -> dict:
@@ -71,7 +71,7 @@ def _check_kind(value, kind: str, label: str, name: str):
                 raise bad
             return int(value)
         return value
-    expected = {"str": str, "dict": dict, "list": list}[kind]
+    expected = {"str": str, "dict": dict, "list": list, "bool": bool}[kind]
     if not isinstance(value, expected):
         raise bad
     return value

@@ -28,11 +28,8 @@ import math
 from functools import lru_cache
 
 from tokenwalk import data_refs
-
-from tokenwalk.physics import roofline
-
-from tokenwalk.timing import model as timing_model
 from tokenwalk.errors import SpecError, TokenwalkError
+from tokenwalk.physics import roofline
 
 CALIBRATIONS_FILE = "timing_calibrations.json"
 
@@ -150,7 +147,7 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
 
     name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed = key
     bounds = dict(bounds_items)
-    machine = _Machine(bandwidth_gbs, fp16_tflops)
+    machine = roofline.Peaks(bandwidth_gbs, fp16_tflops or float("inf"))
     equations = []  # (bytes at spec bandwidth s, layers, measured s) per decode point
     decode_compute_s = []  # the decode steps' arithmetic at the FP16 figure, checked below
     for model_name, tok_s in points:
@@ -168,12 +165,10 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
         return e_bw, overhead, bounds["compute_efficiency"][1], note + (
             "; " if note else "") + "no FP16 figure: compute efficiency not solved"
     model = load_model(prefill_model)
-    chunks, done = [], 0
-    while done < prompt:
-        n = min(chunk, prompt - done)
-        step = timing_model.prefill_step(model, machine, n, done)
+    chunks = []
+    for before, n in roofline.prompt_chunks(prompt, chunk):
+        step = roofline.prompt_step(model, machine, n, before)
         chunks.append((step.memory_s, step.compute_s))
-        done += n
     fixed_s = len(chunks) * model.layers * overhead
     target_s = prompt / prefill_tok_s
 
@@ -270,11 +265,3 @@ def _minimise(f, low: float, high: float, steps: int = 200) -> float:
         else:
             a = c
     return 0.5 * (a + b)
-
-
-class _Machine:
-    """The numbers of a machine the roofline needs (the cache key holds them, not the spec)."""
-
-    def __init__(self, bandwidth_gbs: float, fp16_tflops: float | None):
-        self.bandwidth_gbs = bandwidth_gbs
-        self.fp16_tflops = fp16_tflops if fp16_tflops else float("inf")

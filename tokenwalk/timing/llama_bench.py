@@ -136,14 +136,6 @@ def chip_name(machine_name: str) -> str:
     return re.sub(r"\s+\d+\s*GB$", "", base).strip()
 
 
-def chip_name(machine_name: str) -> str:
-    """The chip a machine name stands for, without the variant notes: "Apple M1 (7-core GPU)
-    8GB" and "Apple M1 (Vulkan row, cores n/a)" are both "Apple M1". Cross-validation leaves
-    out a whole chip at a time, so a variant of the same chip never helps predict it."""
-    base = machine_name.split(" (")[0]
-    return re.sub(r"\s+\d+\s*GB$", "", base).strip()
-
-
 def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) -> float:
     """Share of the spec-sheet bandwidth one decoding stream uses: tok/s x bytes/token / bytes/s.
 

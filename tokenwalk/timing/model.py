@@ -28,13 +28,14 @@ TFLOP/s = 1e12 operations/s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tokenwalk.physics import roofline
 from tokenwalk.data_refs import read_json_file
 from tokenwalk.errors import SpecError
+from tokenwalk.physics import roofline
+from tokenwalk.timing import calibration as timing_calibration
 
 FIT_PATH = Path(__file__).resolve().parent.parent / "data" / "timing_fit.json"
 
@@ -96,8 +97,6 @@ def coefficients(machine, fit: dict | None = None) -> Coefficients:
     names it (the article's laptop, this-machine when engine.json exists: solved from its
     measurements now, cached on their values), else the fit's row of its `backend`, else the row fitted on all GPU runs
     together ("default")."""
-    from tokenwalk.timing import calibration as timing_calibration  # it imports this module's bounds
-
     solved = timing_calibration.solve(machine, BOUNDS)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
@@ -112,54 +111,15 @@ def coefficients(machine, fit: dict | None = None) -> Coefficients:
     return _row(fit["default"], "default")
 
 
-class _NoComputePeak:
-    """A machine view without an FP16 peak: compute takes no time (decode of one stream is
-    memory-bound by orders of magnitude, so that is its honest reading)."""
-
-    def __init__(self, machine):
-        self.bandwidth_gbs = machine.bandwidth_gbs
-        self.fp16_tflops = float("inf")
-
-
 def _require_bandwidth(machine) -> None:
     if not getattr(machine, "bandwidth_gbs", None):
         raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'bandwidth_gbs' is missing; timing needs it")
 
 
-def embedding_params(model) -> float:
-    """Weights of the token-embedding table (vocabulary x width), 0 if the spec lacks either."""
-    vocab, width = getattr(model, "vocab_size", None), getattr(model, "embedding_length", None)
-    return float(vocab * width) if vocab and width else 0.0
-
-
-def prefill_skipped_flops(model, chunk_tokens: int) -> float:
-    """Operations the roofline's 2 x active parameters per token counts that a prompt step
-    of `chunk_tokens` tokens does not do: the output head (vocabulary x width) runs for one
-    token of the chunk only (llama.cpp computes logits for the prompt's last token,
-    llama-bench's pp included), and the input embedding is a lookup, no multiplication.
-
-    Needs the spec to say how its embedding is stored (`tied_embeddings`, as the published
-    runs' models do): a tied head is one matrix in the parameters, so 2 x table x
-    (tokens - 1) are skipped; an untied one adds the input table, 2 x table per token. A
-    spec that does not say (the presets today) skips nothing: it is timed on the roofline's
-    count, which can only make its prefill slower (by its embedding's share of the weights).
-    """
-    tied = getattr(model, "tied_embeddings", None)
-    if tied is None:
-        return 0.0
-    table = embedding_params(model)
-    skipped = 2.0 * table * max(chunk_tokens - 1, 0)
-    if not tied:
-        skipped += 2.0 * table * chunk_tokens
-    return skipped
-
-
 def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> "roofline.StepTime":
-    """The roofline's prefill step (`roofline.prefill_step`) with the operations a prompt
-    step really does (`prefill_skipped_flops` removed): what the model times."""
-    step = roofline.prefill_step(model, machine, chunk_tokens, context_before, kv_type)
-    flops = max(step.flops - prefill_skipped_flops(model, chunk_tokens), 0.0)
-    return replace(step, flops=flops, compute_s=roofline.compute_time_s(flops, machine.fp16_tflops))
+    """The prompt step the model times: `roofline.prompt_step` (the roofline's prefill step
+    without the operations a prompt step does not do)."""
+    return roofline.prompt_step(model, machine, chunk_tokens, context_before, kv_type)
 
 
 def step_s(step: "roofline.StepTime", layers: int, coeffs: Coefficients) -> float:
@@ -184,16 +144,14 @@ def decode_step_s(model, machine, context_tokens: float = 0, users: int = 1, kv_
     its bytes alone (one stream's arithmetic is negligible next to its reads)."""
     _require_bandwidth(machine)
     coeffs = coefficients(machine, fit)
-    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
-    step = roofline.decode_step(model, view, context_tokens, users, kv_type)
+    step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type)
     return step_s(step, model.layers, coeffs)
 
 
 def decode_step_bound(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                       fit: dict | None = None) -> str:
     """What bounds one decode step at the fitted efficiencies: "memory" or "compute"."""
-    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
-    return step_bound(roofline.decode_step(model, view, context_tokens, users, kv_type), coefficients(machine, fit))
+    return step_bound(roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type), coefficients(machine, fit))
 
 
 def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
@@ -212,13 +170,8 @@ def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, 
 def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = None, kv_type: str = "f16",
               fit: dict | None = None) -> float:
     """Seconds to prefill `prompt_tokens`, in chunks of `chunk_tokens` (one step if None)."""
-    total, done = 0.0, 0
-    chunk = chunk_tokens or prompt_tokens
-    while done < prompt_tokens:
-        n = min(chunk, prompt_tokens - done)
-        total += prefill_chunk_s(model, machine, n, done, kv_type, fit)
-        done += n
-    return total
+    return sum(prefill_chunk_s(model, machine, n, before, kv_type, fit)
+               for before, n in roofline.prompt_chunks(prompt_tokens, chunk_tokens or prompt_tokens))
 
 
 def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
@@ -278,8 +231,7 @@ def decode_breakdown(model, machine, context_tokens: float = 0, kv_type: str = "
     """
     _require_bandwidth(machine)
     coeffs = coefficients(machine, fit)
-    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
-    step = roofline.decode_step(model, view, context_tokens, 1, kv_type)
+    step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, 1, kv_type)
     total = step_s(step, model.layers, coeffs)
     overhead = model.layers * coeffs.layer_overhead_s
     return {

@@ -31,6 +31,10 @@ class StandinMachine:
     fp16_tflops: float = 990.0
     memory_gb: float = 80.0
     disk_gbs: float = 7.0
+    backend: str | None = None
+    system_and_apps_bytes: float | None = None
+    calibration: dict | None = None
+    spec_file: str = ""
 
 
 def qwen_standin():
@@ -42,8 +46,12 @@ def qwen_standin():
 
 
 def laptop_standin():
-    # named as the preset, so timing v1 calibrates on the laptop's measurements
-    return StandinMachine(name="laptop-860m", bandwidth_gbs=128.0, fp16_tflops=2.3, memory_gb=64.0, disk_gbs=7.0)
+    # carries the laptop preset's calibration, so it is timed on the laptop's measurements
+    from tokenwalk.specs.machine import load_machine
+
+    preset = load_machine("laptop-860m")
+    return StandinMachine(name="laptop-860m", bandwidth_gbs=128.0, fp16_tflops=2.3, memory_gb=64.0, disk_gbs=7.0,
+                          calibration=preset.calibration, spec_file=preset.spec_file)
 
 
 def seven_b():

@@ -260,10 +260,10 @@ def _ranges(machine, walk: Walk) -> dict | None:
     the middle 80 % of the timing model's leave-one-machine-out error
     (`timing_model.error_band`). None on a machine calibrated on its own measurements,
     whose speeds are the measured ones."""
-    from tokenwalk.timing.calibration import calibrated_machines
+    from tokenwalk.timing.calibration import is_calibrated
     from tokenwalk.timing.model import error_band
 
-    if getattr(machine, "name", None) in calibrated_machines():
+    if is_calibrated(machine):
         return None
     p_low, p_high = error_band("prefill")
     d_low, d_high = error_band("decode")

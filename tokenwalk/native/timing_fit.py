@@ -243,9 +243,11 @@ def run_fit(data_dir: Path | None = None) -> tuple[dict, list]:
 def write_fit(fit: dict, path: Path | None = None) -> Path:
     path = Path(path) if path else FIT_PATH
     path.write_text(json.dumps(fit, indent=2) + "\n", encoding="utf-8")
+    from tokenwalk import data_refs
     from tokenwalk.timing.model import _load
 
     _load.cache_clear()
+    data_refs.forget_cached()
     return path
 
 

@@ -32,12 +32,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from tokenwalk.data_refs import read_json_file
-from tokenwalk.errors import SpecError
+from tokenwalk import data_refs
+from tokenwalk.errors import SpecError, TokenwalkError
 from tokenwalk.physics import roofline
 from tokenwalk.timing import calibration as timing_calibration
 
-FIT_PATH = Path(__file__).resolve().parent.parent / "data" / "timing_fit.json"
+FIT_FILE = "timing_fit.json"
+FIT_PATH = data_refs.DEFAULT_ROOT / FIT_FILE  # where `tokenwalk fit` writes by default
 
 # Where a coefficient may lie, for the published fit and a machine's own calibration alike.
 BOUNDS = {
@@ -73,14 +74,25 @@ class Coefficients:
     note: str = ""
 
 
+def load_fit(path: str | Path | None = None) -> dict:
+    """The fitted coefficients (the JSON `tokenwalk fit` writes): data/timing_fit.json, or
+    the file at `path` (both read through `data_refs`, the data folder's copy cached)."""
+    missing = missing_fit()
+    if path is None:
+        try:
+            return data_refs.read_data_json(FIT_FILE)
+        except TokenwalkError as error:
+            raise SpecError(str(error).replace("no such data file", missing)) from None
+    return _load(str(path))
+
+
 @lru_cache(maxsize=8)
 def _load(path: str) -> dict:
-    return read_json_file(Path(path), missing="no fitted timing model (run `tokenwalk fit`)", error=SpecError)
+    return data_refs.read_json(Path(path), missing=missing_fit(), error=SpecError)
 
 
-def load_fit(path: str | Path | None = None) -> dict:
-    """The fitted coefficients (the JSON `tokenwalk fit` writes), cached per path."""
-    return _load(str(Path(path) if path else FIT_PATH))
+def missing_fit() -> str:
+    return "no fitted timing model (run `tokenwalk fit`)"
 
 
 def _row(values: dict, row: str) -> Coefficients:

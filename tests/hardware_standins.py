@@ -20,6 +20,9 @@ class StandinModel:
     head_count_kv: int = 32
     head_dim: int = 128
     context_length: int = 32768
+    embedding_length: int = 4096
+    vocab_size: int | None = None
+    tied_embeddings: bool | None = None
     expert_count: int = 0
     expert_used_count: int = 0
 

@@ -89,3 +89,16 @@ def test_tied_embeddings_come_from_the_tensor_table(tmp_path):
     assert smol.tied_embeddings is True
     assert roofline.prefill_skipped_flops(smol, 512) == 2 * 49152 * 576 * 511
     assert load_model("qwen3.6-35b-a3b").tied_embeddings is None  # not known: nothing skipped
+
+
+def test_every_kind_of_model_and_machine_satisfies_the_protocols():
+    from hardware_standins import StandinMachine, StandinModel
+
+    from tokenwalk.specs.protocols import Machine, Model
+    from tokenwalk.timing.llama_bench import load_runs
+
+    run = load_runs()[0]
+    for model in (load_model("qwen3.6-35b-a3b"), run.model, StandinModel()):
+        assert isinstance(model, Model), model
+    for machine in (load_machine("laptop-860m"), run.machine, StandinMachine()):
+        assert isinstance(machine, Machine), machine

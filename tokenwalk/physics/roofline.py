@@ -10,8 +10,9 @@ times, never their sum. All numbers are spec-sheet maxima (a bound, not a measur
 Units: bytes, seconds, operations (one multiply or one add = 1 operation), GB/s = 1e9
 bytes per second, TFLOP/s = 1e12 operations per second.
 
-Models and machines are read by attribute (`tokenwalk.specs.model.ModelSpec`,
-`tokenwalk.specs.machine.MachineSpec`), so any object with the same fields works.
+Models and machines are read by attribute: anything that satisfies
+`tokenwalk.specs.protocols.Model` / `Machine` (ModelSpec, MachineSpec, a llama-bench run's
+model and machine, a test's stand-in) works.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_layers
+from tokenwalk.specs.protocols import Machine, Model
 
 GB = 1e9
 TERA = 1e12
@@ -160,8 +162,7 @@ def weights_bytes_read(model, tokens: int = 1) -> float:
     R = shared + experts x used / count, then experts = (W - R) / (1 - used / count).
     """
     per_token = _bytes_read_per_token(model)
-    count = getattr(model, "expert_count", 0) or 0
-    used = getattr(model, "expert_used_count", 0) or 0
+    count, used = model.expert_count or 0, model.expert_used_count or 0
     if tokens <= 1 or count <= 1 or used <= 0 or used >= count:
         return per_token
     total = float(model.size_bytes)
@@ -232,7 +233,7 @@ class StepTime:
         return self.tokens / self.step_s if self.step_s > 0 else 0.0
 
 
-def step_time(model, machine, tokens: int, *, kv_tokens_read: float = 0, kv_tokens_written: float = 0,
+def step_time(model: Model, machine: Machine | Peaks, tokens: int, *, kv_tokens_read: float = 0, kv_tokens_written: float = 0,
               query_key_pairs: float = 0, kv_type: str = "f16") -> StepTime:
     """Roofline time of one step with `tokens` tokens through all the layers.
 
@@ -403,11 +404,9 @@ def decode_ceiling_tok_s(model, machine, context_tokens: int = 0, kv_type: str =
 
 
 def _active_params(model) -> float:
-    active = getattr(model, "active_params", None)
-    return float(active if active else model.params)
+    return float(model.active_params or model.params)
 
 
 def _bytes_read_per_token(model) -> float:
-    value = getattr(model, "bytes_read_per_token", None)
-    return float(value if value else model.size_bytes)
+    return float(model.bytes_read_per_token or model.size_bytes)
 

@@ -51,6 +51,7 @@ class BenchModel:
     tied_embeddings: bool
     expert_count: int = 0
     expert_used_count: int = 0
+    context_length: int | None = None
 
     @property
     def active_params(self) -> float:
@@ -78,6 +79,8 @@ class BenchMachine:
     fp16_tflops: float | None
     backend: str
     calibration: None = None  # a published run is timed on the fit, never on a calibration
+    disk_gbs: None = None
+    system_and_apps_bytes: None = None
 
 
 @dataclass(frozen=True)

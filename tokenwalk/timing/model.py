@@ -35,6 +35,7 @@ from pathlib import Path
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError, TokenwalkError
 from tokenwalk.physics import roofline
+from tokenwalk.specs.protocols import Machine, Model
 from tokenwalk.timing import calibration as timing_calibration
 
 FIT_FILE = "timing_fit.json"
@@ -104,7 +105,7 @@ def _row(values: dict, row: str) -> Coefficients:
     )
 
 
-def coefficients(machine, fit: dict | None = None) -> Coefficients:
+def coefficients(machine: Machine, fit: dict | None = None) -> Coefficients:
     """The coefficients for `machine`: its own calibration if `data/timing_calibrations.json`
     names it (the article's laptop, this-machine when engine.json exists: solved from its
     measurements now, cached on their values), else the fit's row of its `backend`, else the row fitted on all GPU runs
@@ -116,7 +117,7 @@ def coefficients(machine, fit: dict | None = None) -> Coefficients:
         return Coefficients(row=machine.name, note=note, **values)
     fit = fit if fit is not None else load_fit()
     backends = fit.get("backends", {})
-    backend = getattr(machine, "backend", None) or ""
+    backend = machine.backend or ""
     for key, values in backends.items():
         if key.lower() == str(backend).lower():
             return _row(values, key)
@@ -124,8 +125,8 @@ def coefficients(machine, fit: dict | None = None) -> Coefficients:
 
 
 def _require_bandwidth(machine) -> None:
-    if not getattr(machine, "bandwidth_gbs", None):
-        raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'bandwidth_gbs' is missing; timing needs it")
+    if not machine.bandwidth_gbs:
+        raise SpecError(f"machine {machine.name!r}: field 'bandwidth_gbs' is missing; timing needs it")
 
 
 def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> "roofline.StepTime":
@@ -149,7 +150,7 @@ def step_bound(step: "roofline.StepTime", coeffs: Coefficients) -> str:
     return "memory" if memory >= compute else "compute"
 
 
-def decode_step_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
+def decode_step_s(model: Model, machine: Machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                   fit: dict | None = None) -> float:
     """Seconds of one decode step: `users` conversations, each `context_tokens` deep, one
     new token each. 1 / this is one user's tok/s. A machine with no FP16 figure is timed by
@@ -166,14 +167,14 @@ def decode_step_bound(model, machine, context_tokens: float = 0, users: int = 1,
     return step_bound(roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type), coefficients(machine, fit))
 
 
-def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
+def prefill_chunk_s(model: Model, machine: Machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
                     fit: dict | None = None) -> float:
     """Seconds of one prefill step of `chunk_tokens` prompt tokens after `context_before`
     tokens already in the cache: the arithmetic at the fitted share of the FP16 peak,
     never less than one read of the weights (and the cache) per chunk."""
     _require_bandwidth(machine)
-    if not getattr(machine, "fp16_tflops", None):
-        raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'fp16_tflops' is missing; prefill timing needs it")
+    if not machine.fp16_tflops:
+        raise SpecError(f"machine {machine.name!r}: field 'fp16_tflops' is missing; prefill timing needs it")
     coeffs = coefficients(machine, fit)
     step = prefill_step(model, machine, chunk_tokens, context_before, kv_type)
     return step_s(step, model.layers, coeffs)

@@ -33,7 +33,6 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from tokenwalk.physics import roofline
-from tokenwalk.errors import SpecError
 from tokenwalk.timing.llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
 from tokenwalk.timing import model as timing_model
 from tokenwalk.timing.model import BOUNDS, FIT_PATH, predict_run_tok_s, rounded

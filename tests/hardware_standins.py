@@ -20,6 +20,9 @@ class StandinModel:
     head_count_kv: int = 32
     head_dim: int = 128
     context_length: int = 32768
+    embedding_length: int = 4096
+    vocab_size: int | None = None
+    tied_embeddings: bool | None = None
     expert_count: int = 0
     expert_used_count: int = 0
 
@@ -31,6 +34,10 @@ class StandinMachine:
     fp16_tflops: float = 990.0
     memory_gb: float = 80.0
     disk_gbs: float = 7.0
+    backend: str | None = None
+    system_and_apps_bytes: float | None = None
+    calibration: dict | None = None
+    spec_file: str = ""
 
 
 def qwen_standin():
@@ -42,8 +49,12 @@ def qwen_standin():
 
 
 def laptop_standin():
-    # named as the preset, so timing v1 calibrates on the laptop's measurements
-    return StandinMachine(name="laptop-860m", bandwidth_gbs=128.0, fp16_tflops=2.3, memory_gb=64.0, disk_gbs=7.0)
+    # carries the laptop preset's calibration, so it is timed on the laptop's measurements
+    from tokenwalk.specs.machine import load_machine
+
+    preset = load_machine("laptop-860m")
+    return StandinMachine(name="laptop-860m", bandwidth_gbs=128.0, fp16_tflops=2.3, memory_gb=64.0, disk_gbs=7.0,
+                          calibration=preset.calibration, spec_file=preset.spec_file)
 
 
 def seven_b():

@@ -75,13 +75,13 @@ def test_the_fit_file_no_longer_stores_the_laptop():
 def test_an_edited_decode_speed_moves_the_laptop_and_nothing_else(edit_laptop):
     """Dense 27B measured at 3.0 instead of 2.6 tok/s: the model follows (3.0 and the MoE's
     11.7 still met), with no refit; a backend's row does not move."""
-    vulkan_before = timing_model.coefficients(type("M", (), {"name": "x", "backend": "Vulkan"})())
+    vulkan_before = timing_model.coefficients(type("M", (), {"name": "x", "backend": "Vulkan", "calibration": None})())
     coeffs = edit_laptop(decode_tok_s_dense=3.0)
     assert coeffs.note == ""
     moe, dense, prefill = _speeds()
     assert dense == pytest.approx(3.0, rel=2e-3) and moe == pytest.approx(11.7, rel=2e-3)
     assert prefill == pytest.approx(93, rel=2e-3)  # the compute efficiency is solved again
-    assert timing_model.coefficients(type("M", (), {"name": "x", "backend": "Vulkan"})()) == vulkan_before
+    assert timing_model.coefficients(type("M", (), {"name": "x", "backend": "Vulkan", "calibration": None})()) == vulkan_before
 
 
 def test_the_solve_is_cached_on_the_values_not_the_first_answer(edit_laptop):

@@ -10,6 +10,7 @@ import pytest
 
 from tokenwalk.timing import llama_bench
 
+from tokenwalk.physics import roofline
 from tokenwalk.timing import model as timing_model
 from tokenwalk.errors import SpecError
 from tokenwalk.timing.llama_bench import BenchMachine
@@ -60,11 +61,11 @@ def test_prefill_counts_the_head_once_and_no_lookup():
     tied (the presets) is counted as the roofline counts it."""
     base = _llama2_q4_tg128().model
     table = base.vocab_size * base.embedding_length
-    assert timing_model.prefill_skipped_flops(base, 512) == 2 * table * 511 + 2 * table * 512
+    assert roofline.prefill_skipped_flops(base, 512) == 2 * table * 511 + 2 * table * 512
     tied = dataclasses.replace(base, tied_embeddings=True)
-    assert timing_model.prefill_skipped_flops(tied, 512) == 2 * table * 511
-    assert timing_model.prefill_skipped_flops(tied, 1) == 0  # one token: its logits are needed
-    assert timing_model.prefill_skipped_flops(load_model("qwen3.8-27b"), 512) == 0
+    assert roofline.prefill_skipped_flops(tied, 512) == 2 * table * 511
+    assert roofline.prefill_skipped_flops(tied, 1) == 0  # one token: its logits are needed
+    assert roofline.prefill_skipped_flops(load_model("qwen3.8-27b"), 512) == 0
 
 
 def test_backend_rows_case_insensitive_and_default_for_unknown():

@@ -18,7 +18,8 @@ from tokenwalk.specs.model import load_model
 from tokenwalk.walk import Request, walk_request
 
 ENGINE_FILE = "measurements/engine.json"
-CALIBRATIONS = timing_calibration.CALIBRATIONS_FILE
+CALIBRATION_FILE = "machines/_this-machine.json"  # this-machine's calibration
+LAPTOP_FILE = "machines/laptop-860m.json"  # the laptop preset, its calibration inside
 
 pytestmark = pytest.mark.skipif(not has_measured_machine(), reason="engine.json not written on this checkout")
 
@@ -28,7 +29,7 @@ def _values() -> dict:
 
 
 def _entry() -> dict:
-    return data_refs.read_data_json(CALIBRATIONS)["machines"][MEASURED_MACHINE]
+    return data_refs.read_data_json(CALIBRATION_FILE)["calibration"]
 
 
 def _chunk_measured() -> int:
@@ -81,7 +82,7 @@ def test_one_decode_point_fixes_the_per_layer_cost_and_solves_the_bandwidth_shar
 
 def test_the_entry_references_engine_json_and_its_model_and_chunk_match_it():
     entry = _entry()
-    assert entry["only_with"] == ENGINE_FILE
+    assert load_machine(MEASURED_MACHINE).calibration == entry  # attached by this_machine(), never by name
     for ref in (entry["decode"][0], entry["prefill"], entry["prefill_prompt_tokens"], entry["decode_context_tokens"]):
         assert ref["from"] == ENGINE_FILE
     gguf = data_refs.read_data_json(ENGINE_FILE)["model"]
@@ -132,28 +133,29 @@ def test_without_engine_json_this_machine_is_not_calibrated_and_nothing_fails(su
     with pytest.raises(SpecError, match="engine.json: not found"):
         load_machine(MEASURED_MACHINE)
     # a machine that happens to carry the name is timed by its backend's row, not a failed solve
-    stray = type("M", (), {"name": MEASURED_MACHINE, "backend": "CPU", "bandwidth_gbs": 20.0, "fp16_tflops": 1.0})()
+    stray = type("M", (), {"name": MEASURED_MACHINE, "backend": "CPU", "bandwidth_gbs": 20.0, "fp16_tflops": 1.0,
+                            "calibration": None})()
     assert timing_model.coefficients(stray).row == "CPU"
     assert timing_model.coefficients(load_machine("laptop-860m")) == laptop
 
 
 def test_one_decode_point_without_a_fixed_per_layer_cost_names_the_field(substitute):
     def drop(data):
-        del data["machines"][MEASURED_MACHINE]["layer_overhead_s"]
+        del data["calibration"]["layer_overhead_s"]
         return data
 
-    substitute(CALIBRATIONS, drop)
-    with pytest.raises(SpecError, match=r"timing_calibrations.json: machines.this-machine: field 'layer_overhead_s' is missing"):
+    substitute(CALIBRATION_FILE, drop)
+    with pytest.raises(SpecError, match=r"_this-machine.json: calibration: field 'layer_overhead_s' is missing"):
         timing_model.coefficients(load_machine(MEASURED_MACHINE))
 
 
 def test_a_fixed_per_layer_cost_beside_two_decode_points_is_refused(substitute):
     def add(data):
-        data["machines"]["laptop-860m"]["layer_overhead_s"] = {"value": 0.0}
+        data["calibration"]["layer_overhead_s"] = {"value": 0.0}
         return data
 
-    substitute(CALIBRATIONS, add)
-    with pytest.raises(SpecError, match=r"machines.laptop-860m.layer_overhead_s: two decode speeds solve"):
+    substitute(LAPTOP_FILE, add)
+    with pytest.raises(SpecError, match=r"laptop-860m.json: calibration.layer_overhead_s: two decode speeds solve"):
         timing_model.coefficients(load_machine("laptop-860m"))
 
 
@@ -161,10 +163,10 @@ def test_a_per_layer_cost_that_leaves_no_time_for_the_reads_is_held_with_a_note(
     """The CPU row's 666 us a layer, 30 layers: more than the measured 26 ms step leaves for
     the reads, so the bandwidth efficiency is held at the fit's bound of 1 and the note says so."""
     def cpu_cost(data):
-        data["machines"][MEASURED_MACHINE]["layer_overhead_s"] = {"value": 6.656e-4}
+        data["calibration"]["layer_overhead_s"] = {"value": 6.656e-4}
         return data
 
-    substitute(CALIBRATIONS, cpu_cost)
+    substitute(CALIBRATION_FILE, cpu_cost)
     coeffs = timing_model.coefficients(load_machine(MEASURED_MACHINE))
     assert coeffs.bandwidth_efficiency == 1.0
     assert "outside the fit's bounds: held at 1" in coeffs.note

@@ -1,44 +1,105 @@
-"""Values in data files that point to another data file instead of repeating a number.
+"""Reading tokenwalk's data files: one JSON reader, one data folder that a caller can replace.
 
-A measurement lives in one place (for example data/measurements/laptop.json); a file that
-needs it writes ``{"from": "measurements/laptop.json", "key": "decode_tok_s_moe"}`` and
-`resolve` reads ``values[key]["value"]`` from that file. Paths are relative to
-tokenwalk/data/.
+Every JSON file tokenwalk reads goes through `read_json` (a path) or `read_data_json` (a
+path relative to the data folder, cached): presets, the timing fit, llama-bench runs,
+measurements and calibrations. A problem is one line in one style, ``file: cause`` (the
+spec readers add the field: ``file: field 'x': cause``).
+
+The data folder is tokenwalk/data/ unless a caller substitutes another with
+`use_data_root(path)` (a test's copy, a user's own presets); it holds the same layout.
+
+A value in a data file may point to another data file instead of repeating a number: a
+measurement lives in one place (for example measurements/laptop.json) and a file that
+needs it writes ``{"from": "measurements/laptop.json", "key": "decode_tok_s_moe"}``;
+`resolve` reads ``values[key]["value"]`` from that file.
 """
 
 from __future__ import annotations
 
 import json
+import os
+from contextlib import contextmanager
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
 
+DEFAULT_ROOT = Path(__file__).resolve().parent / "data"
+_root: Path = DEFAULT_ROOT
 
-def read_json_file(path, *, missing: str = "file not found", error=TokenwalkError):
-    """A JSON file at `path`, parsed; a missing file or bad JSON raises `error` with one
-    line naming the file (and the line of the JSON error). `missing` says what to do."""
-    name = getattr(path, "name", str(path))
+
+def data_root() -> Path:
+    """The data folder files are read from (tokenwalk/data/ unless substituted)."""
+    return _root
+
+
+@contextmanager
+def use_data_root(path):
+    """Read data files from `path` instead of tokenwalk/data/ inside the `with` block."""
+    global _root
+    previous, _root = _root, Path(path)
+    _cached.cache_clear()
+    try:
+        yield _root
+    finally:
+        _root = previous
+        _cached.cache_clear()
+
+
+def data_label(relative_path: str) -> str:
+    """How errors name a data file: tokenwalk/data/<path>, or the substituted folder's path."""
+    return f"tokenwalk/data/{relative_path}" if _root == DEFAULT_ROOT else os.fspath(_root / relative_path)
+
+
+def read_json(path, label: str | None = None, *, missing: str = "file not found", error=TokenwalkError):
+    """The JSON value in the file at `path`, parsed. A missing file, an unreadable one or bad
+    JSON raises `error` (a TokenwalkError class) as one line naming `label` (default: the
+    path): ``label: <missing>``, ``label: cannot open: ...``, ``label: line L column C: not
+    valid JSON (...)``."""
+    label = label or os.fspath(path)
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            text = handle.read()
     except FileNotFoundError:
-        raise error(f"{name}: {missing}") from None
+        raise error(f"{label}: {missing}") from None
+    except OSError as exc:
+        raise error(f"{label}: cannot open: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise error(f"{label}: not a UTF-8 text file (JSON was expected)") from None
+    try:
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise error(f"{name}: not valid JSON at line {exc.lineno}: {exc.msg}") from None
+        raise error(f"{label}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})") from None
 
 
-@lru_cache(maxsize=16)
-def read_data_json(relative_path: str) -> dict:
-    """A JSON file under tokenwalk/data/, parsed (cached)."""
+def read_json_file(path, *, missing: str = "file not found", error=TokenwalkError):
+    """`read_json` with the file's name as its label (kept for callers outside the core)."""
+    return read_json(path, getattr(path, "name", None) or os.fspath(path), missing=missing, error=error)
+
+
+def read_data_json(relative_path: str):
+    """A JSON file under the data folder (`data_root()`), parsed and cached. Do not change
+    the value returned: it is shared by every caller."""
     parts = [p for p in relative_path.split("/") if p]
     if not parts or any(p in (".", "..") for p in parts):
-        raise TokenwalkError(f"tokenwalk/data/{relative_path}: not a path inside the data folder")
-    path = resources.files("tokenwalk").joinpath("data", *parts)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise TokenwalkError(f"tokenwalk/data/{relative_path}: cannot read ({error})") from None
+        raise TokenwalkError(f"{data_label(relative_path)}: not a path inside the data folder")
+    return _cached(os.fspath(_root), "/".join(parts))
+
+
+@lru_cache(maxsize=64)
+def _cached(root: str, relative_path: str):
+    return read_json(Path(root, *relative_path.split("/")), data_label(relative_path), missing="no such data file")
+
+
+def forget_cached() -> None:
+    """Forget the cached data files (after writing one, e.g. `tokenwalk fit`)."""
+    _cached.cache_clear()
+
+
+def data_file_names(folder: str) -> list[str]:
+    """Names of the files in the data folder's `folder` (sorted; [] when there is none)."""
+    base = _root / folder
+    return sorted(entry.name for entry in base.iterdir() if entry.is_file()) if base.is_dir() else []
 
 
 def resolve(value, where: str = "data"):
@@ -48,7 +109,7 @@ def resolve(value, where: str = "data"):
         try:
             return read_data_json(file)["values"][key]["value"]
         except (KeyError, TypeError):
-            raise TokenwalkError(f"tokenwalk/data/{file}: values.{key}.value: missing (referenced from {where})") from None
+            raise TokenwalkError(f"{data_label(file)}: values.{key}.value: missing (referenced from {where})") from None
     if isinstance(value, dict) and "value" in value:
         return value["value"]
     return value

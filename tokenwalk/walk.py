@@ -19,11 +19,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-from tokenwalk.physics.chunked_prefill import chunk_sizes
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_reservation_bytes
 from tokenwalk.physics.memory_budget import memory_budget
-from tokenwalk.physics.roofline import decode_step, prefill_step, step_time
+from tokenwalk.physics.roofline import decode_step, prefill_step, prompt_chunks, step_time
+from tokenwalk.specs.protocols import Machine, Model
 from tokenwalk.timing import stages as timing
 
 # Above this many chunks or steps a stage is evaluated at sample points and summed as a
@@ -203,7 +203,7 @@ class Walk:
         }
 
 
-def walk_request(model, machine, request: Request) -> Walk:
+def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
     """Walk `request` on `model` and `machine`: every stage, the three numbers, the memory check.
 
     Raises TokenwalkError for a request that cannot be walked (a bad field, num_ctx
@@ -235,14 +235,14 @@ def walk_request(model, machine, request: Request) -> Walk:
         warnings.append(
             f"does not fit: system {budget.system_bytes / 1e9:.1f} GB + weights {budget.weights_bytes / 1e9:.1f} GB"
             f" + KV cache {budget.kv_cache_bytes / 1e9:.2f} GB > {budget.total_bytes / 1e9:.0f} GB of memory"
-            f" on {getattr(machine, 'name', 'the machine')}")
-    context_length = getattr(model, "context_length", None)
+            f" on {machine.name}")
+    context_length = model.context_length
     if context_length and request.context_tokens > context_length:
         warnings.append(f"num_ctx {request.context_tokens} is longer than the model's context_length {context_length}")
 
     walk = Walk(
-        model=getattr(model, "name", "model"),
-        machine=getattr(machine, "name", "machine"),
+        model=model.name,
+        machine=machine.name,
         request=request,
         stages=tuple(stages),
         weights_bytes=float(model.size_bytes),
@@ -261,10 +261,10 @@ def _ranges(machine, walk: Walk) -> dict | None:
     the middle 80 % of the timing model's leave-one-machine-out error
     (`timing_model.error_band`). None on a machine calibrated on its own measurements,
     whose speeds are the measured ones."""
-    from tokenwalk.timing.calibration import calibrated_machines
+    from tokenwalk.timing.calibration import is_calibrated
     from tokenwalk.timing.model import error_band
 
-    if getattr(machine, "name", None) in calibrated_machines():
+    if is_calibrated(machine):
         return None
     p_low, p_high = error_band("prefill")
     d_low, d_high = error_band("decode")
@@ -281,19 +281,15 @@ _LOAD_TIMES: dict = {}
 def _load_time(model, machine) -> tuple:
     """(seconds, disk GB/s) of a cold load, remembered per model and machine numbers: the
     simulator walks on every keystroke and the disk rung comes from a data file."""
-    key = (getattr(model, "name", None), model.size_bytes, getattr(machine, "name", None), machine.bandwidth_gbs,
-           getattr(machine, "disk_gbs", None))
+    key = (model.name, model.size_bytes, machine.name, machine.bandwidth_gbs, machine.disk_gbs,
+           repr((machine.calibration or {}).get("load")))
     if key not in _LOAD_TIMES:
         _LOAD_TIMES[key] = (timing.load_s(model, machine), timing.disk_bandwidth_gbs(machine))
     return _LOAD_TIMES[key]
 
 
 def _prefill_stage(model, machine, prompt: int, chunk: int, kv_type: str) -> Stage:
-    sizes = chunk_sizes(prompt, chunk)
-    starts, done = [], 0
-    for n in sizes:
-        starts.append(done)
-        done += n
+    starts, sizes = zip(*prompt_chunks(prompt, chunk))
     # Evaluate every chunk when there are few, else a sample (first, last, evenly between).
     if len(sizes) <= _EXACT_LIMIT:
         picked = list(range(len(sizes)))

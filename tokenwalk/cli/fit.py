@@ -15,7 +15,7 @@ write its coefficients to tokenwalk/data/timing_fit.json, which the pure core (a
 browser) reads. Per backend: the share of the spec bandwidth decode reaches, a fixed
 cost per layer, and the share of the FP16 figure prefill reaches. The file also keeps the
 leave-one-machine-out error (`tokenwalk validate` prints it in full). A machine timed on
-its own measurements (the laptop, data/timing_calibrations.json) is not stored: its row,
+its own measurements (a calibration in its machine spec: the laptop) is not stored: its row,
 printed last, is solved from the measurements whenever it is timed, so editing a
 measurement needs no refit. Needs numpy and scipy (the `native` extra).
 

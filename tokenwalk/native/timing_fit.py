@@ -33,7 +33,6 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from tokenwalk.physics import roofline
-from tokenwalk.errors import SpecError
 from tokenwalk.timing.llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
 from tokenwalk.timing import model as timing_model
 from tokenwalk.timing.model import BOUNDS, FIT_PATH, predict_run_tok_s, rounded
@@ -55,12 +54,6 @@ class Features:
     decode: np.ndarray  # bool
 
 
-class _NoPeak:
-    def __init__(self, bandwidth_gbs):
-        self.bandwidth_gbs = bandwidth_gbs
-        self.fp16_tflops = float("inf")
-
-
 def usable(run: BenchRun) -> bool:
     """Runs the model can be fitted and checked on: a known bandwidth, and for prefill a
     known FP16 figure too."""
@@ -73,8 +66,7 @@ def features(runs: list) -> Features:
     memory, compute, layers, tokens, measured, decode = [], [], [], [], [], []
     for run in runs:
         if run.phase == "decode":
-            view = run.machine if run.machine.fp16_tflops else _NoPeak(run.machine.bandwidth_gbs)
-            step = roofline.decode_step(run.model, view, (run.tokens - 1) / 2.0)
+            step = roofline.decode_step(run.model, roofline.peaks(run.machine), (run.tokens - 1) / 2.0)
             tokens.append(1)
             measured.append(1.0 / run.tok_s)
         else:
@@ -250,9 +242,11 @@ def run_fit(data_dir: Path | None = None) -> tuple[dict, list]:
 def write_fit(fit: dict, path: Path | None = None) -> Path:
     path = Path(path) if path else FIT_PATH
     path.write_text(json.dumps(fit, indent=2) + "\n", encoding="utf-8")
+    from tokenwalk import data_refs
     from tokenwalk.timing.model import _load
 
     _load.cache_clear()
+    data_refs.forget_cached()
     return path
 
 
@@ -272,7 +266,7 @@ def check_core_agrees(fit: dict, runs: list, tolerance: float = 1e-9) -> float:
 def _fp16_share(run: BenchRun) -> float:
     """Share of its FP16 figure a prefill run reaches, on the weights' operations a prompt
     step really does (the model's count, attention left out)."""
-    ops_per_token = 2 * run.model.active_params - timing_model.prefill_skipped_flops(run.model, run.tokens) / run.tokens
+    ops_per_token = 2 * run.model.active_params - roofline.prefill_skipped_flops(run.model, run.tokens) / run.tokens
     return run.tok_s * ops_per_token / (run.machine.fp16_tflops * 1e12)
 
 

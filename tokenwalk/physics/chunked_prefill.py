@@ -16,20 +16,14 @@ import math
 from dataclasses import dataclass
 
 from tokenwalk.physics.batching import max_users_same_step
-from tokenwalk.physics.roofline import StepTime, prefill_step, step_time
+from tokenwalk.physics.roofline import StepTime, prefill_step, prompt_chunks, step_time
 
 
 def chunk_sizes(prompt_tokens: int, chunk_tokens: int) -> list[int]:
-    """Sizes of the chunks a prompt is cut into: full chunks, then the rest.
-
-    6,550 tokens in chunks of 512 -> 13 chunks (12 of 512 and one of 406).
+    """Sizes of the chunks a prompt is cut into (`roofline.prompt_chunks`): full chunks,
+    then the rest. 6,550 tokens in chunks of 512 -> 13 chunks (12 of 512 and one of 406).
     """
-    if chunk_tokens < 1:
-        raise ValueError(f"chunk_tokens must be >= 1, got {chunk_tokens}")
-    if prompt_tokens <= 0:
-        return []
-    full, rest = divmod(prompt_tokens, chunk_tokens)
-    return [chunk_tokens] * full + ([rest] if rest else [])
+    return [n for _before, n in prompt_chunks(prompt_tokens, chunk_tokens)]
 
 
 def chunk_count(prompt_tokens: int, chunk_tokens: int) -> int:
@@ -101,9 +95,7 @@ def chunked_prefill(model, machine, prompt_tokens: int, chunk_tokens: int, *, at
     7B in 16 chunks of 2,000 make 16 trips (67 ms) hidden under 450 ms of arithmetic.
     attention=True adds the attention term and the KV reads of earlier chunks.
     """
-    sizes = chunk_sizes(prompt_tokens, chunk_tokens)
-    steps, done = [], 0
-    for n in sizes:
-        steps.append(prefill_step(model, machine, n, done, kv_type) if attention else step_time(model, machine, n))
-        done += n
-    return ChunkedPrefill(tuple(sizes), tuple(steps))
+    chunks = prompt_chunks(prompt_tokens, chunk_tokens)
+    steps = [prefill_step(model, machine, n, before, kv_type) if attention else step_time(model, machine, n)
+             for before, n in chunks]
+    return ChunkedPrefill(tuple(n for _before, n in chunks), tuple(steps))

@@ -37,9 +37,9 @@ def kv_bytes_per_element(kv_type: str = "f16") -> float:
 
 
 def kv_layers(model) -> int:
-    """Layers that keep a KV cache: `model.kv_layers` if set (hybrid models), else all layers."""
-    value = getattr(model, "kv_layers", None)
-    return int(value if value else model.layers)
+    """Layers that keep a KV cache: `model.kv_layers` (a hybrid model's full-attention
+    layers; every layer of a plain transformer, as `ModelSpec` fills it in)."""
+    return int(model.kv_layers)
 
 
 def kv_bytes_per_token(model, kv_type: str = "f16", kv_layer_count: int | None = None) -> float:

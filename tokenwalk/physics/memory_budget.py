@@ -1,7 +1,7 @@
 """The memory budget: what a machine's memory holds once a model is loaded.
 
 Four parts, to scale in figure 22: the system and the user's applications (a measurement
-per machine, in data/budgets/), the weights (the file's bytes), the KV cache reserved
+per machine, in its spec: `system_and_apps_bytes`), the weights (the file's bytes), the KV cache reserved
 for the whole num_ctx at load time, used or not, and what is left free. On the laptop's
 64 GB with Qwen3.6 Q4_K_M and an f16 cache: 32 GB + 21.7 GB + 336 MB at num_ctx 16,384,
 about 10 GB free; 5.4 GB of cache at 262,144, about 5 GB free.
@@ -12,39 +12,16 @@ Units: bytes (GB = 1e9 bytes).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
-
-from tokenwalk.data_refs import read_data_json, resolve
-from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.kv_cache import kv_reservation_bytes
 
 GB = 1e9
 
 
 def system_bytes(machine) -> float:
-    """Bytes the system and apps hold on `machine` before a model loads (0 if not measured).
-
-    From data/budgets/<machine name>.json; a machine without one (a server GPU with its
-    own memory) is taken as empty.
-    """
-    entry = budget_data(getattr(machine, "name", ""))
-    return float(entry["system_and_apps_bytes"]) if entry else 0.0
-
-
-def budget_data(machine_name: str) -> dict | None:
-    """The measured budget of a machine (its JSON as a dict), or None when there is none."""
-    if not machine_name or "/" in machine_name or "\\" in machine_name:
-        return None
-    path = resources.files("tokenwalk") / "data" / "budgets" / f"{machine_name}.json"
-    if not path.is_file():
-        return None
-    entry = dict(read_data_json(f"budgets/{machine_name}.json"))
-    where = f"budgets/{machine_name}.json"
-    try:
-        entry["system_and_apps_bytes"] = float(resolve(entry["system_and_apps_bytes"], where))
-    except (ValueError, KeyError, TypeError) as error:
-        raise TokenwalkError(f"tokenwalk/data/{where}: system_and_apps_bytes: {error}") from None
-    return entry
+    """Bytes the system and apps hold on `machine` before a model loads: its spec's
+    measured `system_and_apps_bytes`; a machine without one (a server GPU with its own
+    memory) is taken as empty."""
+    return float(machine.system_and_apps_bytes or 0.0)
 
 
 @dataclass(frozen=True)

@@ -10,18 +10,37 @@ times, never their sum. All numbers are spec-sheet maxima (a bound, not a measur
 Units: bytes, seconds, operations (one multiply or one add = 1 operation), GB/s = 1e9
 bytes per second, TFLOP/s = 1e12 operations per second.
 
-Models and machines are read by attribute (`tokenwalk.specs.model.ModelSpec`,
-`tokenwalk.specs.machine.MachineSpec`), so any object with the same fields works.
+Models and machines are read by attribute: anything that satisfies
+`tokenwalk.specs.protocols.Model` / `Machine` (ModelSpec, MachineSpec, a llama-bench run's
+model and machine, a test's stand-in) works.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from tokenwalk.physics.kv_cache import kv_bytes_per_token
+from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_layers
+from tokenwalk.specs.protocols import Machine, Model
 
 GB = 1e9
 TERA = 1e12
+
+
+@dataclass(frozen=True)
+class Peaks:
+    """The two spec-sheet figures the roofline reads off a machine: bandwidth (GB/s) and
+    dense FP16 compute (TFLOP/s; infinite when the machine has no FP16 figure, so that its
+    arithmetic takes no time: one decode stream is bound by its reads by orders of
+    magnitude). Hashable, so a cached solve can key on it."""
+
+    bandwidth_gbs: float
+    fp16_tflops: float = float("inf")
+
+
+def peaks(machine) -> Peaks:
+    """The machine's `Peaks`; a missing or zero FP16 figure becomes infinite compute."""
+    fp16 = machine.fp16_tflops
+    return Peaks(float(machine.bandwidth_gbs), float(fp16) if fp16 else float("inf"))
 
 
 def memory_time_s(n_bytes: float, bandwidth_gbs: float) -> float:
@@ -143,8 +162,7 @@ def weights_bytes_read(model, tokens: int = 1) -> float:
     R = shared + experts x used / count, then experts = (W - R) / (1 - used / count).
     """
     per_token = _bytes_read_per_token(model)
-    count = getattr(model, "expert_count", 0) or 0
-    used = getattr(model, "expert_used_count", 0) or 0
+    count, used = model.expert_count or 0, model.expert_used_count or 0
     if tokens <= 1 or count <= 1 or used <= 0 or used >= count:
         return per_token
     total = float(model.size_bytes)
@@ -168,7 +186,7 @@ def attention_flops(model, query_key_pairs: float) -> float:
     2 x active params of the weights this is Kaplan et al.'s 2N + 2 n_layer n_ctx d_attn
     per token (7B: +4 % at 2,048 tokens, +60 % at 32,000).
     """
-    return 4.0 * _kv_layers(model) * attention_width(model) * query_key_pairs
+    return 4.0 * kv_layers(model) * attention_width(model) * query_key_pairs
 
 
 def prefill_query_key_pairs(chunk_tokens: int, context_before: int = 0) -> float:
@@ -215,7 +233,7 @@ class StepTime:
         return self.tokens / self.step_s if self.step_s > 0 else 0.0
 
 
-def step_time(model, machine, tokens: int, *, kv_tokens_read: float = 0, kv_tokens_written: float = 0,
+def step_time(model: Model, machine: Machine | Peaks, tokens: int, *, kv_tokens_read: float = 0, kv_tokens_written: float = 0,
               query_key_pairs: float = 0, kv_type: str = "f16") -> StepTime:
     """Roofline time of one step with `tokens` tokens through all the layers.
 
@@ -276,6 +294,54 @@ def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_
                      query_key_pairs=prefill_query_key_pairs(chunk_tokens, context_before), kv_type=kv_type)
 
 
+def prompt_chunks(prompt_tokens: int, chunk_tokens: int) -> list[tuple[int, int]]:
+    """The chunks a prompt is read in, as (tokens already cached, tokens in the chunk):
+    full chunks, then the rest. The one chunk iterator of tokenwalk (the walk, the timing
+    model, its calibration, chunked prefill and the roofline all cut prompts with it).
+
+    6,550 tokens in chunks of 512 -> 13 chunks: (0, 512), (512, 512), ..., (6144, 406).
+    """
+    if chunk_tokens < 1:
+        raise ValueError(f"chunk_tokens must be >= 1, got {chunk_tokens}")
+    return [(before, min(chunk_tokens, prompt_tokens - before)) for before in range(0, max(prompt_tokens, 0), chunk_tokens)]
+
+
+def embedding_params(model) -> float:
+    """Weights of the token-embedding table (vocabulary x width), 0 if the spec lacks either."""
+    vocab, width = model.vocab_size, model.embedding_length
+    return float(vocab * width) if vocab and width else 0.0
+
+
+def prefill_skipped_flops(model, chunk_tokens: int) -> float:
+    """Operations the roofline's 2 x active parameters per token counts that a prompt step
+    of `chunk_tokens` tokens does not do: the output head (vocabulary x width) runs for one
+    token of the chunk only (llama.cpp computes logits for the prompt's last token,
+    llama-bench's pp included), and the input embedding is a lookup, no multiplication.
+
+    Needs the spec to say how its embedding is stored (`tied_embeddings`): a tied head is
+    one matrix in the parameters, so 2 x table x (tokens - 1) are skipped; an untied one
+    adds the input table, 2 x table per token. A spec that does not say (None) skips
+    nothing: it is timed on the roofline's count, which can only make its prefill slower
+    (by its embedding's share of the weights).
+    """
+    tied = model.tied_embeddings
+    if tied is None:
+        return 0.0
+    table = embedding_params(model)
+    skipped = 2.0 * table * max(chunk_tokens - 1, 0)
+    if not tied:
+        skipped += 2.0 * table * chunk_tokens
+    return skipped
+
+
+def prompt_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> StepTime:
+    """`prefill_step` with the operations a prompt step really does (`prefill_skipped_flops`
+    removed): the step the timing model times and its calibration solves on."""
+    step = prefill_step(model, machine, chunk_tokens, context_before, kv_type)
+    flops = max(step.flops - prefill_skipped_flops(model, chunk_tokens), 0.0)
+    return replace(step, flops=flops, compute_s=compute_time_s(flops, machine.fp16_tflops))
+
+
 def prefill_time_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = None, kv_type: str = "f16") -> float:
     """Roofline seconds to prefill `prompt_tokens`, in one step or in chunks of `chunk_tokens`.
 
@@ -284,13 +350,8 @@ def prefill_time_s(model, machine, prompt_tokens: int, chunk_tokens: int | None 
     """
     if prompt_tokens <= 0:
         return 0.0
-    chunk = prompt_tokens if not chunk_tokens else chunk_tokens
-    total, done = 0.0, 0
-    while done < prompt_tokens:
-        n = min(chunk, prompt_tokens - done)
-        total += prefill_step(model, machine, n, done, kv_type).step_s
-        done += n
-    return total
+    return sum(prefill_step(model, machine, n, before, kv_type).step_s
+               for before, n in prompt_chunks(prompt_tokens, chunk_tokens or prompt_tokens))
 
 
 def token_passes_without_cache(prompt_tokens: int, output_tokens: int) -> int:
@@ -343,15 +404,9 @@ def decode_ceiling_tok_s(model, machine, context_tokens: int = 0, kv_type: str =
 
 
 def _active_params(model) -> float:
-    active = getattr(model, "active_params", None)
-    return float(active if active else model.params)
+    return float(model.active_params or model.params)
 
 
 def _bytes_read_per_token(model) -> float:
-    value = getattr(model, "bytes_read_per_token", None)
-    return float(value if value else model.size_bytes)
+    return float(model.bytes_read_per_token or model.size_bytes)
 
-
-def _kv_layers(model) -> int:
-    value = getattr(model, "kv_layers", None)
-    return int(value if value else model.layers)

@@ -4,7 +4,13 @@ A MachineSpec comes from a preset (`tokenwalk/data/machines/<name>.json`, every 
 with its source) or any JSON file in the same schema: required `name`, `bandwidth_gbs`,
 `fp16_tflops`, `memory_gb`; optional `backend`, `compute_units`, `lanes_per_cu`,
 `clock_ghz`, `l2_cache_bytes`, `shared_memory_per_cu_bytes`, `disk_gbs`, `title`,
-`sources`.
+`sources`, and what was measured on the machine itself: `system_and_apps_bytes` (the
+memory the system and apps hold before a model loads) and `calibration` (the measurements
+its timing is solved on, `tokenwalk.timing.calibration`). Those two travel with the file
+that states them: a machine is calibrated by its own spec, never by a side table matched
+on its name, so renaming a preset keeps them and a user's file named like a preset does
+not pick them up. A numeric field may be a reference into a measurements file,
+``{"from": "measurements/laptop.json", "key": "system_and_apps_bytes"}``.
 
 One more machine, `this-machine` (MEASURED_MACHINE), is not a preset file: `this_machine()`
 builds it from data/measurements/engine.json, what `tokenwalk measure` wrote on the machine
@@ -18,7 +24,7 @@ second, dense fp16/bf16, the format the roofline of the article uses), memory in
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError, TokenwalkError
@@ -27,9 +33,11 @@ from tokenwalk.specs.schema import check_fields, preset_names, read_json_object,
 REQUIRED_FIELDS = {"name": "str", "bandwidth_gbs": "number", "fp16_tflops": "number", "memory_gb": "number"}
 OPTIONAL_FIELDS = {
     "title": "str", "backend": "str", "compute_units": "int", "lanes_per_cu": "int", "clock_ghz": "number",
-    "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number", "sources": "dict",
+    "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number",
+    "system_and_apps_bytes": "number", "calibration": "dict", "sources": "dict",
 }
 LADDER_FILE = "_memory_ladder"
+THIS_MACHINE_FILE = "_this-machine"
 MEASURED_MACHINE = "this-machine"
 MEASUREMENTS_FILE = "measurements/engine.json"
 
@@ -50,10 +58,13 @@ class MachineSpec:
     l2_cache_bytes: int | None = None
     shared_memory_per_cu_bytes: int | None = None
     disk_gbs: float | None = None
+    system_and_apps_bytes: float | None = None
+    calibration: dict | None = None
     sources: dict[str, str] = field(default_factory=dict)
+    spec_file: str = field(default="", compare=False)  # where `calibration` was read: errors name it
 
     def to_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items()}
+        return {k: v for k, v in self.__dict__.items() if k != "spec_file"}
 
 
 @dataclass(frozen=True)
@@ -72,12 +83,15 @@ class MemoryRung:
 
 
 def machine_from_dict(data: dict, label: str) -> MachineSpec:
-    """A MachineSpec from a JSON object; SpecError names `label` and the field."""
+    """A MachineSpec from a JSON object; SpecError names `label` and the field. A number
+    given as a reference into a measurements file is resolved (`data_refs.resolve`)."""
+    data = {k: data_refs.resolve(v, f"{label}: {k}")
+            if (REQUIRED_FIELDS.get(k) or OPTIONAL_FIELDS.get(k)) == "number" else v for k, v in data.items()}
     values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS)
     for name in ("bandwidth_gbs", "fp16_tflops", "memory_gb"):
         if values[name] <= 0:
             raise SpecError(f"{label}: field '{name}' must be > 0, not {values[name]!r}")
-    return MachineSpec(**values)
+    return MachineSpec(**values, spec_file=label)
 
 
 def list_machine_presets() -> list[str]:
@@ -137,8 +151,8 @@ def this_machine() -> MachineSpec:
     plus the attention over the prompt, which at the request's length is nearly as much, over
     the prefill's time), a lower bound of the peak: the engine's kernels, not the silicon, set it. memory_gb: the
     physical memory the measuring process saw. backend "CPU" when the OpenCL device is PoCL
-    (the CPU itself). Its speeds are timed on its own measurements
-    (data/timing_calibrations.json), not on a row of the published fit.
+    (the CPU itself). Its speeds are timed on its own measurements (the calibration in
+    data/machines/_this-machine.json), not on a row of the published fit.
     """
     from tokenwalk.physics.roofline import attention_flops, flops_per_token, prefill_query_key_pairs
 
@@ -159,27 +173,32 @@ def this_machine() -> MachineSpec:
                      + attention_flops(model, prefill_query_key_pairs(prompt_tokens)))
     achieved_tflops = prefill_flops / (prompt_tokens / prefill) / 1e12
     cpu = "portable computing language" in (device + " " + str(data.get("where", ""))).lower()
+    calibration_file, calibration_label = read_preset("machines", THIS_MACHINE_FILE)
     measured = f"tokenwalk measure on this machine, {when}"
-    return machine_from_dict({
+    machine = machine_from_dict({
         "name": MEASURED_MACHINE,
         "title": "this machine (measured)",
         "backend": "CPU" if cpu else "OpenCL",
         "bandwidth_gbs": bandwidth,
         "fp16_tflops": achieved_tflops,
         "memory_gb": memory_bytes / 1e9,
+        "calibration": calibration_file.get("calibration"),
         "sources": {
             "name": f"the machine that built the page: {device}",
             "backend": ("its OpenCL device is PoCL, which runs on the CPU; timed on its own "
-                        "measurements (timing_calibrations.json)" if cpu
-                        else "an OpenCL device; timed on its own measurements (timing_calibrations.json)"),
+                        f"measurements ({calibration_label})" if cpu
+                        else f"an OpenCL device; timed on its own measurements ({calibration_label})"),
             "bandwidth_gbs": f"{measured}: an OpenCL kernel reading a buffer larger than any cache",
             "fp16_tflops": (f"{measured}: {prompt_tokens:,} prompt tokens of {model_file} prefilled at {prefill} "
                             f"tok/s, each costing 2 x {model.active_params:,} active parameters, plus the attention "
                             "over the prompt (tokenwalk.physics.roofline.attention_flops); a lower bound of the peak, set by "
                             "tokenwalk's own kernels"),
             "memory_gb": f"{measured}: physical memory (page size x physical pages)",
+            "calibration": calibration_label,
         },
     }, label)
+    # errors in the calibration name the file it comes from
+    return replace(machine, spec_file=calibration_label)
 
 
 def memory_ladder() -> list[MemoryRung]:

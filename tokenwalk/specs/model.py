@@ -46,7 +46,7 @@ OPTIONAL_FIELDS = {
     "expert_count": "int", "expert_used_count": "int", "expert_ffn_length": "int",
     "shared_expert_count": "int", "full_attention_interval": "int", "mtp_layers": "int",
     "bytes_read_per_token": "number", "tensor_bytes": "number", "file_type": "str",
-    "sources": "dict", "tensor_types": "dict", "gguf": "dict",
+    "tied_embeddings": "bool", "sources": "dict", "tensor_types": "dict", "gguf": "dict",
 }
 
 _BLOCK = re.compile(r"^blk\.(\d+)\.")
@@ -60,7 +60,8 @@ class ModelSpec:
     shared part + its experts). size_bytes: the file (what is loaded). layers: the
     transformer blocks a token runs (without multi-token-prediction blocks, counted in
     mtp_layers). kv_layers: layers that keep a KV cache (hybrid models: 1 in
-    full_attention_interval). tensor_bytes: bytes of the tensors alone (no header).
+    full_attention_interval). tied_embeddings: whether the output head is the token
+    embedding table (a GGUF file without `output.weight`); None when the spec does not say. tensor_bytes: bytes of the tensors alone (no header).
     sources: field -> where its value comes from. tensor_types: per ggml type, tensors,
     elements, bytes and bits per weight. gguf: a description of the GGUF header (see
     `gguf_header.describe_header`), for the figure of the file's layout.
@@ -87,6 +88,7 @@ class ModelSpec:
     shared_expert_count: int = 0
     full_attention_interval: int | None = None
     mtp_layers: int = 0
+    tied_embeddings: bool | None = None
     tensor_bytes: float | None = None
     file_type: str | None = None
     sources: dict[str, str] = field(default_factory=dict)
@@ -304,6 +306,9 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         "bytes_read_per_token": f"{src}: tensor table (experts x used/count, embedding one row unless "
                                 f"tied to the output, multi-token-prediction blocks left out)",
         "tensor_types": f"{src}: tensor table grouped by ggml type",
+        "tied_embeddings": f"{src}: " + ("no output.weight in the tensor table, so token_embd is the output head"
+                                        if "output.weight" not in {t.name for t in header.tensors}
+                                        else "output.weight in the tensor table: the head has its own matrix"),
         "gguf": f"{src}: describe_header() of the file's header",
     })
     for field_name, suffix in (("mtp_layers", "nextn_predict_layers"), ("expert_count", "expert_count"),
@@ -333,6 +338,7 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         feed_forward_length=_max(ffn) if ffn is not None else None,
         expert_count=expert_count,
         expert_used_count=expert_used,
+        tied_embeddings=counts["tied_embeddings"],
         expert_ffn_length=_scalar(expert_ffn, header, key("expert_feed_forward_length"))
         if expert_ffn is not None else None,
         shared_expert_count=int(shexp),
@@ -347,7 +353,8 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
 
 def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_used: int) -> dict:
     """Parameters and bytes from the tensor table: params, active_params,
-    bytes_read_per_token (see the module docstring) and has_shared_expert."""
+    bytes_read_per_token (see the module docstring), has_shared_expert and
+    tied_embeddings (no output.weight: the embedding is the output head)."""
     params = header.n_parameters
     expert_params = 0
     read_bytes = 0.0
@@ -373,7 +380,7 @@ def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_use
     if expert_count > 1 and expert_params:
         active = params - (expert_count - expert_used) * expert_params // expert_count
     return {"params": params, "active_params": active, "bytes_read_per_token": read_bytes,
-            "has_shared_expert": shared}
+            "has_shared_expert": shared, "tied_embeddings": tied}
 
 
 def describe_header(header: GGUFHeader, array_head: int = 4) -> dict:

@@ -6,36 +6,25 @@ names the file and the field.
 
 from __future__ import annotations
 
-import json
 import os
-from importlib import resources
 from typing import Any
 
-from tokenwalk.errors import SpecError
+from tokenwalk import data_refs
+from tokenwalk.errors import SpecError, TokenwalkError
 
-# Field kinds: "int" (a whole number; 4096 or 4096.0), "number", "str", "dict".
+# Field kinds: "int" (a whole number; 4096 or 4096.0), "number", "str", "dict", "list", "bool".
 _KINDS = {"int": "a whole number", "number": "a number", "str": "a string", "dict": "an object",
-          "list": "a list"}
+          "list": "a list", "bool": "true or false"}
 
 
 def read_json_object(path, label: str | None = None) -> dict:
-    """The JSON object in the file at `path`; SpecError if missing, unreadable or not an object."""
+    """The JSON object in the file at `path` (`data_refs.read_json`); SpecError if missing,
+    unreadable or not an object."""
     label = label or os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as error:
-        raise SpecError(f"{label}: cannot open: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise SpecError(f"{label}: not a UTF-8 text file (a JSON spec was expected)") from None
-    return parse_json_object(text, label)
+    return _object(data_refs.read_json(path, label, missing="cannot open: no such file", error=SpecError), label)
 
 
-def parse_json_object(text: str, label: str) -> dict:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SpecError(f"{label}: line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from None
+def _object(data, label: str) -> dict:
     if not isinstance(data, dict):
         raise SpecError(f"{label}: expected a JSON object {{...}}, found {type(data).__name__}")
     return data
@@ -71,28 +60,28 @@ def _check_kind(value, kind: str, label: str, name: str):
                 raise bad
             return int(value)
         return value
-    expected = {"str": str, "dict": dict, "list": list}[kind]
+    expected = {"str": str, "dict": dict, "list": list, "bool": bool}[kind]
     if not isinstance(value, expected):
         raise bad
     return value
 
 
 def preset_names(folder: str) -> list[str]:
-    """Names of the JSON presets in tokenwalk/data/<folder>/ (file names without .json)."""
-    base = resources.files("tokenwalk") / "data" / folder
-    names = []
-    for entry in base.iterdir():
-        if entry.name.endswith(".json") and not entry.name.startswith("_"):
-            names.append(entry.name[:-5])
-    return sorted(names)
+    """Names of the JSON presets in the data folder's <folder>/ (file names without .json;
+    a name starting with '_' is a helper file, not a preset)."""
+    return [name[:-5] for name in data_refs.data_file_names(folder)
+            if name.endswith(".json") and not name.startswith("_")]
 
 
 def read_preset(folder: str, name: str) -> tuple[dict, str]:
-    """(object, label) of the preset tokenwalk/data/<folder>/<name>.json."""
-    entry = resources.files("tokenwalk") / "data" / folder / f"{name}.json"
-    label = f"tokenwalk/data/{folder}/{name}.json"
+    """(object, label) of the preset <folder>/<name>.json in the data folder, read through
+    `data_refs.read_data_json` (cached: build a new object from it, never change it)."""
+    relative = f"{folder}/{name}.json"
+    label = data_refs.data_label(relative)
     try:
-        text = entry.read_text(encoding="utf-8")
-    except (OSError, FileNotFoundError) as error:
-        raise SpecError(f"{label}: cannot open: {error}") from None
-    return parse_json_object(text, label), label
+        data = data_refs.read_data_json(relative)
+    except SpecError:
+        raise
+    except TokenwalkError as error:
+        raise SpecError(str(error)) from None
+    return _object(data, label), label

@@ -1,9 +1,9 @@
 """A machine timed on its own measurements: its timing coefficients solved when they are used.
 
 The published fit (`data/timing_fit.json`) gives each backend three coefficients. A
-machine listed in `data/timing_calibrations.json` (the article's laptop, the machine that
-built the page) gets its own, solved here in plain Python from the measurements that file
-names:
+machine whose spec carries a `calibration` (the article's laptop, in its preset; the
+machine that built the page, in machines/_this-machine.json) gets its own, solved here in
+plain Python from the measurements the calibration names:
 
 - decode: two measured speeds of two models whose layers read different amounts give two
   equations, step_s = bytes_s / bandwidth_efficiency + layers x layer_overhead_s, in two
@@ -28,47 +28,34 @@ import math
 from functools import lru_cache
 
 from tokenwalk import data_refs
-
+from tokenwalk.errors import SpecError
 from tokenwalk.physics import roofline
 
-from tokenwalk.timing import model as timing_model
-from tokenwalk.errors import SpecError, TokenwalkError
-
-CALIBRATIONS_FILE = "timing_calibrations.json"
+def is_calibrated(machine) -> bool:
+    """Whether `machine` is timed on its own measurements: its spec carries a calibration."""
+    return bool(machine.calibration)
 
 
 def calibrated_machines() -> list[str]:
-    """Names of the machines timed on their own measurements (an entry whose `only_with`
-    file is missing does not count: that machine has not been measured)."""
-    machines = data_refs.read_data_json(CALIBRATIONS_FILE).get("machines", {})
-    return sorted(name for name, entry in machines.items() if _present(entry))
+    """Names of the machine presets (and `this-machine`, once measured) whose spec carries a
+    calibration: the machines the published fit does not time."""
+    from tokenwalk.specs.machine import MEASURED_MACHINE, has_measured_machine, list_machine_presets, load_machine
 
-
-def _present(entry: dict) -> bool:
-    """False when the entry names an `only_with` measurements file that cannot be read
-    (this-machine before `tokenwalk measure` has run): the machine does not exist then."""
-    only_with = entry.get("only_with")
-    if not only_with:
-        return True
-    try:
-        data_refs.read_data_json(only_with)
-    except TokenwalkError:
-        return False
-    return True
+    names = list_machine_presets() + ([MEASURED_MACHINE] if has_measured_machine() else [])
+    return sorted(name for name in names if is_calibrated(load_machine(name)))
 
 
 def calibration_inputs(machine) -> tuple | None:
-    """The values the solve for `machine` uses, as a hashable key, or None if the machine
-    has no calibration (or its `only_with` file is missing): (name, bandwidth_gbs,
-    fp16_tflops, ((model, tok/s), ...) one or two decode points, decode context tokens,
-    (model, tok/s, prompt tokens, chunk tokens), fixed layer_overhead_s or None). Read
-    afresh on every call (the data files themselves are cached), so a substituted
-    measurement is seen."""
-    name = getattr(machine, "name", None)
-    entry = data_refs.read_data_json(CALIBRATIONS_FILE).get("machines", {}).get(name)
-    if entry is None or not _present(entry):
+    """The values the solve for `machine` uses, as a hashable key, or None if its spec
+    carries no calibration: (name, bandwidth_gbs, fp16_tflops, ((model, tok/s), ...) one or
+    two decode points, decode context tokens, (model, tok/s, prompt tokens, chunk tokens),
+    fixed layer_overhead_s or None). Read afresh on every call (the data files themselves
+    are cached), so a substituted measurement is seen."""
+    entry = machine.calibration
+    if not entry:
         return None
-    where = f"tokenwalk/data/{CALIBRATIONS_FILE}: machines.{name}"
+    name = machine.name
+    where = f"{machine.spec_file or name}: calibration"
     try:
         decode = entry["decode"]
         if not isinstance(decode, list) or len(decode) not in (1, 2):
@@ -89,10 +76,10 @@ def calibration_inputs(machine) -> tuple | None:
         raise SpecError(f"{where}: field {error.args[0]!r} is missing") from None
     if chunk <= 0 or prompt <= 0:
         raise SpecError(f"{where}: prefill prompt and chunk must be positive token counts")
-    if not getattr(machine, "bandwidth_gbs", None):
+    if not machine.bandwidth_gbs:
         raise SpecError(f"machine {name!r}: field 'bandwidth_gbs' is missing; its timing calibration needs it")
-    fp16 = getattr(machine, "fp16_tflops", None)
-    return (name, float(machine.bandwidth_gbs), float(fp16) if fp16 else None, points, context,
+    fp16 = machine.fp16_tflops
+    return (where, float(machine.bandwidth_gbs), float(fp16) if fp16 else None, points, context,
             (prefill_model, prefill_tok_s, prompt, chunk), fixed_overhead)
 
 
@@ -150,7 +137,7 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
 
     name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed = key
     bounds = dict(bounds_items)
-    machine = _Machine(bandwidth_gbs, fp16_tflops)
+    machine = roofline.Peaks(bandwidth_gbs, fp16_tflops or float("inf"))
     equations = []  # (bytes at spec bandwidth s, layers, measured s) per decode point
     decode_compute_s = []  # the decode steps' arithmetic at the FP16 figure, checked below
     for model_name, tok_s in points:
@@ -168,12 +155,10 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
         return e_bw, overhead, bounds["compute_efficiency"][1], note + (
             "; " if note else "") + "no FP16 figure: compute efficiency not solved"
     model = load_model(prefill_model)
-    chunks, done = [], 0
-    while done < prompt:
-        n = min(chunk, prompt - done)
-        step = timing_model.prefill_step(model, machine, n, done)
+    chunks = []
+    for before, n in roofline.prompt_chunks(prompt, chunk):
+        step = roofline.prompt_step(model, machine, n, before)
         chunks.append((step.memory_s, step.compute_s))
-        done += n
     fixed_s = len(chunks) * model.layers * overhead
     target_s = prompt / prefill_tok_s
 
@@ -211,7 +196,7 @@ def _solve_decode(equations: list, bounds: dict, name: str, points: tuple) -> tu
     (m1, l1, t1), (m2, l2, t2) = equations
     det = m1 * l2 - m2 * l1
     if abs(det) <= 1e-12 * (abs(m1 * l2) + abs(m2 * l1)):
-        raise SpecError(f"tokenwalk/data/{CALIBRATIONS_FILE}: machines.{name}.decode: the two models read the same "
+        raise SpecError(f"{name}.decode: the two models read the same "
                         "bytes per layer, so their speeds cannot separate bandwidth from per-layer cost")
     inverse_e = (t1 * l2 - t2 * l1) / det
     overhead = (m1 * t2 - m2 * t1) / det
@@ -270,11 +255,3 @@ def _minimise(f, low: float, high: float, steps: int = 200) -> float:
         else:
             a = c
     return 0.5 * (a + b)
-
-
-class _Machine:
-    """The numbers of a machine the roofline needs (the cache key holds them, not the spec)."""
-
-    def __init__(self, bandwidth_gbs: float, fp16_tflops: float | None):
-        self.bandwidth_gbs = bandwidth_gbs
-        self.fp16_tflops = fp16_tflops if fp16_tflops else float("inf")

@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from tokenwalk.data_refs import read_json_file
+from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "llama-bench"
+DATA_FOLDER = "llama-bench"
+DATA_DIR = data_refs.DEFAULT_ROOT / DATA_FOLDER
 GB = 1e9
 
 
@@ -50,6 +51,7 @@ class BenchModel:
     tied_embeddings: bool
     expert_count: int = 0
     expert_used_count: int = 0
+    context_length: int | None = None
 
     @property
     def active_params(self) -> float:
@@ -76,6 +78,9 @@ class BenchMachine:
     bandwidth_gbs: float | None
     fp16_tflops: float | None
     backend: str
+    calibration: None = None  # a published run is timed on the fit, never on a calibration
+    disk_gbs: None = None
+    system_and_apps_bytes: None = None
 
 
 @dataclass(frozen=True)
@@ -136,14 +141,6 @@ def chip_name(machine_name: str) -> str:
     return re.sub(r"\s+\d+\s*GB$", "", base).strip()
 
 
-def chip_name(machine_name: str) -> str:
-    """The chip a machine name stands for, without the variant notes: "Apple M1 (7-core GPU)
-    8GB" and "Apple M1 (Vulkan row, cores n/a)" are both "Apple M1". Cross-validation leaves
-    out a whole chip at a time, so a variant of the same chip never helps predict it."""
-    base = machine_name.split(" (")[0]
-    return re.sub(r"\s+\d+\s*GB$", "", base).strip()
-
-
 def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) -> float:
     """Share of the spec-sheet bandwidth one decoding stream uses: tok/s x bytes/token / bytes/s.
 
@@ -155,7 +152,11 @@ def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) 
 
 
 def _read_json(path: Path):
-    return read_json_file(path, missing=f"file not found in {path.parent.name}/", error=SpecError)
+    """A llama-bench data file: from the data folder (`data_refs.read_data_json`, cached)
+    when `path` is the default folder's, else the file at `path`."""
+    if path.parent == data_refs.data_root() / DATA_FOLDER:
+        return data_refs.read_data_json(f"{DATA_FOLDER}/{path.name}")
+    return data_refs.read_json(path, path.name, missing=f"file not found in {path.parent.name}/", error=SpecError)
 
 
 def _models(path: Path) -> dict:
@@ -206,7 +207,7 @@ def _cached_runs(data_dir: str) -> tuple:
 
 def load_runs(data_dir: str | Path | None = None) -> list[BenchRun]:
     """Every published run (decode and prefill), in file order."""
-    return list(_cached_runs(str(Path(data_dir) if data_dir else DATA_DIR)))
+    return list(_cached_runs(str(Path(data_dir) if data_dir else data_refs.data_root() / DATA_FOLDER)))
 
 
 def published_bandwidth_shares(data_dir: str | Path | None = None) -> list[dict]:

@@ -28,15 +28,18 @@ TFLOP/s = 1e12 operations/s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from tokenwalk import data_refs
+from tokenwalk.errors import SpecError, TokenwalkError
 from tokenwalk.physics import roofline
-from tokenwalk.data_refs import read_json_file
-from tokenwalk.errors import SpecError
+from tokenwalk.specs.protocols import Machine, Model
+from tokenwalk.timing import calibration as timing_calibration
 
-FIT_PATH = Path(__file__).resolve().parent.parent / "data" / "timing_fit.json"
+FIT_FILE = "timing_fit.json"
+FIT_PATH = data_refs.DEFAULT_ROOT / FIT_FILE  # where `tokenwalk fit` writes by default
 
 # Where a coefficient may lie, for the published fit and a machine's own calibration alike.
 BOUNDS = {
@@ -72,14 +75,25 @@ class Coefficients:
     note: str = ""
 
 
+def load_fit(path: str | Path | None = None) -> dict:
+    """The fitted coefficients (the JSON `tokenwalk fit` writes): data/timing_fit.json, or
+    the file at `path` (both read through `data_refs`, the data folder's copy cached)."""
+    missing = missing_fit()
+    if path is None:
+        try:
+            return data_refs.read_data_json(FIT_FILE)
+        except TokenwalkError as error:
+            raise SpecError(str(error).replace("no such data file", missing)) from None
+    return _load(str(path))
+
+
 @lru_cache(maxsize=8)
 def _load(path: str) -> dict:
-    return read_json_file(Path(path), missing="no fitted timing model (run `tokenwalk fit`)", error=SpecError)
+    return data_refs.read_json(Path(path), missing=missing_fit(), error=SpecError)
 
 
-def load_fit(path: str | Path | None = None) -> dict:
-    """The fitted coefficients (the JSON `tokenwalk fit` writes), cached per path."""
-    return _load(str(Path(path) if path else FIT_PATH))
+def missing_fit() -> str:
+    return "no fitted timing model (run `tokenwalk fit`)"
 
 
 def _row(values: dict, row: str) -> Coefficients:
@@ -91,13 +105,11 @@ def _row(values: dict, row: str) -> Coefficients:
     )
 
 
-def coefficients(machine, fit: dict | None = None) -> Coefficients:
+def coefficients(machine: Machine, fit: dict | None = None) -> Coefficients:
     """The coefficients for `machine`: its own calibration if `data/timing_calibrations.json`
     names it (the article's laptop, this-machine when engine.json exists: solved from its
     measurements now, cached on their values), else the fit's row of its `backend`, else the row fitted on all GPU runs
     together ("default")."""
-    from tokenwalk.timing import calibration as timing_calibration  # it imports this module's bounds
-
     solved = timing_calibration.solve(machine, BOUNDS)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
@@ -105,61 +117,22 @@ def coefficients(machine, fit: dict | None = None) -> Coefficients:
         return Coefficients(row=machine.name, note=note, **values)
     fit = fit if fit is not None else load_fit()
     backends = fit.get("backends", {})
-    backend = getattr(machine, "backend", None) or ""
+    backend = machine.backend or ""
     for key, values in backends.items():
         if key.lower() == str(backend).lower():
             return _row(values, key)
     return _row(fit["default"], "default")
 
 
-class _NoComputePeak:
-    """A machine view without an FP16 peak: compute takes no time (decode of one stream is
-    memory-bound by orders of magnitude, so that is its honest reading)."""
-
-    def __init__(self, machine):
-        self.bandwidth_gbs = machine.bandwidth_gbs
-        self.fp16_tflops = float("inf")
-
-
 def _require_bandwidth(machine) -> None:
-    if not getattr(machine, "bandwidth_gbs", None):
-        raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'bandwidth_gbs' is missing; timing needs it")
-
-
-def embedding_params(model) -> float:
-    """Weights of the token-embedding table (vocabulary x width), 0 if the spec lacks either."""
-    vocab, width = getattr(model, "vocab_size", None), getattr(model, "embedding_length", None)
-    return float(vocab * width) if vocab and width else 0.0
-
-
-def prefill_skipped_flops(model, chunk_tokens: int) -> float:
-    """Operations the roofline's 2 x active parameters per token counts that a prompt step
-    of `chunk_tokens` tokens does not do: the output head (vocabulary x width) runs for one
-    token of the chunk only (llama.cpp computes logits for the prompt's last token,
-    llama-bench's pp included), and the input embedding is a lookup, no multiplication.
-
-    Needs the spec to say how its embedding is stored (`tied_embeddings`, as the published
-    runs' models do): a tied head is one matrix in the parameters, so 2 x table x
-    (tokens - 1) are skipped; an untied one adds the input table, 2 x table per token. A
-    spec that does not say (the presets today) skips nothing: it is timed on the roofline's
-    count, which can only make its prefill slower (by its embedding's share of the weights).
-    """
-    tied = getattr(model, "tied_embeddings", None)
-    if tied is None:
-        return 0.0
-    table = embedding_params(model)
-    skipped = 2.0 * table * max(chunk_tokens - 1, 0)
-    if not tied:
-        skipped += 2.0 * table * chunk_tokens
-    return skipped
+    if not machine.bandwidth_gbs:
+        raise SpecError(f"machine {machine.name!r}: field 'bandwidth_gbs' is missing; timing needs it")
 
 
 def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> "roofline.StepTime":
-    """The roofline's prefill step (`roofline.prefill_step`) with the operations a prompt
-    step really does (`prefill_skipped_flops` removed): what the model times."""
-    step = roofline.prefill_step(model, machine, chunk_tokens, context_before, kv_type)
-    flops = max(step.flops - prefill_skipped_flops(model, chunk_tokens), 0.0)
-    return replace(step, flops=flops, compute_s=roofline.compute_time_s(flops, machine.fp16_tflops))
+    """The prompt step the model times: `roofline.prompt_step` (the roofline's prefill step
+    without the operations a prompt step does not do)."""
+    return roofline.prompt_step(model, machine, chunk_tokens, context_before, kv_type)
 
 
 def step_s(step: "roofline.StepTime", layers: int, coeffs: Coefficients) -> float:
@@ -177,33 +150,31 @@ def step_bound(step: "roofline.StepTime", coeffs: Coefficients) -> str:
     return "memory" if memory >= compute else "compute"
 
 
-def decode_step_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
+def decode_step_s(model: Model, machine: Machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                   fit: dict | None = None) -> float:
     """Seconds of one decode step: `users` conversations, each `context_tokens` deep, one
     new token each. 1 / this is one user's tok/s. A machine with no FP16 figure is timed by
     its bytes alone (one stream's arithmetic is negligible next to its reads)."""
     _require_bandwidth(machine)
     coeffs = coefficients(machine, fit)
-    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
-    step = roofline.decode_step(model, view, context_tokens, users, kv_type)
+    step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type)
     return step_s(step, model.layers, coeffs)
 
 
 def decode_step_bound(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                       fit: dict | None = None) -> str:
     """What bounds one decode step at the fitted efficiencies: "memory" or "compute"."""
-    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
-    return step_bound(roofline.decode_step(model, view, context_tokens, users, kv_type), coefficients(machine, fit))
+    return step_bound(roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type), coefficients(machine, fit))
 
 
-def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
+def prefill_chunk_s(model: Model, machine: Machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
                     fit: dict | None = None) -> float:
     """Seconds of one prefill step of `chunk_tokens` prompt tokens after `context_before`
     tokens already in the cache: the arithmetic at the fitted share of the FP16 peak,
     never less than one read of the weights (and the cache) per chunk."""
     _require_bandwidth(machine)
-    if not getattr(machine, "fp16_tflops", None):
-        raise SpecError(f"machine {getattr(machine, 'name', '?')!r}: field 'fp16_tflops' is missing; prefill timing needs it")
+    if not machine.fp16_tflops:
+        raise SpecError(f"machine {machine.name!r}: field 'fp16_tflops' is missing; prefill timing needs it")
     coeffs = coefficients(machine, fit)
     step = prefill_step(model, machine, chunk_tokens, context_before, kv_type)
     return step_s(step, model.layers, coeffs)
@@ -212,13 +183,8 @@ def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int = 0, 
 def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = None, kv_type: str = "f16",
               fit: dict | None = None) -> float:
     """Seconds to prefill `prompt_tokens`, in chunks of `chunk_tokens` (one step if None)."""
-    total, done = 0.0, 0
-    chunk = chunk_tokens or prompt_tokens
-    while done < prompt_tokens:
-        n = min(chunk, prompt_tokens - done)
-        total += prefill_chunk_s(model, machine, n, done, kv_type, fit)
-        done += n
-    return total
+    return sum(prefill_chunk_s(model, machine, n, before, kv_type, fit)
+               for before, n in roofline.prompt_chunks(prompt_tokens, chunk_tokens or prompt_tokens))
 
 
 def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
@@ -278,8 +244,7 @@ def decode_breakdown(model, machine, context_tokens: float = 0, kv_type: str = "
     """
     _require_bandwidth(machine)
     coeffs = coefficients(machine, fit)
-    view = machine if getattr(machine, "fp16_tflops", None) else _NoComputePeak(machine)
-    step = roofline.decode_step(model, view, context_tokens, 1, kv_type)
+    step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, 1, kv_type)
     total = step_s(step, model.layers, coeffs)
     overhead = model.layers * coeffs.layer_overhead_s
     return {

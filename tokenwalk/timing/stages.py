@@ -73,7 +73,7 @@ def template_s() -> float:
 def disk_bandwidth_gbs(machine) -> float:
     """The disk's read bandwidth (GB/s): `machine.disk_gbs` if the spec has one, else the
     disk rung of the memory ladder (an NVMe SSD)."""
-    value = getattr(machine, "disk_gbs", None)
+    value = machine.disk_gbs
     if value:
         return float(value)
     from tokenwalk.specs.machine import memory_ladder
@@ -88,28 +88,28 @@ def efficiency(machine, phase: str) -> float:
     """Share of the roofline a phase reaches on `machine` (0 < e <= 1 in practice).
 
     Decode: the fitted share of the spec bandwidth; prefill: of the FP16 peak; load: the
-    calibration on the machine's measured cold load (matched by name) or the default.
+    the calibration on the machine's measured cold load (its spec's calibration.load) or
+    the default.
     """
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
     if phase != "load":
         coeffs = timing_model.coefficients(machine)
         return coeffs.bandwidth_efficiency if phase == "decode" else coeffs.compute_efficiency
-    name = getattr(machine, "name", None)
-    calibration = timing_data().get("calibrations", {}).get(name, {}).get("load")
+    calibration = (machine.calibration or {}).get("load")
     if calibration is None:
         return float(timing_data()["defaults"]["load"]["value"])
-    key = (name, machine.bandwidth_gbs, getattr(machine, "disk_gbs", None))
+    where = f"{machine.spec_file or machine.name}: calibration.load"
+    key = (where, repr(calibration), machine.bandwidth_gbs, machine.disk_gbs)
     if key not in _CALIBRATED:
         # Keyed on the machine's numbers too, so an edited spec recalibrates.
-        _CALIBRATED[key] = _calibrate_load(machine, calibration)
+        _CALIBRATED[key] = _calibrate_load(machine, calibration, where)
     return _CALIBRATED[key]
 
 
 def efficiencies(machine) -> dict:
     """{phase: efficiency} for `machine`, with where each comes from ("calibrated" or "default")."""
-    name = getattr(machine, "name", None)
-    calibrations = timing_data().get("calibrations", {}).get(name, {})
+    calibrations = machine.calibration or {}
     coeffs = timing_model.coefficients(machine)
     # a calibration that could not meet its measurements says so where the walk shows its source
     fitted = coeffs.row + (f" ({coeffs.note})" if coeffs.note else "")
@@ -121,12 +121,14 @@ def efficiencies(machine) -> dict:
 _CALIBRATED: dict = {}
 
 
-def _calibrate_load(machine, entry: dict) -> float:
+def _calibrate_load(machine, entry: dict, where: str) -> float:
     """Roofline time of the measured cold load (file bytes / disk bandwidth) / its measured time."""
     from tokenwalk.specs.model import load_model
 
-    model = load_model(entry["model"])
-    where = f"timing_load.json calibrations.{machine.name}.load"
+    try:
+        model = load_model(entry["model"])
+    except KeyError:
+        raise TokenwalkError(f"{where}: field 'model' is missing") from None
     roofline_s = memory_time_s(model.size_bytes, disk_bandwidth_gbs(machine))
     return roofline_s / float(resolve(entry["measured_s"], where))
 

@@ -218,7 +218,7 @@ def run_fit(data_dir: Path | None = None) -> tuple[dict, list]:
             "Coefficients of tokenwalk's timing model (tokenwalk/timing/model.py), written by `tokenwalk fit` from "
             "the published llama-bench runs in llama-bench/benchmarks.json. A step lasts max(bytes / (bandwidth_efficiency x "
             "spec GB/s), operations / (compute_efficiency x spec FP16 FLOP/s)) + layers x layer_overhead_s. Machines "
-            "with their own measurements (timing_calibrations.json) are solved from them when timed, not stored here."
+            "with their own measurements (a calibration block in their preset) are solved from them when timed, not stored here."
         ),
         "inputs": {
             "runs": len(runs),

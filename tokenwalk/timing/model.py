@@ -20,7 +20,7 @@ The backends' coefficients live in `data/timing_fit.json`, written by `tokenwalk
 (`tokenwalk.native.timing_fit`, numpy/scipy); this module only evaluates them, in pure
 Python, so the browser gets the same numbers. A machine with its own measurements (the
 article's laptop; the machine that built the page, from `tokenwalk measure`'s engine.json;
-both in `data/timing_calibrations.json`) is not in that file: its coefficients
+each in the `calibration` block of its preset) is not in that file: its coefficients
 are solved from the measurements when it is timed (`tokenwalk.timing.calibration`), so an
 edited measurement needs no refit. Units: seconds, bytes, GB/s = 1e9 bytes/s,
 TFLOP/s = 1e12 operations/s.
@@ -106,7 +106,7 @@ def _row(values: dict, row: str) -> Coefficients:
 
 
 def coefficients(machine: Machine, fit: dict | None = None) -> Coefficients:
-    """The coefficients for `machine`: its own calibration if `data/timing_calibrations.json`
+    """The coefficients for `machine`: its own calibration if its preset
     names it (the article's laptop, this-machine when engine.json exists: solved from its
     measurements now, cached on their values), else the fit's row of its `backend`, else the row fitted on all GPU runs
     together ("default")."""

@@ -12,12 +12,11 @@ import sys
 import threading
 import time
 import urllib.request
-
 from pathlib import Path
 
 import pytest
 
-from tests.build_support import ROOT, copy_fixture
+from tests.build_support import ROOT
 
 
 def start_serving(project: Path, src: Path, tmp_path: Path):

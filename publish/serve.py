@@ -3,12 +3,17 @@
 The server is the standard library's, in a thread; the page (built with live_reload on)
 listens to /__reload, a server-sent-events stream that says "reload" after each good
 build. A failed rebuild prints its one-line error and the previous site stays served.
+Before each rebuild every module the build runs is imported afresh: the figures, the
+article layer, tokenwalk and this package itself (an edit to a markdown rule rebuilds
+with the new rule).
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import importlib
+import sys
 import threading
 from pathlib import Path
 
@@ -64,8 +69,14 @@ def make_handler(site: Path, reloads: Reloads):
     return functools.partial(Handler, directory=str(site))
 
 
-def serve(options, port: int, build_and_report, watch: list[Path]) -> int:
-    """Serve options.out until Ctrl-C; build_and_report(options) -> bool rebuilds."""
+# The modules a rebuild imports afresh (names and their submodules); "_figures_*" are the
+# private packages the registry makes for a figures folder other than the project's.
+FRESH = ("figures", "article", "tokenwalk", "publish")
+
+
+def serve(options, port: int, watch: list[Path]) -> int:
+    """Serve options.out until Ctrl-C, rebuilding (with freshly imported code) when a
+    file under `watch` changes."""
     from watchfiles import watch as watch_changes
 
     reloads = Reloads()
@@ -83,8 +94,8 @@ def serve(options, port: int, build_and_report, watch: list[Path]) -> int:
         for changes in watch_changes(*folders, watch_filter=relevant):
             names = sorted({Path(p).name for _, p in changes})
             print(f"changed: {', '.join(names)}", flush=True)
-            _forget_modules()
-            if build_and_report(options):
+            forget_modules()
+            if importlib.import_module("publish.pipeline").build_and_report(options):
                 reloads.bump()
     except KeyboardInterrupt:
         pass
@@ -93,9 +104,11 @@ def serve(options, port: int, build_and_report, watch: list[Path]) -> int:
     return 0
 
 
-def _forget_modules() -> None:
-    """Drop imported figure and tokenwalk modules so a rebuild sees edited code."""
-    import sys
-    for name in list(sys.modules):
-        if name == "figures" or name.startswith(("figures.", "tokenwalk", "_figures_")):
-            del sys.modules[name]
+def forget_modules() -> list[str]:
+    """Drop the imported modules of FRESH so the next import reads the edited code;
+    returns their names."""
+    gone = [name for name in sys.modules
+            if name.split(".")[0] in FRESH or name.startswith("_figures_")]
+    for name in gone:
+        del sys.modules[name]
+    return gone

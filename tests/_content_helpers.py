@@ -1,9 +1,12 @@
-"""Shared helpers of the content tests: the chapters, rendered with the namespace `n`."""
+"""Shared helpers of the content tests: the chapters, rendered with the namespace `n`,
+by the build's own functions (publish.chapters), not a copy of them."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+
+from publish import chapters as build_chapters
 
 ROOT = Path(__file__).resolve().parent.parent
 CONTENT = ROOT / "content"
@@ -12,7 +15,7 @@ DRAFT = ROOT.parent / "shared" / "reference" / "article-notes.txt"
 
 def chapter_files() -> list[Path]:
     """content/NN-*.md in order (the files build.py renders)."""
-    return [p for p in sorted(CONTENT.glob("*.md")) if not p.name.startswith("_") and p.name != "README.md"]
+    return build_chapters.chapter_files(CONTENT)
 
 
 def request_files() -> list[Path]:
@@ -22,20 +25,13 @@ def request_files() -> list[Path]:
 
 
 def jinja_env():
-    import jinja2
-
-    from publish.filters import FILTERS
-
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(CONTENT)), undefined=jinja2.StrictUndefined,
-                             keep_trailing_newline=True, autoescape=False)
-    env.filters.update(FILTERS)
-    return env
+    """The Jinja environment the build renders the chapters in."""
+    return build_chapters.chapter_environment(CONTENT)
 
 
 def render_chapters(numbers: dict) -> dict[str, str]:
     """file name -> the chapter's Markdown after Jinja, as build.py renders it."""
-    env = jinja_env()
-    return {p.name: env.get_template(p.name).render(n=numbers) for p in chapter_files()}
+    return {Path(shown).name: text for shown, text in build_chapters.render_sources(chapter_files(), numbers)}
 
 
 @lru_cache(maxsize=1)

@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import importlib
 import re
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-# figures/ is a top-level package of the repository, not installed with tokenwalk: make
-# it importable when pytest is run as `pytest` (which does not put the cwd on sys.path).
-_ROOT = str(Path(__file__).resolve().parents[1])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
+_ROOT = Path(__file__).resolve().parents[1]
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 SVG_TAG = "{http://www.w3.org/2000/svg}"
@@ -65,7 +60,7 @@ def check_says_it_needs_javascript(html: str) -> str:
     """The static rendering of an interactive figure says, in its own markup, that the live
     version needs JavaScript, in the class the interactive layer's CSS hides once JavaScript
     runs (content/static/interactive/interactive.css); returns the sentence."""
-    css = (Path(_ROOT) / "content" / "static" / "interactive" / "interactive.css").read_text(encoding="utf-8")
+    css = (_ROOT / "content" / "static" / "interactive" / "interactive.css").read_text(encoding="utf-8")
     assert re.search(r"html\.js \.tw-nojs\s*\{\s*display:\s*none", css), "the class the CSS hides with JavaScript"
     notes = re.findall(r'<p class="tw-nojs">([^<]*)</p>', html)
     assert len(notes) == 1, notes

@@ -9,8 +9,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "site"
-if str(ROOT) not in sys.path:  # tests import the build's internals (publish)
-    sys.path.insert(0, str(ROOT))
 
 
 def run_build(*args, cwd=ROOT) -> subprocess.CompletedProcess:

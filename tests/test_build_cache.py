@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from build_support import build_fixture, copy_fixture
+from tests.build_support import build_fixture, copy_fixture
 
 FAKE = '''
 import json
@@ -28,7 +28,8 @@ def inputs():
 def render(inputs, out):
     with open(HERE / "renders.log", "a") as log:
         log.write(ID + "\\n")
-    return '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><text x="1" y="9">' + str(inputs["value"]) + '</text></svg>'
+    return ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><text x="1" y="9">'
+            + str(inputs["value"]) + '</text></svg>')
 '''
 
 
@@ -127,7 +128,8 @@ def test_shared_svg_style_stays_with_the_first_figure_on_the_page(fakes):
     src, figures, tmp = fakes
     for fig_id in ("alpha", "beta", "gamma"):
         path = figures / f"{fig_id}.py"
-        path.write_text(path.read_text().replace('viewBox="0 0 10 10">', 'viewBox="0 0 10 10"><style>.x{fill:red}</style>'))
+        styled = 'viewBox="0 0 10 10"><style>.x{fill:red}</style>'
+        path.write_text(path.read_text().replace('viewBox="0 0 10 10">', styled))
     chapter = src / "content" / "02-more.md"
     chapter.write_text(chapter.read_text() + "\n::: figure gamma\nG.\n:::\n\n::: figure beta\nB.\n:::\n")
     build(src, figures, tmp)

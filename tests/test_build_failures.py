@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from build_support import build_fixture, copy_fixture
+from tests.build_support import build_fixture, copy_fixture
 
 
 @pytest.fixture
@@ -108,7 +108,7 @@ def test_missing_numbers_module_is_reported_not_fatal(tmp_path):
     for md in (src / "content").glob("*.md"):
         md.unlink()
     (src / "content" / "01-plain.md").write_text("## Plain\n\nNo numbers here.\n")
-    from build_support import run_build
+    from tests.build_support import run_build
     result = run_build("--content", src / "content", "--figures", src / "figures",
                        "--out", tmp_path / "site", "--cache", tmp_path / "cache")
     assert result.returncode == 0, result.stderr
@@ -131,7 +131,7 @@ def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path):
 def test_template_error_names_the_template_file_and_line(fixture_with_site):
     src, out, cache, snapshot = fixture_with_site
     import shutil
-    from build_support import ROOT
+    from tests.build_support import ROOT
     shutil.copytree(ROOT / "content" / "templates", src / "content" / "templates")
     shutil.copytree(ROOT / "content" / "static", src / "content" / "static")
     article = src / "content" / "templates" / "article.html"

@@ -1,0 +1,37 @@
+"""Asides and tabs.
+
+    ::: aside                         a boxed aside
+    :::
+    :::: tabs                         tabs (outer marker longer than the panes');
+    ::: tab Speculative decoding      without JavaScript the panes are shown one
+    :::                               after the other under their labels
+    ::::
+"""
+
+from __future__ import annotations
+
+import html
+
+from mdit_py_plugins.container import container_plugin
+
+
+def _render_aside(self, tokens, idx, options, env):
+    return '<aside class="aside">\n' if tokens[idx].nesting == 1 else "</aside>\n"
+
+
+def _render_tabs(self, tokens, idx, options, env):
+    return '<div class="tabs">\n' if tokens[idx].nesting == 1 else "</div>\n"
+
+
+def _render_tab(self, tokens, idx, options, env):
+    token = tokens[idx]
+    if token.nesting == -1:
+        return "</section>\n"
+    label = html.escape(token.info.strip()[3:].strip() or "Tab")
+    return f'<section class="tab-pane" data-label="{label}">\n<h4 class="tab-label">{label}</h4>\n'
+
+
+def containers_plugin(md) -> None:
+    container_plugin(md, "aside", render=_render_aside)
+    container_plugin(md, "tabs", render=_render_tabs)
+    container_plugin(md, "tab", render=_render_tab)

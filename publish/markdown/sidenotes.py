@@ -1,0 +1,43 @@
+"""Footnotes as sidenotes: `claim.[^src]` + `[^src]: text` (or `^[inline]`) ->
+the checkbox-and-label pattern of Tufte CSS: in the margin on wide screens, tap to open
+inline on phones, no JavaScript. Numbered across the whole article."""
+
+from __future__ import annotations
+
+from mdit_py_plugins.footnote import footnote_plugin
+
+
+def _core_sidenotes(state) -> None:
+    """Lift the footnote block that footnote_tail appends into env, keyed by note id."""
+    notes = state.env.setdefault("sidenote_tokens", {})
+    kept, current, inside = [], None, False
+    for token in state.tokens:
+        if token.type == "footnote_block_open":
+            inside = True
+        elif token.type == "footnote_block_close":
+            inside = False
+        elif inside and token.type == "footnote_open":
+            current = notes.setdefault(token.meta["id"], [])
+        elif inside and token.type not in ("footnote_close", "footnote_anchor"):
+            current.append(token)
+        elif not inside:
+            kept.append(token)
+    state.tokens = kept
+
+
+def _render_footnote_ref(self, tokens, idx, options, env):
+    article = env["article"]
+    article.sidenotes += 1
+    number = article.sidenotes
+    body = env.get("sidenote_tokens", {}).get(tokens[idx].meta["id"], [])
+    inner = "<br>".join(self.renderInline(t.children, options, env) for t in body if t.type == "inline")
+    note_id = f"sn-{number}"
+    return (f'<label for="{note_id}" class="sidenote-ref" aria-label="Note {number}">{number}</label>'
+            f'<input type="checkbox" id="{note_id}" class="margin-toggle">'
+            f'<span class="sidenote"><span class="sidenote-number">{number}</span> {inner}</span>')
+
+
+def sidenotes_plugin(md) -> None:
+    footnote_plugin(md)
+    md.core.ruler.after("footnote_tail", "sidenotes", _core_sidenotes)
+    md.add_render_rule("footnote_ref", _render_footnote_ref)

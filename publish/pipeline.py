@@ -1,0 +1,270 @@
+"""The build: content/ + figures/ + the article's numbers -> site/ (what `python build.py` runs).
+
+Steps: (1) the number namespace `n` = article.numbers.article_numbers() (or a JSON file);
+(2) every figures/*.py through the registry (registry.py), cached under
+.cache/figures/<ID>/<key>/; (3) each chapter content/NN-*.md through Jinja (with `n` and
+the number filters, chapters.py), then markdown-it (markdown/), then the templates in
+content/templates/; (4) static files, the Pyodide runtime, the math font, a wheel of the
+tokenwalk core (assets.py); (5) all of it into a temporary folder that replaces site/ only
+when every step succeeded. A failure prints one line, `file[:line]: cause`, exits 1 and
+leaves the previous site/ as it was.
+
+Choices:
+- Math is MathML Core from `math-core` (a pinned Rust wheel): pure build-time, no Node
+  process per build and no JavaScript in the page; it handles fractions, \\text,
+  \\operatorname, \\sqrt, \\max, aligned environments, and browsers render MathML natively.
+  Its weakness (stretchy brackets in Chromium's default font) is covered by a self-hosted
+  STIX Two Math font, linked only when the page has math. KaTeX would need Node and its CSS
+  and fonts on every build; latex2mathml has no aligned environments.
+- The build machinery lives here, beside build.py and outside content/: content/ holds
+  only what the article is, and tokenwalk must not know about publishing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import dataclasses
+import importlib
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from . import assets, registry
+from .chapters import chapter_files, render_page, render_sources
+from .errors import BuildError, fail, shown
+
+ROOT = Path(__file__).resolve().parent.parent  # the project: build.py, content/, figures/, ...
+DEFAULT_TITLE = "Transformers and local inference"
+
+
+@dataclasses.dataclass
+class Options:
+    out: Path = ROOT / "site"
+    content: Path = ROOT / "content"
+    figures: Path = ROOT / "figures"
+    cache: Path = ROOT / ".cache" / "figures"
+    numbers: Path | None = None  # a JSON file instead of article.numbers
+    force: bool = False
+    live_reload: bool = False
+    quiet: bool = False
+
+
+@dataclasses.dataclass
+class Summary:
+    rendered: list = dataclasses.field(default_factory=list)
+    cached: list = dataclasses.field(default_factory=list)
+    placeholders: list = dataclasses.field(default_factory=list)
+    pages: int = 0
+    total_bytes: int = 0
+    pyodide_bytes: int = 0
+    seconds: float = 0.0
+    notes: list = dataclasses.field(default_factory=list)
+    phases: dict = dataclasses.field(default_factory=dict)  # phase -> seconds
+
+
+def load_numbers(options: Options, summary: Summary) -> dict:
+    """The namespace `n` the Markdown sees."""
+    if options.numbers is not None:
+        try:
+            return json.loads(options.numbers.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise BuildError(f"{shown(options.numbers)}: cannot read numbers: {exc}") from exc
+    try:
+        module = importlib.import_module("article.numbers")
+    except ModuleNotFoundError as exc:
+        if exc.name != "article.numbers":
+            raise BuildError(f"article/numbers.py: cannot import: {exc}") from exc
+        summary.notes.append("article/numbers.py is missing: the namespace n is empty")
+        return {}
+    except Exception as exc:
+        raise fail(ROOT / "article", exc, "cannot import", fallback=ROOT / "article" / "numbers.py") from exc
+    from tokenwalk.errors import TokenwalkError
+    original = module.article_numbers
+    try:
+        numbers = dict(original())
+    except TokenwalkError as exc:
+        raise BuildError(str(exc)) from exc
+    except Exception as exc:
+        raise fail(Path(module.__file__), exc, "article_numbers() failed") from exc
+
+    def computed_once(*args, **kwargs):
+        """The namespace is computed once per build: figure modules that ask for it in
+        inputs() get a copy of the same numbers instead of a fresh computation."""
+        return original(*args, **kwargs) if args or kwargs else copy.deepcopy(numbers)
+
+    module.article_numbers = computed_once  # for this build process only
+    return numbers
+
+
+def render_figures(options: Options, tmp: Path, summary: Summary, say) -> dict:
+    """Every figure module through the registry (cached or rendered), its files placed
+    under tmp/figures/ID/; returns id -> (HTML, alt text) for the chapters."""
+    figure_list = registry.discover(options.figures, ROOT)
+    helpers = registry.helpers_source(options.figures) if options.figures.is_dir() else b""
+    figures_html, seen_ids = {}, set()
+    for fig in figure_list:
+        registry.compute_key(fig, helpers)
+        registry.render_or_reuse(fig, options.cache, force=options.force)
+        (summary.rendered if fig.status == "rendered" else summary.cached).append(fig.id)
+        say(f"  figure {fig.id:<24} {fig.status:<8} {fig.seconds:6.2f} s")
+        if fig.import_seconds > 1.0:
+            summary.notes.append(f"{shown(fig.path)} takes {fig.import_seconds:.1f} s to import: "
+                                 "import the renderer inside render() to keep no-op builds fast")
+        assets.copy_tree(fig.cache_dir / "files", tmp / "figures" / fig.id)
+        html = registry.scope_ids(registry.with_alt(fig.html, fig.alt), fig.id, seen_ids)
+        figures_html[fig.id] = (html, fig.alt)
+    return figures_html
+
+
+def place_files(content: Path, tmp: Path, chapters: list, summary: Summary) -> dict:
+    """Static files, code colours, the math font (when there is math), the Pyodide
+    runtime and the core wheel; returns their paths for the templates."""
+    from .markdown import pygments_css
+    static = content / "static" if (content / "static").is_dir() else ROOT / "content" / "static"
+    assets.copy_tree(static, tmp / "static", link=False)
+    (tmp / "static" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
+    has_math = any("<math" in ch["html"] for ch in chapters)
+    math_font = assets.copy_math_font(ROOT, tmp) if has_math else None
+    if has_math and not math_font:
+        summary.notes.append(f"{assets.MATH_FONT} is missing: math uses the browser's own fonts")
+    pyodide = assets.copy_pyodide(ROOT, tmp)
+    if pyodide is None:
+        summary.notes.append("node_modules/pyodide is missing (make setup): no Python runtime in the site")
+    wheel = assets.build_core_wheel(ROOT, tmp / "wheels")
+    return {"math_font": math_font, "pyodide": f"{pyodide}pyodide.mjs" if pyodide else "",
+            "wheel": f"wheels/{wheel.name}"}
+
+
+def build(options: Options) -> Summary:
+    """Build into a temporary folder, then swap it into options.out."""
+    from .markdown import Article, render_chapters
+    start = time.perf_counter()
+    summary = Summary()
+    say = (lambda *a: None) if options.quiet else (lambda *a: print(*a, flush=True))
+    out = options.out.resolve()
+    if out.exists() and any(out.iterdir()) and not (out / "index.html").is_file():
+        raise BuildError(f"{shown(out)}: refusing to replace a folder that is not a built site (no index.html)")
+    tmp = out.parent / f".{out.name}-build-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    clock = time.perf_counter()
+
+    def phase(name):
+        nonlocal clock
+        now = time.perf_counter()
+        summary.phases[name] = now - clock
+        clock = now
+
+    try:
+        numbers = load_numbers(options, summary)
+        phase("numbers")
+
+        figures_html = render_figures(options, tmp, summary, say)
+        phase("figures")
+        content = options.content
+        files = chapter_files(content)
+        if not files:
+            summary.notes.append(f"no chapters in {shown(content)}/: the page is an empty shell")
+        article = Article(figures=figures_html)
+        chapters = render_chapters(render_sources(files, numbers), article)
+        summary.placeholders = article.placeholders
+        phase("chapters")
+
+        templates = content / "templates" if (content / "templates").is_dir() else ROOT / "content" / "templates"
+        files_for_page = place_files(content, tmp, chapters, summary)
+        page = render_page(templates, tmp, {
+            "title": article.meta.get("article_title", DEFAULT_TITLE),
+            "subtitle": article.meta.get("subtitle", ""),
+            "description": article.meta.get("description", ""),
+            "chapters": chapters,
+            "toc": article.headings,
+            "live_reload": options.live_reload,
+            **files_for_page,
+        })
+        (tmp / "index.html").write_text(page, encoding="utf-8")
+        summary.pages = 1
+        phase("files")
+
+        for path in tmp.rglob("*"):
+            if path.is_file():
+                size = path.stat().st_size
+                summary.total_bytes += size
+                if path.relative_to(tmp).parts[0] == "pyodide":
+                    summary.pyodide_bytes += size
+        swap(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def swap(tmp: Path, out: Path) -> None:
+    """Replace `out` by `tmp` with two renames (the old site is removed afterwards)."""
+    old = out.parent / f".{out.name}-old-{os.getpid()}"
+    if out.exists():
+        os.replace(out, old)
+    os.replace(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def print_summary(summary: Summary, out: Path) -> None:
+    figures = len(summary.rendered) + len(summary.cached)
+    rendered = f" ({', '.join(summary.rendered)})" if summary.rendered else ""
+    print(f"built {shown(out)}/ in {summary.seconds:.2f} s: {summary.pages} page, "
+          f"{figures} figures: {len(summary.rendered)} rendered{rendered}, {len(summary.cached)} cached; "
+          f"{summary.total_bytes / 1e6:.1f} MB (Pyodide {summary.pyodide_bytes / 1e6:.1f} MB)")
+    if summary.placeholders:
+        print(f"  placeholders for figures not drawn yet: {', '.join(summary.placeholders)}")
+    if summary.phases:
+        print("  time: " + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in summary.phases.items()))
+    for note in summary.notes:
+        print(f"  note: {note}")
+
+
+def parse_args(argv) -> tuple[Options, argparse.Namespace]:
+    parser = argparse.ArgumentParser(prog="build.py", description="Build the article into a static site.")
+    parser.add_argument("--serve", action="store_true", help="serve site/ and rebuild on change")
+    parser.add_argument("--force", action="store_true", help="render every figure again")
+    parser.add_argument("--out", type=Path, default=ROOT / "site")
+    parser.add_argument("--content", type=Path, default=ROOT / "content", help="chapters, templates, static")
+    parser.add_argument("--figures", type=Path, default=ROOT / "figures", help="figure modules")
+    parser.add_argument("--cache", type=Path, default=ROOT / ".cache" / "figures", help="figure cache")
+    parser.add_argument("--numbers", type=Path, default=None, help="JSON namespace instead of the article's")
+    parser.add_argument("--port", type=int, default=8000, help="--serve: port on 127.0.0.1 (0: any free one)")
+    parser.add_argument("--quiet", action="store_true", help="no line per figure, only the summary")
+    args = parser.parse_args(argv)
+    options = Options(out=args.out, content=args.content, figures=args.figures, cache=args.cache,
+                      numbers=args.numbers, force=args.force, live_reload=args.serve, quiet=args.quiet)
+    return options, args
+
+
+def build_and_report(options: Options) -> bool:
+    """Build and print the summary, or print the one-line failure; True on success."""
+    try:
+        print_summary(build(options), options.out)
+        return True
+    except BuildError as exc:
+        error = exc
+    except Exception as exc:  # a bug somewhere: still one line (the deepest project file), never a traceback
+        error = fail(ROOT, exc, fallback=ROOT / "build.py")
+    print(f"build failed: {error}", file=sys.stderr, flush=True)
+    return False
+
+
+def watched(options: Options) -> list[Path]:
+    """What `--serve` watches: the article's sources and every module the build runs."""
+    return [options.content, options.figures, ROOT / "article", ROOT / "tokenwalk", ROOT / "publish"]
+
+
+def main(argv=None) -> int:
+    options, args = parse_args(argv)
+    if not build_and_report(options) and not args.serve:
+        return 1
+    if args.serve:
+        from .serve import serve
+        return serve(options, args.port, watch=watched(options))
+    return 0

@@ -1,0 +1,34 @@
+"""Shared fixtures. The project root is on sys.path through pytest's `pythonpath = ["."]`
+(pyproject.toml), so tests import the project's packages (tokenwalk, article, publish,
+figures) and their helper modules (`tests.build_support`, ...) by name, with no sys.path
+edits of their own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def project_root() -> Path:
+    """The project: build.py, content/, figures/, tokenwalk/, publish/, article/."""
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def numbers() -> dict:
+    """The article's namespace `n`, computed once per test session (do not mutate)."""
+    from tests._content_helpers import default_numbers
+
+    return default_numbers()
+
+
+@pytest.fixture
+def fixture_site(tmp_path) -> Path:
+    """A writable copy of the fixture article (content/, figures/, numbers.json)."""
+    from tests.build_support import copy_fixture
+
+    return copy_fixture(tmp_path)

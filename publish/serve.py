@@ -94,8 +94,8 @@ def serve(options, port: int, build_and_report, watch: list[Path]) -> int:
 
 
 def _forget_modules() -> None:
-    """Drop imported figure and tokenwalk modules so a rebuild sees edited code."""
+    """Drop imported figure, article and tokenwalk modules so a rebuild sees edited code."""
     import sys
     for name in list(sys.modules):
-        if name == "figures" or name.startswith(("figures.", "tokenwalk", "_figures_")):
+        if name in ("figures", "article") or name.startswith(("figures.", "article.", "tokenwalk", "_figures_")):
             del sys.modules[name]

@@ -7,6 +7,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from tests._context import default_context
 
 # figures/ is a top-level package of the repository, not installed with tokenwalk: make
 # it importable when pytest is run as `pytest` (which does not put the cwd on sys.path).
@@ -21,7 +22,7 @@ SVG_TAG = "{http://www.w3.org/2000/svg}"
 def render(module_name: str, tmp_path):
     """Import figures.<module_name>, render it into tmp_path; return (module, inputs, html)."""
     mod = importlib.import_module(f"figures.{module_name}")
-    inputs = mod.inputs()
+    inputs = mod.inputs(default_context())
     html = mod.render(inputs, tmp_path)
     return mod, inputs, html
 

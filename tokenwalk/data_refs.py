@@ -3,7 +3,8 @@
 A measurement lives in one place (for example data/measurements/laptop.json); a file that
 needs it writes ``{"from": "measurements/laptop.json", "key": "decode_tok_s_moe"}`` and
 `resolve` reads ``values[key]["value"]`` from that file. Paths are relative to
-tokenwalk/data/.
+tokenwalk/data/, or to ``root`` where a caller passes its own data folder (the article
+layer reads article/data/ this way; tokenwalk itself never passes one).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
 
@@ -28,27 +30,34 @@ def read_json_file(path, *, missing: str = "file not found", error=TokenwalkErro
         raise error(f"{name}: not valid JSON at line {exc.lineno}: {exc.msg}") from None
 
 
-@lru_cache(maxsize=16)
-def read_data_json(relative_path: str) -> dict:
-    """A JSON file under tokenwalk/data/, parsed (cached)."""
+def _shown_root(root) -> str:
+    return "tokenwalk/data" if root is None else str(root).rstrip("/")
+
+
+@lru_cache(maxsize=32)
+def read_data_json(relative_path: str, root=None) -> dict:
+    """A JSON file under tokenwalk/data/ (or under the folder ``root``), parsed (cached)."""
     parts = [p for p in relative_path.split("/") if p]
     if not parts or any(p in (".", "..") for p in parts):
-        raise TokenwalkError(f"tokenwalk/data/{relative_path}: not a path inside the data folder")
-    path = resources.files("tokenwalk").joinpath("data", *parts)
+        raise TokenwalkError(f"{_shown_root(root)}/{relative_path}: not a path inside the data folder")
+    base = resources.files("tokenwalk").joinpath("data") if root is None else Path(root)
+    path = base.joinpath(*parts)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
-        raise TokenwalkError(f"tokenwalk/data/{relative_path}: cannot read ({error})") from None
+        raise TokenwalkError(f"{_shown_root(root)}/{relative_path}: cannot read ({error})") from None
 
 
-def resolve(value, where: str = "data"):
-    """A plain value as is; a ``{"from": file, "key": name}`` reference as the value it names."""
+def resolve(value, where: str = "data", root=None):
+    """A plain value as is; a ``{"from": file, "key": name}`` reference as the value it
+    names (``file`` relative to tokenwalk/data/, or to ``root``)."""
     if isinstance(value, dict) and "from" in value:
         file, key = value["from"], value.get("key")
         try:
-            return read_data_json(file)["values"][key]["value"]
+            return read_data_json(file, root)["values"][key]["value"]
         except (KeyError, TypeError):
-            raise TokenwalkError(f"tokenwalk/data/{file}: values.{key}.value: missing (referenced from {where})") from None
+            raise TokenwalkError(f"{_shown_root(root)}/{file}: values.{key}.value: missing "
+                                 f"(referenced from {where})") from None
     if isinstance(value, dict) and "value" in value:
         return value["value"]
     return value

@@ -151,7 +151,7 @@ def request_messages(tok: Tokenizer, metadata: dict, ctx_tokens: int, output_tok
 
 def measure(request_dir: Path, model=None, device=None, ctx_tokens=None, output_tokens=None,
             chunk_tokens=None) -> dict:
-    """Run a request once and return the measurements file's content. ``request_dir`` holds
+    """Run a request once and return what the measurements file holds. ``request_dir`` holds
     request.json and the files it names (the caller passes it: the CLI gives the article's)."""
     request_dir = Path(request_dir)
     t0 = time.perf_counter()

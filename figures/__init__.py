@@ -7,9 +7,11 @@ Contract every figure module follows (the build's registry discovers them):
     RENDERER = "svg"             # "svg", "matplotlib" or "manim": its version joins the cache key
     ALT = "..."                  # or def alt(inputs) -> str: alt text, states the domain
 
-    def inputs() -> dict:
-        '''Every number the figure draws, asked of tokenwalk (and toy data files).
-        JSON-serialisable. Cheap: the build calls it on every run to form the cache key.'''
+    def inputs(ctx) -> dict:
+        '''Every number the figure draws, from the article's context (article.context):
+        `ctx.n`, the namespace the prose prints, and `ctx.scenario`, the models and machines
+        of the worked examples (article.scenario). JSON-serialisable. Cheap: the build calls
+        it on every run, with the same context for every figure, to form the cache key.'''
 
     def render(inputs: dict, out: pathlib.Path) -> str:
         '''Write any files into `out` (an empty folder that becomes site/figures/ID/)
@@ -17,9 +19,11 @@ Contract every figure module follows (the build's registry discovers them):
         <svg> (so it follows the page's colours), or <img>/<picture> tags whose src is
         relative to the page, i.e. "figures/ID/name.webp".'''
 
-A figure never computes physics or arithmetic itself: `inputs()` asks tokenwalk, and
-`render()` only draws the numbers it is given. The cache key is a hash of the module's
-source, `inputs()` (the numbers it receives) and the renderer's version, so a change in a
+A figure never chooses a preset, and never computes physics or arithmetic itself: a number
+the prose also prints comes from `ctx.n` and is printed with tokenwalk.format (the prose's
+filters are the same functions); a curve is asked of tokenwalk on `ctx.scenario`'s model and
+machine; `render()` only draws the numbers it is given. The cache key is a hash of the module's
+source, `inputs(ctx)` (the numbers it receives) and the renderer's version, so a change in a
 data file re-renders exactly the figures whose numbers changed.
 
 Captions live in the article (content/), next to the text that refers to the figure.

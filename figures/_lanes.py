@@ -10,20 +10,13 @@ precision the article uses.
 
 from __future__ import annotations
 
+from tokenwalk import format as fmt
+
 # Notes under the lanes (axis numbers, legend): 13 units, legible on a 360 px phone.
 NOTE = {"style": "font-size:13px"}
 
 
-def ms_text(seconds: float, digits: int | None = None) -> str:
-    """A duration in seconds as milliseconds, without the unit: 0.014, 4.2, 29 (the article's
-    precision: three decimals under 0.1 ms, one under 10 ms, none above); `digits` fixes the
-    number of decimals instead (4.2 + 29.3 = 33.5)."""
-    ms = seconds * 1e3
-    if digits is not None:
-        return f"{ms:.{digits}f}"
-    if ms < 0.1:
-        return f"{ms:.3f}"
-    return f"{ms:.1f}" if ms < 10 else f"{ms:.0f}"
+ms_text = fmt.ms  # one formatting module (tokenwalk.format) for the prose and the figures
 
 
 class TimeScale:

@@ -183,18 +183,8 @@ def _media_dir() -> str:
     return _MEDIA_DIR
 
 
-def load_spec(name: str):
-    """The model spec of preset `name`, asked of tokenwalk.specs.model at call time.
-
-    Looked up through the module (not imported by name) so a test can patch the preset.
-    """
-    from tokenwalk.specs import model as model_spec
-    return model_spec.load_model(name)
-
-
-def gpt3_sizes(name: str = "gpt3-175b") -> dict:
-    """GPT-3's sizes (every Manim figure draws them), from tokenwalk's model preset."""
-    spec = load_spec(name)
+def gpt3_sizes(spec) -> dict:
+    """GPT-3's sizes (every Manim figure draws them), from the scenario's model (a ModelSpec)."""
     return {
         "model": spec.name,
         "layers": int(spec.layers),
@@ -209,10 +199,9 @@ def gpt3_sizes(name: str = "gpt3-175b") -> dict:
 
 def toy_decode_sentence() -> tuple[dict, dict, int]:
     """The toy decode step that figures 7 (decode-head) and 8 (kv-cache) draw: the toy data
-    (tokenwalk/data/toy/decode_head.json), the attention row its scores come from (with the
+    (article/data/toy/decode_head.json), the attention row its scores come from (with the
     sentence), and how many tokens the step has (the new one last)."""
-    from tokenwalk.physics.attention import toy_attention_row
-    from article.toys import load_toy
+    from article.toys import load_toy, toy_attention_row
 
     toy = load_toy("decode_head")
     return toy, toy_attention_row(toy["scores_from"]), int(toy["new_token"])

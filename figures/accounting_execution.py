@@ -15,8 +15,6 @@ import pathlib
 ID = "accounting-execution"
 KIND = "S"
 RENDERER = "svg"
-MODEL = "dense-7b-fp16"
-MACHINE = "h100-sxm"
 
 from figures._lanes import NOTE, ms_text
 
@@ -38,14 +36,12 @@ def alt(inputs: dict) -> str:
             f"{a['layers']} × {a['layer_compute_ms']:.1f} = {_ms(a['layers'] * a['layer_compute_ms'])} ms.")
 
 
-def inputs() -> dict:
-    from tokenwalk.data_refs import read_data_json
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
+def inputs(ctx) -> dict:
     from tokenwalk.physics.roofline import flops_per_token, layer_step_time, step_time
 
-    model, machine = load_model(MODEL), load_machine(MACHINE)
-    tokens = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]
+    ex = ctx.scenario.h100_example
+    model, machine = ex.model, ex.machine
+    tokens = ctx.scenario.sizes["h100_example_prompt_tokens"]
     step = step_time(model, machine, tokens)
     layer = layer_step_time(model, machine, tokens)
     return {

@@ -12,7 +12,7 @@ import math
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.physics.attention import toy_attention_row
+from article.toys import toy_attention_row
 
 ID = "attention-row"
 KIND = "S"
@@ -39,7 +39,7 @@ def alt(inputs: dict) -> str:
 ALT = alt
 
 
-def inputs() -> dict:
+def inputs(ctx) -> dict:
     row = toy_attention_row()
     # JSON has no -inf: a masked score travels as None.
     row["scores"] = [None if s == -math.inf else s for s in row["scores"]]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import pathlib
 
+from tokenwalk import format as fmt
+
 ID = "balance-point"
 KIND = "P"
 RENDERER = "matplotlib"
-MODEL = "dense-7b-fp16"
-MACHINE = "h100-sxm"
 TOKENS_MAX = 600
 
 
@@ -22,7 +22,7 @@ def alt(inputs: dict) -> str:
     return (f"Line chart of one step of a dense 7B model in fp16 on an H100 SXM: the time to read the weights "
             f"is flat at {inputs['memory_ms']:.1f} ms, the compute time grows {inputs['compute_ms_per_token']:.3f} ms "
             f"per token, and the step lasts the larger of the two; they cross near "
-            f"{int(inputs['balance_tokens'])} tokens (about {round(inputs['balance_tokens_4bit'])} with 4-bit weights).")
+            f"{inputs['balance_label']} tokens (about {inputs['balance_4bit_label']} with 4-bit weights).")
 
 
 def inputs_for(model, machine) -> dict:
@@ -52,11 +52,13 @@ def inputs_for(model, machine) -> dict:
     }
 
 
-def inputs() -> dict:
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
-
-    return inputs_for(load_model(MODEL), load_machine(MACHINE))
+def inputs(ctx) -> dict:
+    """The curves from tokenwalk on the H100 example; the balance points are the namespace's
+    (the prose prints the same ones)."""
+    ex, n = ctx.scenario.h100_example, ctx.n
+    return {**inputs_for(ex.model, ex.machine), "balance_tokens": n["balance_tokens_fp16"],
+            "balance_tokens_4bit": n["balance_tokens_4bit"], "balance_label": fmt.count(n["balance_tokens_fp16"]),
+            "balance_4bit_label": fmt.count(n["balance_tokens_4bit"])}
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
@@ -80,13 +82,13 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     # 4-bit weights: the flat line drops, the crossing moves left.
     ax.plot([0, x_max], [n["memory_ms_4bit"]] * 2, color=colour("bus"), lw=1.5, ls=(0, (2, 3)), gid="line-memory-4bit")
     ax.plot([n["balance_tokens_4bit"]], [n["memory_ms_4bit"]], "o", ms=6, color=colour("bus"), gid="point-4bit")
-    ax.annotate(f"4-bit weights: {n['memory_ms_4bit']:.1f} ms, crossing ≈ {round(n['balance_tokens_4bit'])}",
+    ax.annotate(f"4-bit weights: {n['memory_ms_4bit']:.1f} ms, crossing ≈ {n['balance_4bit_label']}",
                 (n["balance_tokens_4bit"], n["memory_ms_4bit"]), xytext=(12, -20), textcoords="offset points",
                 color=colour("muted"), fontsize=13)
     # The crossing.
     ax.axvline(balance, color=colour("accent"), lw=1.2, ls=(0, (4, 3)), gid="line-balance")
     ax.plot([balance], [memory], "o", ms=8, color=colour("accent"), gid="point-balance")
-    ax.text(balance + 8, y_max * 0.97, f"≈ {int(balance)} tokens", color=colour("accent"), fontsize=14,
+    ax.text(balance + 8, y_max * 0.97, f"≈ {n['balance_label']} tokens", color=colour("accent"), fontsize=14,
             fontweight="bold", va="top")
     ax.text(balance * 0.5, y_max * 0.97, "memory-bound", color=colour("bus"), ha="center", va="top", fontsize=13)
     ax.text((balance + x_max) / 2 + 40, y_max * 0.86, "compute-bound", color=colour("compute"), ha="center",

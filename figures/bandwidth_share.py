@@ -14,7 +14,6 @@ import pathlib
 ID = "bandwidth-share"
 KIND = "P"
 RENDERER = "matplotlib"
-LAPTOP = "laptop-860m"
 # measurements/laptop.json keys of the laptop's two decode speeds
 LAPTOP_POINTS = (("decode_tok_s_dense", "dense"), ("decode_tok_s_moe", "MoE"))
 
@@ -27,20 +26,19 @@ def alt(inputs: dict) -> str:
             f"in blue: {laptop}.")
 
 
-def inputs() -> dict:
+def inputs(ctx) -> dict:
     """Every number the figure draws, from tokenwalk (published runs, laptop measurements)."""
     from tokenwalk.timing.llama_bench import bandwidth_share, published_bandwidth_shares, published_median_bandwidth_share
-    from tokenwalk.specs.machine import load_machine
     from tokenwalk.data_refs import read_data_json
-    from tokenwalk.specs.model import load_model
 
     published = published_bandwidth_shares()
     measured = read_data_json("measurements/laptop.json")["values"]
-    machine = load_machine(LAPTOP)
+    machine = ctx.scenario.laptop_request.machine
+    by_name = {spec.name: spec for spec in ctx.scenario.presets.values()}
     laptop = []
     for key, label in LAPTOP_POINTS:
         entry = measured[key]
-        model = load_model(entry["model"])
+        model = by_name[entry["model"]]  # the measured model: one of the scenario's
         # Dense: the file size, as for the grey runs; MoE: the bytes a token really reads.
         per_token = model.bytes_read_per_token if (model.expert_count or 0) > 1 else model.size_bytes
         laptop.append({

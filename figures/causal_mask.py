@@ -11,7 +11,7 @@ from __future__ import annotations
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.physics.attention import toy_causal_grid
+from article.toys import toy_causal_grid
 
 ID = "causal-mask"
 KIND = "S"
@@ -23,7 +23,7 @@ CELL_W, CELL_H = 48, 32
 TOP = 70
 
 
-def inputs() -> dict:
+def inputs(ctx) -> dict:
     return toy_causal_grid()
 
 

@@ -16,8 +16,6 @@ import pathlib
 ID = "chunked-prefill"
 KIND = "S"
 RENDERER = "svg"
-MODEL = "dense-7b-fp16"
-MACHINE = "h100-sxm"
 
 from figures._lanes import ms_text as _ms
 
@@ -62,14 +60,10 @@ def inputs_for(model, machine, users: int, prompt_tokens: int) -> dict:
     }
 
 
-def inputs() -> dict:
-    from tokenwalk.data_refs import read_data_json
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
-
-    scenario = read_data_json("cited/article.json")["scenarios"]["values"]
-    return inputs_for(load_model(MODEL), load_machine(MACHINE), scenario["chunked_decode_users"]["value"],
-                      scenario["chunked_prompt_tokens"]["value"])
+def inputs(ctx) -> dict:
+    ex, sizes = ctx.scenario.h100_example, ctx.scenario.sizes
+    return inputs_for(ex.model, ex.machine, sizes["chunked_decode_users"],
+                      sizes["chunked_prompt_tokens"])
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

@@ -27,12 +27,12 @@ RENDERER = "manim"
 CANVAS = Canvas(640, 768)
 
 
-def inputs() -> dict:
+def inputs(ctx) -> dict:
     """GPT-3's d_model and head size from tokenwalk; toy tokens, scores, weights, vectors."""
     from tokenwalk.physics.attention import attention_row
     from tokenwalk.errors import TokenwalkError
 
-    sizes = _manim.gpt3_sizes()
+    sizes = _manim.gpt3_sizes(ctx.scenario.presets["gpt3"])
     toy, row, n = _manim.toy_decode_sentence()
     for field in ("keys", "values"):
         if len(toy[field]) != n:

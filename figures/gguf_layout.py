@@ -12,13 +12,12 @@ from __future__ import annotations
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.specs.model import ModelSpec, load_model, model_from_gguf
+from tokenwalk.specs.model import ModelSpec, model_from_gguf
 
 ID = "gguf-layout"
 KIND = "S"
 RENDERER = "svg"
 
-MODEL = "qwen3.6-35b-a3b"
 
 # The keys worth a reader's attention, by suffix after "<architecture>.", in the order
 # the figure lists them, with what each means. `{...}` fields come from the ModelSpec.
@@ -47,8 +46,8 @@ MONO_CHARS = 43         # characters of 13-unit monospace that fit in the right 
 LINE = 17
 
 
-def inputs() -> dict:
-    return inputs_for_model(load_model(MODEL))
+def inputs(ctx) -> dict:
+    return inputs_for_model(ctx.scenario.laptop_request.model)
 
 
 def inputs_for_header(header) -> dict:

@@ -26,9 +26,9 @@ RENDERER = "manim"
 CANVAS = Canvas(640, 924)
 
 
-def inputs() -> dict:
+def inputs(ctx) -> dict:
     """GPT-3's layers, heads, head size and softmaxes per step; the toy sentence's tokens."""
-    sizes = _manim.gpt3_sizes()
+    sizes = _manim.gpt3_sizes(ctx.scenario.presets["gpt3"])
     _, row, n = _manim.toy_decode_sentence()
     tokens = row["sentence"][:n]
     return {

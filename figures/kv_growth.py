@@ -12,8 +12,6 @@ import pathlib
 ID = "kv-growth"
 KIND = "S"
 RENDERER = "svg"
-MODEL = "dense-7b-fp16"
-MACHINE = "h100-sxm"
 CONTEXTS = (0, 2500, 8000, 16_000, 32_000)
 
 
@@ -42,11 +40,9 @@ def inputs_for(model, machine, contexts=CONTEXTS) -> dict:
     }
 
 
-def inputs() -> dict:
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
-
-    return inputs_for(load_model(MODEL), load_machine(MACHINE))
+def inputs(ctx) -> dict:
+    ex = ctx.scenario.h100_example
+    return inputs_for(ex.model, ex.machine)
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

@@ -14,7 +14,6 @@ import pathlib
 ID = "layer-stages"
 KIND = "S"
 RENDERER = "svg"
-MODEL = "dense-7b-fp16"
 
 # (what the kernel does, reads weights, reads the KV cache in decode, fused by FlashAttention)
 STAGES = (
@@ -66,10 +65,8 @@ def alt(inputs: dict) -> str:
             + f". FlashAttention fuses stages {fused[0]} to {fused[-1]} into one kernel.")
 
 
-def inputs() -> dict:
-    from tokenwalk.specs.model import load_model
-
-    model = load_model(MODEL)
+def inputs(ctx) -> dict:
+    model = ctx.scenario.h100_example.model
     return {
         "model": model.name,
         "layers": model.layers,

@@ -31,21 +31,20 @@ def alt(inputs: dict) -> str:
             f"the model loaded; one every {a['gap_long_min']:g} minutes waits {a['cold_load_s']:g} s each time.")
 
 
-def inputs() -> dict:
-    from tokenwalk.data_refs import read_data_json, resolve
-    from tokenwalk.specs.model import load_model
+def inputs(ctx) -> dict:
+    from tokenwalk.data_refs import read_data_json
 
     load = read_data_json("measurements/laptop.json")["values"]["cold_load_s"]
-    model = load_model(load["model"])
-    scenario = read_data_json("cited/article.json")["scenarios"]["values"]
+    model = ctx.scenario.laptop_request.model
+    n, sizes = ctx.n, ctx.scenario.sizes
     return {
         "model": model.name,
         "model_title": getattr(model, "title", None) or model.name,
         "weights_bytes": model.size_bytes,
         "cold_load_s": load["value"],
-        "keep_alive_min": resolve({"from": "cited/article.json", "key": "ollama_keep_alive_default_min"}),
-        "gap_short_min": scenario["keep_alive_gap_short_min"]["value"],
-        "gap_long_min": scenario["keep_alive_gap_long_min"]["value"],
+        "keep_alive_min": n["ollama_keep_alive_default_min"],
+        "gap_short_min": sizes["keep_alive_gap_short_min"],
+        "gap_long_min": sizes["keep_alive_gap_long_min"],
     }
 
 

@@ -13,9 +13,7 @@ import pathlib
 ID = "memory-budget"
 KIND = "S"
 RENDERER = "svg"
-MODEL = "qwen3.6-35b-a3b"
-MACHINE = "laptop-860m"
-NUM_CTX = (16_384, 262_144)
+NUM_CTX = (16_384, 262_144)  # the article passes its own (request num_ctx, Ollama default)
 PART_LABELS = {"system": "system and apps", "weights": "weights", "kv_cache": "KV cache", "free": "free"}
 PART_CLASSES = {"system": "system", "weights": "weights", "kv_cache": "kv", "free": "free"}
 
@@ -48,11 +46,9 @@ def inputs_for(model, machine, num_ctx=NUM_CTX, kv_type: str = "f16", system=Non
     }
 
 
-def inputs() -> dict:
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
-
-    return inputs_for(load_model(MODEL), load_machine(MACHINE))
+def inputs(ctx) -> dict:
+    ex = ctx.scenario.laptop_request
+    return inputs_for(ex.model, ex.machine, num_ctx=(ctx.n["request_num_ctx"], ctx.n["ollama_default_num_ctx"]))
 
 
 def _size(n_bytes: float) -> str:

@@ -14,7 +14,6 @@ import pathlib
 ID = "memory-ladder"
 KIND = "S"
 RENDERER = "svg"
-MODEL = "dense-7b-fp16"
 
 # When a link is crossed, by the role of the rung above it (memory_ladder's `role`).
 WHEN = {"disk": "once, at load", "host": "once, at load", "vram": "at every step"}
@@ -72,11 +71,10 @@ def inputs_for(model, rungs) -> dict:
     }
 
 
-def inputs() -> dict:
+def inputs(ctx) -> dict:
     from tokenwalk.specs.machine import memory_ladder
-    from tokenwalk.specs.model import load_model
 
-    return inputs_for(load_model(MODEL), memory_ladder())
+    return inputs_for(ctx.scenario.h100_example.model, memory_ladder())
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

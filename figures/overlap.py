@@ -17,8 +17,6 @@ import pathlib
 ID = "overlap"
 KIND = "S"
 RENDERER = "svg"
-MODEL = "dense-7b-fp16"
-MACHINE = "h100-sxm"
 BATCHES = 5  # how many pieces the step's weights are drawn in (a drawing choice, not a tile count)
 
 from figures._lanes import ms_text as _ms
@@ -66,13 +64,9 @@ def inputs_for(model, machine, prompt_tokens: int, batches: int = BATCHES) -> di
             "decode": one(1), "prefill": one(prompt_tokens)}
 
 
-def inputs() -> dict:
-    from tokenwalk.data_refs import read_data_json
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
-
-    prompt = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]
-    return inputs_for(load_model(MODEL), load_machine(MACHINE), prompt)
+def inputs(ctx) -> dict:
+    ex = ctx.scenario.h100_example
+    return inputs_for(ex.model, ex.machine, ctx.scenario.sizes["h100_example_prompt_tokens"])
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

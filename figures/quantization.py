@@ -13,8 +13,10 @@ import html
 import json
 import pathlib
 
+from tokenwalk import format as fmt
+
 from figures._svg import Svg, nested_wide_style
-from tokenwalk.physics.quantization import toy_quant_block
+from article.toys import toy_quant_block
 
 ID = "quantization"
 KIND = "I"
@@ -27,7 +29,7 @@ PLOT_X0, PLOT_X1 = 46, 630
 ROW_H = 19
 
 
-def inputs() -> dict:
+def inputs(ctx) -> dict:
     return toy_quant_block()
 
 
@@ -38,8 +40,8 @@ def fmt_w(x: float) -> str:
 
 
 def fmt_share(share: float) -> str:
-    x = 100 * share
-    return f"{round(x)}%" if x >= 0.95 else f"{x:.1f}%"
+    """A share as the prose prints it (tokenwalk.format.pct): "3 %", under 1 % one decimal."""
+    return fmt.pct(share, 0 if 100 * share >= 0.95 else 1)
 
 
 def fmt_bits(b: float) -> str:

@@ -75,17 +75,14 @@ def inputs_for(model, machine, request, port: int) -> dict:
     }
 
 
-def inputs() -> dict:
-    from article.numbers import article_numbers
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
+def inputs(ctx) -> dict:
     from tokenwalk.walk import Request
 
-    n = article_numbers()
+    n, ex = ctx.n, ctx.scenario.laptop_request
     request = Request(prompt_tokens=n["request_prompt_tokens"], output_tokens=n["request_output_tokens"],
                       num_ctx=n["request_num_ctx"], chunk_tokens=n["request_chunk_tokens"],
                       kv_type=n["request_kv_type"])
-    return inputs_for(load_model(n["request_model"]), load_machine(n["request_machine"]), request, n["ollama_port"])
+    return inputs_for(ex.model, ex.machine, request, n["ollama_port"])
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.physics.sampling import toy_sampling
+from article.toys import toy_sampling
 
 ID = "sampling"
 KIND = "S"
@@ -36,7 +36,7 @@ def fmt_pct(p: float) -> str:
     return "<0.01%"
 
 
-def inputs() -> dict:
+def inputs(ctx) -> dict:
     return toy_sampling()
 
 

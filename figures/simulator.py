@@ -40,13 +40,11 @@ def _vocab_source() -> dict:
             "head_sha256": digest}
 
 
-def inputs() -> dict:
-    from article.numbers import article_numbers
+def inputs(ctx) -> dict:
     from tokenwalk.specs.machine import MEASURED_MACHINE, has_measured_machine, list_machine_presets, load_machine
     from tokenwalk.specs.model import list_model_presets, load_model
 
-    n = article_numbers()
-    walk = n["walk"]
+    walk = ctx.n["walk"]
     defaults = {"model": walk["model"], "machine": walk["machine"], "prompt_tokens": walk["prompt_tokens"],
                 "output_tokens": walk["output_tokens"], "num_ctx": walk["num_ctx"], "kv_type": walk["kv_type"],
                 "chunk_tokens": walk["chunk_tokens"], "warm": walk["warm"], "users": walk["users"],

@@ -15,8 +15,6 @@ import pathlib
 ID = "three-steps"
 KIND = "S"
 RENDERER = "svg"
-MODEL = "dense-7b-fp16"
-MACHINE = "h100-sxm"
 
 from figures._lanes import ms_text as _ms
 
@@ -46,15 +44,9 @@ def inputs_for(model, machine, token_counts) -> dict:
     return {"model": model.name, "machine": machine.name, "layers": model.layers, "steps": steps}
 
 
-def inputs() -> dict:
-    from tokenwalk.physics.batching import max_users_same_step
-    from tokenwalk.data_refs import read_data_json
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
-
-    model, machine = load_model(MODEL), load_machine(MACHINE)
-    prompt = read_data_json("cited/article.json")["scenarios"]["values"]["h100_example_prompt_tokens"]["value"]
-    return inputs_for(model, machine, (1, max_users_same_step(model, machine), prompt))
+def inputs(ctx) -> dict:
+    ex = ctx.scenario.h100_example
+    return inputs_for(ex.model, ex.machine, (1, ctx.n["batch_max_users"], ctx.n["d7_prefill_tokens"]))
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

@@ -37,25 +37,18 @@ def alt(inputs: dict) -> str:
             f"({_short(inputs['ops_prefill'])}), for the same trip over the bus.")
 
 
-def inputs() -> dict:
-    from tokenwalk.data_refs import read_data_json
-    from tokenwalk.specs.machine import load_machine
-    from tokenwalk.specs.model import load_model
-    from tokenwalk.physics.roofline import tile_bytes, tile_ops
-
-    model, machine = load_model("dense-7b-fp16"), load_machine("h100-sxm")
-    scenarios = read_data_json("cited/article.json")["scenarios"]["values"]
-    rows, tokens = scenarios["tile_rows"]["value"], scenarios["tile_prefill_tokens"]["value"]
+def inputs(ctx) -> dict:
+    n, ex = ctx.n, ctx.scenario.h100_example
     return {
-        "model": model.name,
-        "machine": machine.name,
-        "tile_rows": rows,
+        "model": ex.model.name,
+        "machine": ex.machine.name,
+        "tile_rows": n["tile_rows"],
         # KB of 1,024 bytes, as the H100's shared memory (228 KB) is counted
-        "tile_kb": tile_bytes(rows, rows, model.bits_per_weight / 8) / 1024,
-        "shared_kb": machine.shared_memory_per_cu_bytes / 1024,
-        "prefill_tokens": tokens,
-        "ops_decode": tile_ops(1, rows, rows),
-        "ops_prefill": tile_ops(tokens, rows, rows),
+        "tile_kb": n["tile_kb"],
+        "shared_kb": n["h100_shared_kb"],
+        "prefill_tokens": n["tile_prefill_tokens"],
+        "ops_decode": n["tile_ops_decode"],
+        "ops_prefill": n["tile_ops_prefill"],
     }
 
 

@@ -15,14 +15,12 @@ import json
 import pathlib
 
 from figures._svg import Svg, nested_wide_style
-from tokenwalk.text.bpe import toy_tokenizer
-from article.toys import load_toy
+from article.toys import toy_tokenizer
 
 ID = "tokenizer"
 KIND = "I"
 RENDERER = "svg"
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 WIDTH = 640
 CHAR_W = 8.7  # monospace advance at 14 px, with a margin
 CHIP_H = 28
@@ -30,9 +28,8 @@ COUNTERS = [("characters", "characters"), ("utf8_bytes", "UTF-8 bytes"), ("words
             ("tokens", "tokens"), ("vocabulary", "vocabulary")]
 
 
-def inputs() -> dict:
-    settings = load_toy("tokenizer")
-    paragraph = (ROOT / settings["paragraph_file"]).read_text(encoding="utf-8")
+def inputs(ctx) -> dict:
+    paragraph = ctx.scenario.request.tokenizer_paragraph
     return {**toy_tokenizer(paragraph), "paragraph": paragraph}
 
 

@@ -1,7 +1,7 @@
 """The build: content/ + figures/ + the article's numbers -> site/ (what `python build.py` runs).
 
-Steps: (1) the number namespace `n` = article.numbers.article_numbers() (or a JSON file);
-(2) every figures/*.py through the registry (registry.py), cached under
+Steps: (1) the context (article.context): the namespace `n` and the scenario (or `n` from a JSON file);
+(2) every figures/*.py through the registry (registry.py), `inputs(ctx)`, cached under
 .cache/figures/<ID>/<key>/; (3) each chapter content/NN-*.md through Jinja (with `n` and
 the number filters, chapters.py), then markdown-it (markdown/), then the templates in
 content/templates/; (4) static files, the Pyodide runtime, the math font, a wheel of the
@@ -23,9 +23,7 @@ Choices:
 from __future__ import annotations
 
 import argparse
-import copy
 import dataclasses
-import importlib
 import json
 import os
 import shutil
@@ -66,48 +64,35 @@ class Summary:
     phases: dict = dataclasses.field(default_factory=dict)  # phase -> seconds
 
 
-def load_numbers(options: Options, summary: Summary) -> dict:
-    """The namespace `n` the Markdown sees."""
+def load_context(options: Options, summary: Summary):
+    """The one context of the build (article.context.Context): the namespace `n` the
+    Markdown sees and the scenario it was computed for; every figure gets the same one."""
+    try:
+        from article.context import Context, build_context
+    except Exception as exc:
+        raise fail(ROOT / "article", exc, "cannot import", fallback=ROOT / "article" / "context.py") from exc
     if options.numbers is not None:
         try:
-            return json.loads(options.numbers.read_text(encoding="utf-8"))
+            return Context(json.loads(options.numbers.read_text(encoding="utf-8")))
         except (OSError, ValueError) as exc:
             raise BuildError(f"{shown(options.numbers)}: cannot read numbers: {exc}") from exc
-    try:
-        module = importlib.import_module("article.numbers")
-    except ModuleNotFoundError as exc:
-        if exc.name != "article.numbers":
-            raise BuildError(f"article/numbers.py: cannot import: {exc}") from exc
-        summary.notes.append("article/numbers.py is missing: the namespace n is empty")
-        return {}
-    except Exception as exc:
-        raise fail(ROOT / "article", exc, "cannot import", fallback=ROOT / "article" / "numbers.py") from exc
     from tokenwalk.errors import TokenwalkError
-    original = module.article_numbers
     try:
-        numbers = dict(original())
+        return build_context()
     except TokenwalkError as exc:
         raise BuildError(str(exc)) from exc
     except Exception as exc:
-        raise fail(Path(module.__file__), exc, "article_numbers() failed") from exc
-
-    def computed_once(*args, **kwargs):
-        """The namespace is computed once per build: figure modules that ask for it in
-        inputs() get a copy of the same numbers instead of a fresh computation."""
-        return original(*args, **kwargs) if args or kwargs else copy.deepcopy(numbers)
-
-    module.article_numbers = computed_once  # for this build process only
-    return numbers
+        raise fail(ROOT / "article", exc, "the article's context failed", fallback=ROOT / "article" / "context.py") from exc
 
 
-def render_figures(options: Options, tmp: Path, summary: Summary, say) -> dict:
+def render_figures(options: Options, tmp: Path, summary: Summary, say, ctx) -> dict:
     """Every figure module through the registry (cached or rendered), its files placed
     under tmp/figures/ID/; returns id -> (HTML, alt text) for the chapters."""
     figure_list = registry.discover(options.figures, ROOT)
     helpers = registry.helpers_source(options.figures) if options.figures.is_dir() else b""
     figures_html, seen_ids = {}, set()
     for fig in figure_list:
-        registry.compute_key(fig, helpers)
+        registry.compute_key(fig, helpers, ctx)
         registry.render_or_reuse(fig, options.cache, force=options.force)
         (summary.rendered if fig.status == "rendered" else summary.cached).append(fig.id)
         say(f"  figure {fig.id:<24} {fig.status:<8} {fig.seconds:6.2f} s")
@@ -160,10 +145,11 @@ def build(options: Options) -> Summary:
         clock = now
 
     try:
-        numbers = load_numbers(options, summary)
+        ctx = load_context(options, summary)
+        numbers = ctx.n
         phase("numbers")
 
-        figures_html = render_figures(options, tmp, summary, say)
+        figures_html = render_figures(options, tmp, summary, say, ctx)
         phase("figures")
         content = options.content
         files = chapter_files(content)

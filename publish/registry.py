@@ -1,9 +1,9 @@
 """The figure registry: discover figure modules, key them, render only what changed.
 
 A figure module follows the contract in figures/__init__.py (ID, KIND, RENDERER, ALT or
-alt(), inputs(), render()). Its cache key is the sha256 of:
+alt(), inputs(ctx), render()); every figure gets the same context (the build makes it once). Its cache key is the sha256 of:
   - the module's own source and the shared helpers' (figures/_*.py): what draws it;
-  - the JSON of inputs(): every number it receives from tokenwalk and the data files;
+  - the JSON of inputs(ctx): every number it receives from tokenwalk and the data files;
   - the renderer's version (manim or matplotlib; "svg" is our own code, already hashed);
   - FORMAT, bumped when the registry changes what it stores.
 An unchanged key reuses .cache/figures/<ID>/<key>/ (the files render() wrote, plus
@@ -117,9 +117,11 @@ def helpers_source(folder: Path) -> bytes:
     return b"".join(p.name.encode() + b"\0" + p.read_bytes() for p in sorted(folder.glob("_*.py")))
 
 
-def compute_key(fig: Figure, helpers: bytes) -> str:
+def compute_key(fig: Figure, helpers: bytes, ctx) -> str:
+    """The figure's cache key; calls `inputs(ctx)` with the build's one context (the
+    namespace and the scenario, article.context.Context)."""
     try:
-        fig.inputs = fig.module.inputs()
+        fig.inputs = fig.module.inputs(ctx)
         inputs_json = json.dumps(fig.inputs, sort_keys=True, separators=(",", ":"), allow_nan=True)
     except Exception as exc:
         raise _fail(fig.path, exc, "inputs() failed") from exc

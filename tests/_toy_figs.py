@@ -6,6 +6,7 @@ import importlib
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from tests._context import default_context
 
 _ROOT = Path(__file__).resolve().parents[1]
 
@@ -16,7 +17,7 @@ SVG_TAG = "{http://www.w3.org/2000/svg}"
 def render(module_name: str, tmp_path):
     """Import figures.<module_name>, render it into tmp_path; return (module, inputs, html)."""
     mod = importlib.import_module(f"figures.{module_name}")
-    inputs = mod.inputs()
+    inputs = mod.inputs(default_context())
     html = mod.render(inputs, tmp_path)
     return mod, inputs, html
 

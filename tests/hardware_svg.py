@@ -4,6 +4,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from tests._context import default_context
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 
@@ -36,6 +37,6 @@ def rendered_once(module, name: str = "rendered"):
     """A module-scoped fixture `name`: (inputs, html) of a figure module, rendered once per test file."""
     @pytest.fixture(scope="module", name=name)
     def _rendered(tmp_path_factory):
-        inputs = module.inputs()
+        inputs = module.inputs(default_context())
         return inputs, module.render(inputs, tmp_path_factory.mktemp(module.ID))
     return _rendered

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from hardware_svg import NS, check_common, texts
+from tests._context import default_context
 
 SVG = "{http://www.w3.org/2000/svg}"
 # _svg.py's class sizes; a style="font-size:..." overrides them.
@@ -19,7 +20,7 @@ def render(module, tmp_path, inputs=None):
     for attr in ("ID", "KIND", "RENDERER", "inputs", "render"):
         assert hasattr(module, attr), attr
     assert module.KIND == "S" and module.RENDERER == "svg"
-    n = module.inputs() if inputs is None else inputs
+    n = module.inputs(default_context()) if inputs is None else inputs
     svg = module.render(n, tmp_path)
     assert isinstance(svg, str)
     root = check_common(svg, module.ID)

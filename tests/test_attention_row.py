@@ -11,10 +11,8 @@ from tokenwalk.physics.attention import (
     dot,
     scaled_scores,
     softmax,
-    toy_attention_row,
-    toy_causal_grid,
 )
-from article.toys import load_toy
+from article.toys import load_toy, toy_attention_row, toy_causal_grid
 
 
 def test_dot_product_of_the_draft_example():

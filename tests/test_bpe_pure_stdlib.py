@@ -22,11 +22,11 @@ from tokenwalk.text import bpe
 from tokenwalk.physics import speculative
 from tokenwalk.physics import moe
 import random
-assert [round(100 * w) for w in attention.toy_attention_row()["weights"]] == [4, 3, 74, 4, 3, 6, 5, 0]
-assert round(100 * sampling.toy_sampling()["probs"]["1.0"][0]) == 65
+assert [round(100 * w) for w in attention.attention_row(attention.causal_mask([0.6, 0.1, 3.4, 0.6, 0.2, 0.9, 0.8, 1.2], 7))] == [4, 3, 74, 4, 3, 6, 5, 0]
+assert round(100 * sampling.softmax_with_temperature([3.0, 2.0, 1.0])[0]) == 67
 sampling.sample([1.0, 2.0, 3.0], 0.7, top_p=0.9, rng=random.Random(0))
 assert quantization.FORMAT_BITS_PER_WEIGHT["Q8_0"] == 8.5
-assert round(100 * quantization.toy_quant_block()["blocks"]["4"]["mean_error_share"]) == 3
+assert quantization.quantize_block([0.01, -0.02, 0.5, 0.03], 4).to_dict()["bits"] == 4
 tok = bpe.train_bpe("the patient and the patient", 10)
 assert tok.decode(tok.encode("the 💊 patient")) == "the 💊 patient"
 assert round(speculative.expected_tokens_per_round(0.7, 4), 1) == 2.8

@@ -153,7 +153,7 @@ def test_count_text_counts_utf8_bytes_and_words(bpe):
 
 def test_fig1_toy_tokenizer_gives_the_figures_numbers(paragraph, bpe, settings):
     """Figure 1: toy_tokenizer() (what the figure and the article use) agrees with a direct training."""
-    from tokenwalk.text.bpe import toy_tokenizer
+    from article.toys import toy_tokenizer
 
     t = toy_tokenizer(paragraph)
     assert t["counts"] == count_text(settings["sentence"], bpe)

@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 
 from tokenwalk.browser import entry as browser
-from tokenwalk.text.bpe import toy_tokenizer
+from article.toys import load_toy, toy_quant_block, toy_tokenizer
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.physics.quantization import toy_quant_block
-from article.toys import load_toy
 
 ROOT = Path(__file__).resolve().parent.parent
 PARAGRAPH = (ROOT / load_toy("tokenizer")["paragraph_file"]).read_text(encoding="utf-8")
@@ -31,14 +29,14 @@ def cli(*args) -> dict:
 
 def test_figure_1_default_sentence_gives_the_builds_counts_and_pieces():
     build = toy_tokenizer(PARAGRAPH)
-    page = browser.tokenize_toy(build["sentence"], PARAGRAPH)
+    page = browser.tokenize_toy(build["sentence"], PARAGRAPH, build["n_merges"])
     assert page["counts"] == build["counts"]
     assert page["pieces"] == build["pieces"]
 
 
 def test_figure_1_counts_follow_the_text_and_html_stays_text():
     text = "<script>alert('é')</script>"
-    out = browser.tokenize_toy(text, PARAGRAPH)
+    out = browser.tokenize_toy(text, PARAGRAPH, load_toy("tokenizer")["n_merges"])
     assert "".join(out["pieces"]) == text.replace("é", "\\xc3\\xa9"), "é: two bytes cut apart, shown as bytes"
     assert out["counts"]["characters"] == len(text)
     assert out["counts"]["utf8_bytes"] == len(text.encode()) == len(text) + 1

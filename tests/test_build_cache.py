@@ -21,7 +21,7 @@ ALT = "A fake figure for the cache test."
 HERE = Path(__file__).parent
 
 
-def inputs():
+def inputs(ctx):
     return json.loads((HERE / "{id}.json").read_text())
 
 

@@ -32,16 +32,16 @@ def assert_failed_cleanly(result, out, snapshot, expected_start):
 
 
 BROKEN_MODULES = {
-    "syntax": ("ID = 'broken'\ndef inputs():\n    return {\n", "broken.py:3", "SyntaxError"),
+    "syntax": ("ID = 'broken'\ndef inputs(ctx):\n    return {\n", "broken.py:3", "SyntaxError"),
     "import": ("import not_a_module_anywhere\n", "broken.py:1", "ModuleNotFoundError"),
-    "render": ("ID = 'broken'\ndef inputs():\n    return {}\ndef render(inputs, out):\n    return 1 / 0\n",
+    "render": ("ID = 'broken'\ndef inputs(ctx):\n    return {}\ndef render(inputs, out):\n    return 1 / 0\n",
                "broken.py:5", "render() failed: ZeroDivisionError"),
-    "inputs": ("ID = 'broken'\ndef inputs():\n    raise KeyError('bandwidth_gbs')\ndef render(i, o):\n    return ''\n",
+    "inputs": ("ID = 'broken'\ndef inputs(ctx):\n    raise KeyError('bandwidth_gbs')\ndef render(i, o):\n    return ''\n",
                "broken.py:3", "inputs() failed: KeyError"),
-    "bad-svg": ("ID = 'broken'\ndef inputs():\n    return {}\ndef render(inputs, out):\n"
+    "bad-svg": ("ID = 'broken'\ndef inputs(ctx):\n    return {}\ndef render(inputs, out):\n"
                 "    return '<svg xmlns=\"http://www.w3.org/2000/svg\"><g></svg>'\n",
                 "broken.py", "render() returned malformed SVG"),
-    "missing-image": ("ID = 'broken'\ndef inputs():\n    return {}\ndef render(inputs, out):\n"
+    "missing-image": ("ID = 'broken'\ndef inputs(ctx):\n    return {}\ndef render(inputs, out):\n"
                       "    return '<img src=\"figures/broken/plot.webp\">'\n",
                       "broken.py", "render() refers to 'figures/broken/plot.webp' but did not write it"),
 }

@@ -90,7 +90,7 @@ def test_serve_rebuilds_on_change_and_signals_reload(served):
 
 
 def test_serve_rebuilds_with_the_edited_build_code(tmp_path, fixture_site):
-    """A copy of the project's build (build.py, publish/; tokenwalk, content and figures linked for
+    """A copy of the project's build (build.py, publish/; tokenwalk, article, content and figures linked for
     the wheel, the page template and the static files):
     an edit to a markdown rule under publish/ shows in the next build."""
     project = tmp_path / "project"
@@ -98,7 +98,7 @@ def test_serve_rebuilds_with_the_edited_build_code(tmp_path, fixture_site):
     shutil.copy(ROOT / "build.py", project)
     shutil.copy(ROOT / "pyproject.toml", project)
     shutil.copytree(ROOT / "publish", project / "publish", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("tokenwalk", "content", "figures"):
+    for name in ("tokenwalk", "article", "content", "figures"):
         (project / name).symlink_to(ROOT / name, target_is_directory=True)
     url, wait_for, process = start_serving(project, fixture_site, tmp_path)
     try:

@@ -15,6 +15,7 @@ import pytest
 
 from tests._content_helpers import jinja_env
 from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
+from tests._context import fresh_context
 
 ENGINE_FILE = "measurements/engine.json"
 CHAPTER = "07-numbers.md"
@@ -161,7 +162,7 @@ def test_simulator_lists_this_machine_and_the_browser_resolves_it():
     from tokenwalk.browser.entry import simulate
     from tokenwalk.specs.machine import load_machine
 
-    machines = {m["name"]: m for m in inputs()["machines"]}
+    machines = {m["name"]: m for m in inputs(fresh_context())["machines"]}
     assert machines["this-machine"]["bandwidth_gbs"] == load_machine("this-machine").bandwidth_gbs
     walk = simulate({"model": "smollm2-135m", "machine": "this-machine", "prompt_tokens": 500, "output_tokens": 20})
     assert walk["machine"] == "this-machine"

@@ -12,6 +12,7 @@ from figures import gguf_layout
 from tokenwalk.gguf.header import read_gguf_header
 
 from _gguf_files import SMOLLM2, needs_smollm2, write_hybrid_moe_file
+from tests._context import default_context
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -34,7 +35,7 @@ def test_fig9_gguf_layout_numbers_of_qwen36():
     (40 + 1 MTP), embedding 2,048, heads 16, kv heads 2, key length 256,
     full_attention_interval 4, context 262,144, experts 256, used 8, expert ffn 512,
     247,587 merges."""
-    inputs = gguf_layout.inputs()
+    inputs = gguf_layout.inputs(default_context())
     json.dumps(inputs)  # the build hashes them
     assert (inputs["version"], inputs["tensor_count"], inputs["kv_count"]) == (3, 753, 36)
     assert inputs["file_bytes"] == 21_718_480_960
@@ -66,7 +67,7 @@ def test_fig9_gguf_layout_numbers_of_qwen36():
 
 
 def test_fig9_text_is_text_and_labels_stay_inside_the_viewbox():
-    svg = gguf_layout.render(gguf_layout.inputs(), None)
+    svg = gguf_layout.render(gguf_layout.inputs(default_context()), None)
     root = check_svg(svg)
     for t in root.iter(NS + "text"):
         x = float(t.get("x"))
@@ -100,5 +101,5 @@ def test_fig9_draws_a_hybrid_moe_header(tmp_path):
 
 
 def test_fig9_alt_states_the_domain():
-    alt = gguf_layout.alt(gguf_layout.inputs())
+    alt = gguf_layout.alt(gguf_layout.inputs(default_context()))
     assert "Qwen3.6 35B-A3B" in alt and "schematic" in alt and "753 tensors" in alt

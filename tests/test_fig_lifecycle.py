@@ -4,6 +4,7 @@
 from figures import lifecycle
 from schematics_svg import NS, check_alt_and_phone, check_labels, render, rendered_once, words
 from tokenwalk.data_refs import resolve
+from tests._context import default_context
 
 
 fig = rendered_once(lifecycle)
@@ -12,7 +13,9 @@ fig = rendered_once(lifecycle)
 def test_fig24_numbers_come_from_the_data_files(fig):
     n, _, _ = fig
     assert n["cold_load_s"] == resolve({"from": "measurements/laptop.json", "key": "cold_load_s"}) == 55
-    assert n["keep_alive_min"] == resolve({"from": "cited/article.json", "key": "ollama_keep_alive_default_min"}) == 5
+    from article import _data
+
+    assert n["keep_alive_min"] == _data.values("cited/article.json")["ollama_keep_alive_default_min"] == 5
     assert n["model"] == "qwen3.6-35b-a3b" and round(n["weights_bytes"] / 1e9, 1) == 21.7
 
 
@@ -25,7 +28,7 @@ def test_fig24_five_states_and_labels(fig):
 
 
 def test_fig24_follows_the_measurement(tmp_path):
-    n = dict(lifecycle.inputs(), cold_load_s=40, keep_alive_min=30)
+    n = dict(lifecycle.inputs(default_context()), cold_load_s=40, keep_alive_min=30)
     _, _, root = render(lifecycle, tmp_path, n)
     text = words(root)
     assert "40 s cold" in text and "30 min default" in text

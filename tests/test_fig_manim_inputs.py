@@ -9,6 +9,7 @@ import importlib
 import pytest
 
 from tokenwalk.specs import model as model_spec
+from tests._context import default_context, fresh_context
 
 MODULES = ["residual_layer", "decode_head", "kv_cache"]
 SIZE_FIELDS = ["layers", "embedding_length", "head_count", "head_dim", "feed_forward_length", "vocab_size"]
@@ -23,14 +24,14 @@ def test_contract(name):
     m = _module(name)
     assert m.KIND == "M" and m.RENDERER == "manim"
     assert m.ID == name.replace("_", "-")
-    alt = m.alt(m.inputs())
+    alt = m.alt(m.inputs(default_context()))
     assert "GPT-3" in alt and "not Qwen" in alt
 
 
 def test_residual_layer_inputs_are_gpt3_preset():
     """Figure 4: 96 layers, d 12,288, 96 heads of 128, MLP 49,152, vocabulary 50,257."""
     spec = model_spec.load_model("gpt3-175b")
-    got = _module("residual_layer").inputs()
+    got = _module("residual_layer").inputs(default_context())
     for field in SIZE_FIELDS:
         assert got[field] == getattr(spec, field), field
 
@@ -38,7 +39,7 @@ def test_residual_layer_inputs_are_gpt3_preset():
 def test_kv_cache_softmaxes_per_step():
     """Figure 8: 96 layers x 96 heads = 9,216 softmaxes per step, from the preset."""
     spec = model_spec.load_model("gpt3-175b")
-    got = _module("kv_cache").inputs()
+    got = _module("kv_cache").inputs(default_context())
     assert got["softmaxes_per_step"] == spec.layers * spec.head_count
     assert got["layers"] == spec.layers and got["head_count"] == spec.head_count
 
@@ -48,7 +49,7 @@ def test_decode_head_toy_weights_follow_attention_row():
     attention-row figure's scores (warfarin takes the largest share) and sum to 1."""
     from tokenwalk.physics.attention import softmax
 
-    got = _module("decode_head").inputs()
+    got = _module("decode_head").inputs(default_context())
     assert got["toy"] is True
     assert len(got["tokens"]) == len(got["scores"]) == len(got["keys"]) == len(got["values"])
     assert got["weights"] == pytest.approx(softmax(got["scores"]))
@@ -72,9 +73,9 @@ def test_changing_the_preset_changes_inputs(name, monkeypatch):
             return spec
         return dataclasses.replace(spec, layers=48, kv_layers=48, head_dim=64)
 
-    before = _module(name).inputs()
+    before = _module(name).inputs(default_context())
     monkeypatch.setattr(model_spec, "load_model", patched)
-    after = _module(name).inputs()
+    after = _module(name).inputs(fresh_context())
     assert after["head_dim"] == 64 != before["head_dim"]
     alt = _module(name).alt(after)
     if name != "decode_head":  # figure 7 draws one head of one layer: no layer count
@@ -91,7 +92,7 @@ def test_quality_joins_inputs(monkeypatch):
     from figures import _manim
 
     monkeypatch.setenv(_manim.QUALITY_ENV, "low")
-    assert _module("kv_cache").inputs()["quality"] == "low"
+    assert _module("kv_cache").inputs(default_context())["quality"] == "low"
     monkeypatch.setenv(_manim.QUALITY_ENV, "bogus")
     with pytest.raises(ValueError, match="unknown Manim quality"):
         _manim.quality_name()

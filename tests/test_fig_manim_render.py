@@ -10,6 +10,7 @@ import re
 import pytest
 
 from figures import _manim
+from tests._context import default_context
 
 MODULES = ["residual_layer", "decode_head", "kv_cache"]
 
@@ -20,7 +21,7 @@ def test_renders_light_and_dark_at_low_quality(name, tmp_path):
     from PIL import Image
 
     m = importlib.import_module(f"figures.{name}")
-    inputs = m.inputs()
+    inputs = m.inputs(default_context())
     html = m.render(inputs, tmp_path, quality="low")
 
     scale = _manim.QUALITIES["low"]
@@ -69,7 +70,7 @@ def test_subprocess_render_matches_size(tmp_path):
 
     m = importlib.import_module("figures.kv_cache")
     out = tmp_path / "still.png"
-    size = _manim.render_still(m._scene_class(), m.inputs(), out, canvas=m.CANVAS, theme="dark",
+    size = _manim.render_still(m._scene_class(), m.inputs(default_context()), out, canvas=m.CANVAS, theme="dark",
                                quality="low", subprocess=True)
     with Image.open(out) as im:
         assert im.size == size == (m.CANVAS.width_px // 2, m.CANVAS.height_px // 2)

@@ -11,8 +11,8 @@ from tokenwalk.physics.quantization import (
     level_range,
     quantize_block,
     to_fp16,
-    toy_quant_block,
 )
+from article.toys import toy_quant_block
 
 
 @pytest.fixture(scope="module")

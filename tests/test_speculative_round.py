@@ -69,8 +69,9 @@ def test_fig23_same_draft_opposite_verdicts_for_the_dense_27b_and_the_moe():
 
     dense = load_model("qwen3.8-27b")
     moe = load_model("qwen3.6-35b-a3b")
-    d = model_round_cost(dense)
-    m = model_round_cost(moe)
+    # the article's example: alpha 0.7, gamma 4, a 0.6B draft (article/data/toy/speculative.json)
+    d = model_round_cost(dense, 0.7, 4, 600e6)
+    m = model_round_cost(moe, 0.7, 4, 600e6)
     assert round(d.step_bytes / 1e9) == 16 and d.verify_bytes == d.step_bytes
     assert 1.8 < d.speedup < 2.8
     assert round(m.step_bytes / 1e9, 2) == 1.84

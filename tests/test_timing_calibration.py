@@ -26,9 +26,9 @@ def edit_laptop(monkeypatch):
     original = data_refs.read_data_json
 
     def apply(**values):
-        def substituted(relative_path: str) -> dict:
-            data = original(relative_path)
-            if relative_path == LAPTOP_FILE:
+        def substituted(relative_path: str, root=None) -> dict:
+            data = original(relative_path, root)
+            if relative_path == LAPTOP_FILE and root is None:
                 data = copy.deepcopy(data)
                 for key, value in values.items():
                     if value is None:

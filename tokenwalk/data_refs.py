@@ -6,7 +6,8 @@ measurements and calibrations. A problem is one line in one style, ``file: cause
 spec readers add the field: ``file: field 'x': cause``).
 
 The data folder is tokenwalk/data/ unless a caller substitutes another with
-`use_data_root(path)` (a test's copy, a user's own presets); it holds the same layout.
+`use_data_root(path)` (a test's copy, a user's own presets); it holds the same layout. A
+caller with data of its own passes `root=` (the article layer reads article/data/ so).
 
 A value in a data file may point to another data file instead of repeating a number: a
 measurement lives in one place (for example measurements/laptop.json) and a file that
@@ -77,18 +78,31 @@ def read_json_file(path, *, missing: str = "file not found", error=TokenwalkErro
     return read_json(path, getattr(path, "name", None) or os.fspath(path), missing=missing, error=error)
 
 
-def read_data_json(relative_path: str):
-    """A JSON file under the data folder (`data_root()`), parsed and cached. Do not change
-    the value returned: it is shared by every caller."""
+def read_data_json(relative_path: str, root=None):
+    """A JSON file under the data folder (`data_root()`), or under the folder `root` where a
+    caller passes its own (the article layer reads article/data/ this way; tokenwalk itself
+    never does), parsed and cached. Do not change the value returned: it is shared by every
+    caller."""
     parts = [p for p in relative_path.split("/") if p]
     if not parts or any(p in (".", "..") for p in parts):
-        raise TokenwalkError(f"{data_label(relative_path)}: not a path inside the data folder")
-    return _cached(os.fspath(_root), "/".join(parts))
+        raise TokenwalkError(f"{_label(relative_path, root)}: not a path inside the data folder")
+    return _cached(os.fspath(_root if root is None else root), "/".join(parts), root is None)
+
+
+def _label(relative_path: str, root=None) -> str:
+    if root is None:
+        return data_label(relative_path)
+    path = Path(root, relative_path)
+    try:
+        return os.fspath(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return os.fspath(path)
 
 
 @lru_cache(maxsize=64)
-def _cached(root: str, relative_path: str):
-    return read_json(Path(root, *relative_path.split("/")), data_label(relative_path), missing="no such data file")
+def _cached(root: str, relative_path: str, own: bool):
+    label = _label(relative_path, None if own else root)
+    return read_json(Path(root, *relative_path.split("/")), label, missing="no such data file")
 
 
 def forget_cached() -> None:
@@ -102,14 +116,15 @@ def data_file_names(folder: str) -> list[str]:
     return sorted(entry.name for entry in base.iterdir() if entry.is_file()) if base.is_dir() else []
 
 
-def resolve(value, where: str = "data"):
-    """A plain value as is; a ``{"from": file, "key": name}`` reference as the value it names."""
+def resolve(value, where: str = "data", root=None):
+    """A plain value as is; a ``{"from": file, "key": name}`` reference as the value it
+    names (``file`` relative to the data folder, or to ``root``)."""
     if isinstance(value, dict) and "from" in value:
         file, key = value["from"], value.get("key")
         try:
-            return read_data_json(file)["values"][key]["value"]
+            return read_data_json(file, root)["values"][key]["value"]
         except (KeyError, TypeError):
-            raise TokenwalkError(f"{data_label(file)}: values.{key}.value: missing (referenced from {where})") from None
+            raise TokenwalkError(f"{_label(file, root)}: values.{key}.value: missing (referenced from {where})") from None
     if isinstance(value, dict) and "value" in value:
         return value["value"]
     return value

@@ -52,16 +52,12 @@ def _toy_bpe(paragraph: str, n_merges: int):
     return _toy_cache[key]
 
 
-def tokenize_toy(text: str, paragraph: str, n_merges: int | None = None) -> dict:
+def tokenize_toy(text: str, paragraph: str, n_merges: int) -> dict:
     """Figure 1: `text` cut by the toy BPE trained on `paragraph` with `n_merges` merges
-    (default: data/toy/tokenizer.json). Returns pieces (text of each token) and counts
+    (the figure's data attributes carry both). Returns pieces (text of each token) and counts
     (characters, utf8_bytes, words, tokens, vocabulary)."""
     from tokenwalk.text.bpe import count_text, unicode_to_bytes
 
-    if n_merges is None:
-        from article.toys import load_toy
-
-        n_merges = load_toy("tokenizer")["n_merges"]
     bpe = _toy_bpe(paragraph, int(n_merges))
     to_byte = unicode_to_bytes()
     pieces = [piece_text(bytes(to_byte[c] for c in symbol)) for symbol in bpe.encode_pieces(text)]
@@ -176,21 +172,39 @@ def simulate(settings: dict) -> dict:
     return walk_request(_model(settings["model"]), _machine(settings), request_from_settings(settings)).to_dict()
 
 
-def explain(walk: dict) -> dict:
-    """Which of a walk's numbers are measured, computed or assumed (short sentences)."""
+def _measured_lines(machine: str, model: str) -> list[str]:
+    """What was measured of ``model`` on ``machine``: the measurement files under
+    tokenwalk/data/measurements/ that name the machine (their "machine" and "measured_by")."""
+    from importlib import resources
+
     from tokenwalk.data_refs import read_data_json
 
-    measured = []
+    labels = (("cold_load_s", "load {v} s"), ("prefill_tok_s_moe", "prefill {v} tok/s"),
+              ("decode_tok_s_moe", "decode {v} tok/s"), ("decode_tok_s_dense", "decode {v} tok/s"))
+    lines = []
     try:
-        values = read_data_json("measurements/laptop.json")["values"]
-    except (OSError, KeyError, TokenwalkError):
-        values = {}
-    if walk["machine"] == "laptop-860m":
-        for key, label in (("cold_load_s", "load {v} s"), ("prefill_tok_s_moe", "prefill {v} tok/s"),
-                           ("decode_tok_s_moe", "decode {v} tok/s"), ("decode_tok_s_dense", "decode {v} tok/s")):
+        files = sorted(p.name for p in resources.files("tokenwalk").joinpath("data", "measurements").iterdir()
+                       if p.name.endswith(".json"))
+    except OSError:
+        return lines
+    for name in files:
+        try:
+            data = read_data_json(f"measurements/{name}")
+        except TokenwalkError:
+            continue
+        if data.get("machine") != machine:
+            continue
+        values = data.get("values", {})
+        for key, label in labels:
             entry = values.get(key, {})
-            if entry.get("model") == walk["model"]:
-                measured.append(label.format(v=entry["value"]) + " (Ollama on the author's laptop)")
+            if entry.get("model") == model:
+                lines.append(label.format(v=entry["value"]) + f" ({data.get('measured_by', name)})")
+    return lines
+
+
+def explain(walk: dict) -> dict:
+    """Which of a walk's numbers are measured, computed or assumed (short sentences)."""
+    measured = _measured_lines(walk["machine"], walk["model"])
     eff = walk.get("efficiency", {})
     load = next((s for s in walk["stages"] if s["name"] == "load"), None)
     of = {"decode": "of the memory bandwidth", "prefill": "of the FP16 peak", "load": "of the disk's speed"}

@@ -14,35 +14,17 @@ from __future__ import annotations
 
 from html import escape
 
+from tokenwalk import format as fmt
+
 STAGE_LABELS = {"load": "Load weights from disk", "template": "Fill the chat template", "tokenize": "Tokenize the prompt",
                 "prefill": "Prefill (read the prompt)", "decode": "Decode (write the answer)", "stop": "Stop"}
 MEMORY_PARTS = (("system_bytes", "system and apps", "sys"), ("weights_bytes", "weights", "weights"),
                 ("kv_cache_bytes", "KV cache (reserved)", "kv"), ("free_bytes", "free", "free"))
 
 
-def fmt_s(seconds: float) -> str:
-    """Seconds for a reader: 55 s, 74.8 s, 4.21 s, 85 ms, 6.6 ms, 0 s."""
-    if seconds <= 0:
-        return "0 s"
-    if seconds >= 100:
-        return f"{seconds:,.0f} s"
-    if seconds >= 1:
-        return f"{seconds:.3g} s"
-    ms = seconds * 1e3
-    return f"{ms:.3g} ms" if ms >= 0.01 else "< 0.01 ms"
-
-
-def fmt_bytes(n: float) -> str:
-    """Bytes in SI units (GB = 1e9): 21.7 GB, 336 MB, 20.5 KB."""
-    n = float(n)
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if abs(n) >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n:.0f} bytes"
-
-
-def fmt_rate(tok_s: float) -> str:
-    return f"{tok_s:.3g} tok/s" if tok_s < 1000 else f"{tok_s:,.0f} tok/s"
+fmt_s = fmt.seconds
+fmt_bytes = fmt.bytes_si
+fmt_rate = fmt.rate
 
 
 def _pct(part: float, whole: float) -> str:

@@ -6,6 +6,7 @@ import json
 import sys
 
 NAME = "measure"
+REQUEST_DIR = "content/request"  # the article's request, relative to the repository root
 HELP = "run the article's request with the OpenCL engine and write data/measurements/engine.json"
 DESCRIPTION = """\
 Run the article's request (content/request/: system prompt, patient history cut to fit the
@@ -27,6 +28,8 @@ def add_arguments(parser):
     parser.add_argument("--ctx", type=int, help="context in tokens (default: the model's)")
     parser.add_argument("--output-tokens", type=int, help="tokens to decode (default: the request's, 300)")
     parser.add_argument("--chunk", type=int, default=128, help="prefill chunk in tokens (default 128)")
+    parser.add_argument("--request", default=REQUEST_DIR,
+                        help=f"folder with request.json and the files it names (default: {REQUEST_DIR})")
 
 
 def run(args) -> int:
@@ -35,7 +38,7 @@ def run(args) -> int:
     from tokenwalk.errors import TokenwalkError
     from tokenwalk.native.engine_run import MEASUREMENTS_FILE, measure
 
-    result = measure(args.model, device=args.device, ctx_tokens=args.ctx, output_tokens=args.output_tokens,
+    result = measure(Path(args.request), args.model, device=args.device, ctx_tokens=args.ctx, output_tokens=args.output_tokens,
                      chunk_tokens=args.chunk)
     out = Path(args.out) if args.out else MEASUREMENTS_FILE
     try:

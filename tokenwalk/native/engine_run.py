@@ -20,7 +20,6 @@ from tokenwalk.errors import TokenwalkError
 from tokenwalk.text.tokenizer import Tokenizer, tokenizer_from_metadata
 
 DEFAULT_MODEL = Path(".cache") / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
-REQUEST_DIR = Path("content") / "request"
 MEASUREMENTS_FILE = Path(__file__).resolve().parent.parent / "data" / "measurements" / "engine.json"
 
 
@@ -121,8 +120,8 @@ def machine_memory_bytes() -> int | None:
 
 
 def request_messages(tok: Tokenizer, metadata: dict, ctx_tokens: int, output_tokens: int,
-                     request_dir: Path = REQUEST_DIR) -> tuple[str, dict]:
-    """The article's request as a prompt (system prompt, patient history, question), the
+                     request_dir: Path) -> tuple[str, dict]:
+    """A request (request.json in ``request_dir``) as a prompt (system prompt, patient history, question), the
     history cut by whole paragraphs from its start until prompt + output fit ``ctx_tokens``."""
     try:
         spec = json.loads((request_dir / "request.json").read_text())
@@ -130,8 +129,7 @@ def request_messages(tok: Tokenizer, metadata: dict, ctx_tokens: int, output_tok
         history = (request_dir / spec["history_file"]).read_text().strip()
         question = (request_dir / spec["question_file"]).read_text().strip()
     except (OSError, KeyError, ValueError) as error:
-        raise TokenwalkError(f"{request_dir}: the article's request files cannot be read ({error}); "
-                             "run from the repository root") from None
+        raise TokenwalkError(f"{request_dir}: the request's files cannot be read ({error})") from None
     paragraphs = history.split("\n\n")
     template = metadata.get("tokenizer.chat_template")
     dropped = 0
@@ -151,9 +149,11 @@ def request_messages(tok: Tokenizer, metadata: dict, ctx_tokens: int, output_tok
     return text, info
 
 
-def measure(model=None, device=None, ctx_tokens=None, output_tokens=None, chunk_tokens=None,
-            request_dir: Path = REQUEST_DIR) -> dict:
-    """Run the article's request once and return the measurements file's content."""
+def measure(request_dir: Path, model=None, device=None, ctx_tokens=None, output_tokens=None,
+            chunk_tokens=None) -> dict:
+    """Run a request once and return what the measurements file holds. ``request_dir`` holds
+    request.json and the files it names (the caller passes it: the CLI gives the article's)."""
+    request_dir = Path(request_dir)
     t0 = time.perf_counter()
     engine, tok = load(model, device=device, ctx_tokens=ctx_tokens, chunk_tokens=chunk_tokens)
     load_s = time.perf_counter() - t0

@@ -92,39 +92,6 @@ def causal_weights(score_rows: Sequence[Sequence[float]]) -> list[list[float]]:
     return [softmax(row) for row in score_rows]
 
 
-def toy_attention_row(name: str = "attention_row") -> dict:
-    """The attention-row figure's numbers from its toy data file.
-
-    Returns sentence, query_token (1-based), scores (the masked key as -inf), weights
-    (summing to 1) and value_width.
-    """
-    from article.toys import load_toy
-
-    data = load_toy(name)
-    q = data["query_token"]
-    scores = causal_mask(data["scores"], q)
-    return {
-        "sentence": data["sentence"],
-        "query_token": q,
-        "scores": scores,
-        "weights": attention_row(scores),
-        "value_width": data["value_width"],
-    }
-
-
-def toy_causal_grid(name: str = "causal_mask") -> dict:
-    """The causal-mask figure's numbers: sentence, the score triangle and its weights."""
-    from article.toys import load_toy
-
-    data = load_toy(name)
-    return {
-        "sentence": data["sentence"],
-        "step_adds_token": data["step_adds_token"],
-        "scores": data["scores"],
-        "weights": causal_weights(data["scores"]),
-    }
-
-
 def softmaxes_per_decode_step(model) -> int:
     """Attention softmaxes in one decode step: one per query head in every layer that
     attends over the cache (GPT-3: 96 layers x 96 heads = 9,216; figure 8)."""

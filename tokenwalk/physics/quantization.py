@@ -112,21 +112,3 @@ def quantize_block(weights: Sequence[float], bits: int) -> QuantizedBlock:
 def block_bits_per_weight(bits: int, block_size: int) -> float:
     """Bits per weight of a block with one fp16 scale: bits + 16 / block_size."""
     return bits + SCALE_BITS / block_size
-
-
-def toy_quant_block(name: str = "quant_block") -> dict:
-    """The quantization figure's block (toy data file) quantized at each of its bit widths.
-
-    Returns weights, bit_widths, blocks (bits as text -> QuantizedBlock.to_dict()) and
-    formats (the real formats' bits per weight).
-    """
-    from article.toys import load_toy
-
-    data = load_toy(name)
-    weights = data["weights"]
-    return {
-        "weights": weights,
-        "bit_widths": data["bit_widths"],
-        "blocks": {str(b): quantize_block(weights, b).to_dict() for b in data["bit_widths"]},
-        "formats": dict(FORMAT_BITS_PER_WEIGHT),
-    }

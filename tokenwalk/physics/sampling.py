@@ -179,30 +179,3 @@ def _descending_until(weights: Sequence[float], mass: float) -> list[int]:
         if cut < 1e-300 or math.fsum(weights[i] for i in above) >= mass * (1 - 1e-12):
             return sorted(above, key=weights.__getitem__, reverse=True)  # stable: ties keep index order
         cut *= 1e-2
-
-
-def toy_sampling(name: str = "sampling_logits") -> dict:
-    """The sampling figure's numbers from its toy data file.
-
-    Returns candidates, logits, probs (temperature as text -> list of probabilities),
-    the top-p cut at its temperature (kept indices, kept mass, renormalised probs).
-    """
-    from article.toys import load_toy
-
-    data = load_toy(name)
-    logits = data["logits"]
-    probs = {str(t): softmax_with_temperature(logits, t) for t in data["temperatures"]}
-    base = softmax_with_temperature(logits, data["top_p_temperature"])
-    kept = top_p_kept(base, data["top_p"])
-    return {
-        "context": data["context"],
-        "candidates": data["candidates"],
-        "logits": logits,
-        "temperatures": data["temperatures"],
-        "probs": probs,
-        "top_p": data["top_p"],
-        "top_p_temperature": data["top_p_temperature"],
-        "top_p_kept": kept,
-        "top_p_kept_mass": math.fsum(base[i] for i in kept),
-        "top_p_probs": top_p(base, data["top_p"]),
-    }

@@ -105,21 +105,14 @@ def expert_bytes_per_token(model) -> float:
     return weights * model.bits_per_weight / 8
 
 
-def model_round_cost(model, alpha: float | None = None, gamma: int | None = None,
-                     draft_params: float | None = None) -> RoundCost:
+def model_round_cost(model, alpha: float, gamma: int, draft_params: float) -> RoundCost:
     """Speculative round vs plain decoding for a model (a ModelSpec), in bytes read.
 
-    Defaults from tokenwalk/data/toy/speculative.json: alpha 0.7, gamma 4, a Qwen3 0.6B
-    draft stored at the target's average bits per weight. Plain decoding reads
+    ``alpha`` the acceptance rate, ``gamma`` the draft tokens per round, ``draft_params``
+    the draft model's size, stored at the target's average bits per weight. Plain decoding reads
     model.bytes_read_per_token per token; the check of gamma + 1 tokens reads the shared
     weights once and every distinct expert the tokens woke.
     """
-    from article.toys import load_toy
-
-    data = load_toy("speculative")
-    alpha = data["alpha"] if alpha is None else alpha
-    gamma = data["gamma"] if gamma is None else gamma
-    draft_params = data["draft_params"] if draft_params is None else draft_params
     draft_step_bytes = draft_params * model.bits_per_weight / 8
     return round_cost(alpha, gamma, model.bytes_read_per_token, draft_step_bytes,
                       expert_bytes_per_token(model), model.expert_count, model.expert_used_count)

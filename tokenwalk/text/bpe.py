@@ -212,25 +212,3 @@ def count_text(text: str, bpe: BPE) -> dict[str, int]:
         "tokens": len(bpe.encode_pieces(text)),
         "vocabulary": bpe.vocab_size,
     }
-
-
-def toy_tokenizer(paragraph: str, name: str = "tokenizer") -> dict:
-    """The tokenizer figure's numbers: train on ``paragraph`` with the settings of
-    ``data/toy/<name>.json`` (n_merges, default sentence) and cut the sentence.
-
-    The paragraph is passed in (the build reads content/request/tokenizer-paragraph.txt,
-    the browser gets it from the figure's data attributes), so the core reads no content.
-    Returns sentence, pieces (text), counts (see count_text), n_merges, base_symbols.
-    """
-    from article.toys import load_toy
-
-    settings = load_toy(name)
-    tok = train_bpe(paragraph, settings["n_merges"])
-    sentence = settings["sentence"]
-    return {
-        "sentence": sentence,
-        "pieces": tok.pieces_text(sentence),
-        "counts": count_text(sentence, tok),
-        "n_merges": len(tok.merges),
-        "base_symbols": len(tok.base),
-    }

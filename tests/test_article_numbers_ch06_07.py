@@ -1,13 +1,12 @@
-"""Names of tokenwalk.prose_numbers_d, the numbers chapters 6 and 7 needed beyond the rest of the
-namespace: each checked against its formula on stand-ins or against its inputs, and against the
+"""Numbers chapters 6 and 7 print (article/numbers: laptop.py spec_*, laptop_free_*; engine.py): each checked against its formula on stand-ins or against its inputs, and against the
 sentence it serves where the sentence states an arithmetic fact."""
 
 from __future__ import annotations
 
 import pytest
 
-from article.prose_numbers_d import add
-from tokenwalk.physics.speculative import model_round_cost, round_cost
+from article.toys import model_round_cost
+from tokenwalk.physics.speculative import round_cost
 
 from tests._content_helpers import default_numbers, render_chapters
 
@@ -87,13 +86,6 @@ def test_three_ways_section_says_which_wait_each_shortens():
 def test_dense_fit_is_what_the_applications_leave_free():
     """Issue #12, error 10: dense weights that fit are the memory left beside the 32 GB in use,
     and their ceiling is bandwidth / that size."""
-    stand_in = {"laptop_memory_gb": 64, "system_apps_gb": 24.0, "laptop_bandwidth_gbs": 120,
-                "spec_gamma": 4, "spec_moe_speedup": 0.5, "engine": None}
-    from article import prose_numbers_d
-
-    prose_numbers_d._dense_fit(stand_in)
-    assert stand_in["laptop_free_before_load_gb"] == 40
-    assert stand_in["laptop_free_dense_ceiling_tok_s"] == 3
     n = default_numbers()
     assert n["laptop_free_before_load_gb"] == n["laptop_memory_gb"] - n["system_apps_gb"]
     assert n["laptop_free_dense_ceiling_tok_s"] == n["laptop_bandwidth_gbs"] / n["laptop_free_before_load_gb"]
@@ -114,23 +106,14 @@ def test_the_trace_says_whose_tokenizer_counted_the_prompt():
 
 # --- Chapter 7, "TokenWalk", the aside on `tokenwalk measure` --------------------------------
 
+
 def test_engine_compute_units_read_from_the_device_name():
-    n = {"engine": {"where": "x"}, "engine_device": "pthread-AMD EPYC (Portable Computing Language, 2 compute units)"}
-    from article import prose_numbers_d
+    """The aside on `tokenwalk measure` says how many cores the build machine gave PoCL."""
+    import re
 
-    prose_numbers_d._engine(n)
-    assert n["engine_compute_units"] == 2
-    m = {"engine": {"where": "x"}, "engine_device": "Some GPU"}
-    prose_numbers_d._engine(m)
-    assert m["engine_compute_units"] is None
-    unmeasured = {"engine": None}
-    prose_numbers_d._engine(unmeasured)
-    assert "engine_compute_units" not in unmeasured
-
-
-def test_add_is_called_by_article_numbers():
     n = default_numbers()
-    for name in ("spec_moe_draft_gb", "spec_moe_loss_share", "laptop_free_before_load_gb",
-                 "laptop_free_dense_ceiling_tok_s", "spec_moe_check_experts"):
-        assert name in n
-    assert callable(add)
+    if not n.get("engine"):
+        pytest.skip("no engine.json: the build machine was not measured")
+    units = re.search(r"(\d+) compute units?", n["engine_device"])
+    assert n["engine_compute_units"] == (int(units.group(1)) if units else None)
+

@@ -1,4 +1,4 @@
-"""Chapter 5's own names (article/prose_numbers_c.py) and the number errors of issue #12 that
+"""Chapter 5's own names (article/numbers: laptop.py and h100.py) and the number errors of issue #12 that
 fall in content/05-prefill-decode.md: each value from its formula on stand-ins or its inputs,
 and the rendered sentence that prints it."""
 

@@ -1,0 +1,56 @@
+"""engine_*: the machine that built the page, measured by `tokenwalk measure`."""
+
+from __future__ import annotations
+
+import re
+
+from tokenwalk.errors import TokenwalkError
+
+GB = 1e9
+
+
+def group(n: dict) -> None:
+    """The machine that built the page, measured by `tokenwalk measure` (data/measurements/
+    engine.json): every value as `engine_<name>`, plus the step times that put its decode
+    speed beside its bandwidth. Without the file `n.engine` is None and the chapters say the
+    machine has not been measured (never a build failure)."""
+    from tokenwalk.specs.machine import MEASURED_MACHINE, engine_measurements, measured_model
+    from tokenwalk.physics.roofline import memory_time_s
+
+    data = engine_measurements()
+    if data is None:
+        n["engine"] = None
+        return
+    try:
+        values = {k: v["value"] for k, v in data["values"].items()}
+    except (KeyError, TypeError, AttributeError):
+        raise TokenwalkError("tokenwalk/data/measurements/engine.json: values: each entry needs a 'value'") from None
+    n["engine"] = {"what": data.get("what", ""), "where": data.get("where", ""), "how": data.get("how", ""),
+                   "machine": MEASURED_MACHINE}
+    for key, value in values.items():
+        n[f"engine_{key}"] = value
+    n["engine_when"] = data.get("when", "")
+    n["engine_model_file"] = data.get("model", "")
+    try:
+        model = measured_model(n["engine_model_file"])
+        n["engine_model"] = model.title or n["engine_model_file"]
+        n["engine_model_layers"] = model.layers
+    except TokenwalkError:
+        n["engine_model"], n["engine_model_layers"] = n["engine_model_file"], None
+    step_s = 1 / values["decode_tok_s"]
+    n["engine_decode_step_ms"] = step_s * 1e3
+    # What one decode step would last if it only streamed its weights at the measured bandwidth.
+    n["engine_weights_step_ms"] = memory_time_s(values["bytes_read_per_token"], values["measured_bandwidth_gbs"]) * 1e3
+    # ... and with the keys and values of the context read too (fp16, at the mean decode position)
+    n["engine_weights_kv_step_ms"] = memory_time_s(values["bytes_read_per_token"] + values.get("kv_bytes_read_per_token", 0),
+                                                   values["measured_bandwidth_gbs"]) * 1e3
+    n["engine_bytes_read_per_token_mb"] = values["bytes_read_per_token"] / 1e6
+    if "kv_bytes_read_per_token" in values:
+        n["engine_kv_bytes_read_per_token_mb"] = values["kv_bytes_read_per_token"] / 1e6
+    n["engine_prefill_ms_per_token"] = 1e3 / values["prefill_tok_s"]
+    if "memory_bytes" in values:
+        n["engine_memory_gb"] = values["memory_bytes"] / GB
+    # the aside on `tokenwalk measure`: the compute units the OpenCL device reports (PoCL's CPU
+    # device: one per core it was given); None when its name does not say
+    units = re.search(r"(\d+) compute units?", str(n.get("engine_device", "")))
+    n["engine_compute_units"] = int(units.group(1)) if units else None

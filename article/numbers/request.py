@@ -1,0 +1,86 @@
+"""request_*, token_count_*, chat_template_*: the article's request, its token counts (a real
+tokenizer over content/request/) and what a cache saves on it."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from article import _data
+from tokenwalk.errors import TokenwalkError
+
+
+@lru_cache(maxsize=2)
+def _tokenizer(model_file: str):
+    from tokenwalk.text.tokenizer import load_tokenizer
+
+    path = _data.ROOT / model_file
+    if not path.is_file():
+        raise TokenwalkError(f"content/request/request.json: tokenizer_model_file {model_file}: no such file "
+                             "(run `make setup` to fetch it)")
+    return load_tokenizer(path)
+
+
+def _chat_text(system: str, user: str) -> tuple[str, str]:
+    """The request flattened by the ChatML template (Qwen's and SmolLM2's family); (text, how)."""
+    from tokenwalk.text.chat_template import render_chat
+
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return render_chat(None, messages, add_generation_prompt=True), "tokenwalk.text.chat_template (ChatML)"
+
+
+@lru_cache(maxsize=4)
+def _request_tokens(system: str, history: str, question: str, tokenizer_model_file: str) -> dict:
+    """Token counts of the request's texts (cached per process: they do not change during a build)."""
+    user = history + "\n\n" + question
+    text, template_source = _chat_text(system, user)
+    tok = _tokenizer(tokenizer_model_file)
+    return {
+        "chat_text": text,
+        "template_source": template_source,
+        "history_tokens": len(tok.encode(history, parse_special=False)),
+        "system_tokens": len(tok.encode(system, parse_special=False)),
+        "question_tokens": len(tok.encode(question, parse_special=False)),
+        "prompt_tokens": len(tok.encode(text, parse_special=True)),
+        "tokenizer_vocab": tok.vocab_size,
+    }
+
+
+def _shortened_chat_text(text: str, history: str, keep_head: int = 8, keep_tail: int = 3) -> str:
+    """The flattened request with the history cut to its first and last lines (for figure 2)."""
+    lines = history.splitlines()
+    if len(lines) <= keep_head + keep_tail:
+        return text
+    cut = len(lines) - keep_head - keep_tail
+    short = "\n".join(lines[:keep_head] + [f"[... {cut} more lines of the record ...]"] + lines[-keep_tail:])
+    return text.replace(history, short)
+
+
+def group(n: dict, sc) -> None:
+    from tokenwalk.physics.chunked_prefill import chunk_count
+    from tokenwalk.physics.roofline import token_passes_without_cache
+
+    r = sc.request
+    t = _request_tokens(r.system, r.history, r.question, r.tokenizer_model_file)
+    n["request_model"] = r.model
+    n["request_machine"] = r.machine
+    n["request_question"] = r.question
+    n["request_history_tokens"] = t["history_tokens"]
+    n["request_system_tokens"] = t["system_tokens"]
+    n["request_question_tokens"] = t["question_tokens"]
+    n["request_prompt_tokens"] = t["prompt_tokens"]
+    n["request_output_tokens"] = r.output_tokens
+    n["request_num_ctx"] = r.num_ctx
+    n["request_chunk_tokens"] = r.chunk_tokens
+    n["request_kv_type"] = r.kv_type
+    n["token_count_tokenizer"] = r.tokenizer_model_name
+    n["token_count_note"] = f"a vocabulary of {t['tokenizer_vocab']:,} entries"
+    n["token_count_vocab"] = t["tokenizer_vocab"]
+    n["request_chars_per_token"] = len(r.history) / t["history_tokens"]
+    n["chat_template_text"] = _shortened_chat_text(t["chat_text"], r.history)
+    n["chat_template_full_text"] = t["chat_text"]
+    n["chat_template_source"] = t["template_source"]
+    n["request_prefill_chunks"] = chunk_count(n["request_prompt_tokens"], n["request_chunk_tokens"])
+    # Without a KV cache each new token reruns the network over everything before it.
+    p, o = n["request_prompt_tokens"], n["request_output_tokens"]
+    n["no_cache_token_passes_m"] = token_passes_without_cache(p, o) / 1e6
+    n["with_cache_token_passes"] = p + o

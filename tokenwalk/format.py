@@ -1,0 +1,109 @@
+"""Numbers as the reader sees them: one module for the prose (the build's Jinja filters map
+onto these functions), the figures and the simulator's view (tokenwalk.browser.view, which
+runs in the browser too). A quantity printed by the prose and by a figure goes through the
+same function, so it prints the same string.
+
+Units are SI (GB = 1e9 bytes, MB = 1e6 bytes). A number and its unit are joined by a
+no-break space (U+00A0) so a line never breaks between "21.7" and "GB".
+"""
+
+from __future__ import annotations
+
+NBSP = "\u00a0"
+
+
+def _number(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"filter '{name}' needs a number, got {type(value).__name__} {value!r}")
+    return value
+
+
+def comma(value, decimals: int | None = None) -> str:
+    """Thousands separators: 6550 -> "6,550"; 1234.5 -> "1,234.5"; comma(x, 1) fixes decimals."""
+    _number(value, "comma")
+    if decimals is not None:
+        return f"{value:,.{decimals}f}"
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(round(value)):,}"
+    return f"{value:,}"
+
+
+def count(value) -> str:
+    """A count (tokens, users) rounded to the nearest whole one, with separators:
+    295.7 -> "296"; the prose's `round | int` and a figure's label agree."""
+    _number(value, "count")
+    return f"{int(round(value)):,}"
+
+
+def fixed(value, decimals: int = 1) -> str:
+    """Fixed decimals, no separators: fixed(11.66, 1) -> "11.7"."""
+    _number(value, "fixed")
+    return f"{value:.{decimals}f}"
+
+
+def _si_bytes(value_bytes, scale: float, unit_name: str, decimals: int, filter_name: str) -> str:
+    _number(value_bytes, filter_name)
+    return f"{value_bytes / scale:,.{decimals}f}{NBSP}{unit_name}"
+
+
+def gb(value_bytes, decimals: int = 1) -> str:
+    """Bytes as SI gigabytes: 21718480960 -> "21.7 GB"."""
+    return _si_bytes(value_bytes, 1e9, "GB", decimals, "gb")
+
+
+def mb(value_bytes, decimals: int = 0) -> str:
+    """Bytes as SI megabytes: 336e6 -> "336 MB"."""
+    return _si_bytes(value_bytes, 1e6, "MB", decimals, "mb")
+
+
+def kb(value_bytes, decimals: int = 0) -> str:
+    """Bytes as SI kilobytes: 20480 -> "20 KB"."""
+    return _si_bytes(value_bytes, 1e3, "KB", decimals, "kb")
+
+
+def pct(share, decimals: int = 0) -> str:
+    """A share in [0, 1] as a percentage: 0.74 -> "74 %"."""
+    _number(share, "pct")
+    return f"{share * 100:.{decimals}f}{NBSP}%"
+
+
+def unit(value, name: str, decimals: int | None = None) -> str:
+    """A number and a unit: unit(4.2, "ms") -> "4.2 ms" (comma-separated, no-break space)."""
+    return f"{comma(value, decimals)}{NBSP}{name}"
+
+
+def ms(seconds: float, digits: int | None = None) -> str:
+    """A duration in seconds as milliseconds, without the unit: 0.014, 4.2, 29 (three
+    decimals under 0.1 ms, one under 10 ms, none above); `digits` fixes the decimals."""
+    value = seconds * 1e3
+    if digits is not None:
+        return f"{value:.{digits}f}"
+    if value < 0.1:
+        return f"{value:.3f}"
+    return f"{value:.1f}" if value < 10 else f"{value:.0f}"
+
+
+def seconds(value: float) -> str:
+    """Seconds for a reader: 55 s, 74.8 s, 4.21 s, 85 ms, 6.6 ms, 0 s."""
+    if value <= 0:
+        return "0 s"
+    if value >= 100:
+        return f"{value:,.0f} s"
+    if value >= 1:
+        return f"{value:.3g} s"
+    milli = value * 1e3
+    return f"{milli:.3g} ms" if milli >= 0.01 else "< 0.01 ms"
+
+
+def bytes_si(n: float) -> str:
+    """Bytes in SI units with three significant digits (GB = 1e9): 21.7 GB, 336 MB, 20.5 KB."""
+    n = float(n)
+    for name, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.3g} {name}"
+    return f"{n:.0f} bytes"
+
+
+def rate(tok_s: float) -> str:
+    """Tokens per second: 11.7 tok/s, 1,234 tok/s."""
+    return f"{tok_s:.3g} tok/s" if tok_s < 1000 else f"{tok_s:,.0f} tok/s"

@@ -181,3 +181,16 @@ def test_real_gemma3_file():
     for key, value in from_file.items():
         if key not in ("title", "sources"):
             assert preset[key] == value, key
+
+
+def test_simulator_gguf_picker_reports_what_inspect_does(tmp_path):
+    """The browser's inspect_gguf gives the same kinds and bytes at context as `inspect`."""
+    from tokenwalk.browser.entry import inspect_gguf
+    path = write_small(tmp_path / "g3.gguf", "gemma3", 18, window=512)
+    data = path.read_bytes()
+    info = inspect_gguf(data, len(data), "g3.gguf")
+    report = inspect_model(str(path))
+    assert info["kv_layer_kinds"] == report["kv_layer_kinds"] == {"full": 3, "sliding": 15, "none": 0,
+                                                                   "window": 512}
+    assert info["kv_at_context"] == report["kv_at_context"]
+    assert info["kv_at_context"]["allocated_bytes"]["sliding"] == 15 * 1024 * 2 * 16 * 2

@@ -42,11 +42,9 @@ def run(args) -> int:
 def inspect_model(name_or_path) -> dict:
     """Everything `inspect` prints, as a JSON-friendly dict (units in the key names)."""
     from tokenwalk.physics.kv_cache import (
-        LLAMA_CPP_N_UBATCH,
-        kv_bytes_by_kind,
+        kv_at_context,
         kv_bytes_per_token,
         kv_bytes_per_token_per_layer,
-        kv_cells,
         kv_layer_kinds,
     )
     from tokenwalk.physics.roofline import decode_ceiling_tok_s
@@ -66,18 +64,7 @@ def inspect_model(name_or_path) -> dict:
         "sources": model.sources,
     }
     if model.context_length:
-        ctx = int(model.context_length)
-        kinds = report["kv_layer_kinds"]
-        report["kv_at_context"] = {
-            "tokens": ctx, "kv_type": "f16", "n_ubatch": LLAMA_CPP_N_UBATCH,
-            "cells_per_layer": {"needed": {k: kv_cells(model, ctx, k) for k in ("full", "sliding") if kinds[k]},
-                                "allocated": {k: kv_cells(model, ctx, k, allocated=True)
-                                              for k in ("full", "sliding") if kinds[k]}},
-            "needed_bytes": kv_bytes_by_kind(model, ctx),
-            "allocated_bytes": kv_bytes_by_kind(model, ctx, allocated=True),
-        }
-        for form in ("needed_bytes", "allocated_bytes"):
-            report["kv_at_context"][form]["total"] = sum(report["kv_at_context"][form].values())
+        report["kv_at_context"] = kv_at_context(model, int(model.context_length))
     if model.gguf:
         g = model.gguf
         report["gguf"] = {k: g.get(k) for k in ("file", "version", "tensor_count", "kv_count", "alignment",

@@ -142,3 +142,18 @@ def kv_reservation_bytes(model, num_ctx: int, kv_type: str = "f16", kv_layer_cou
     if kv_layer_count is not None:
         return num_ctx * kv_bytes_per_token(model, kv_type, kv_layer_count)
     return sum(kv_bytes_by_kind(model, num_ctx, kv_type, True, n_ubatch, swa_full).values())
+
+
+def kv_at_context(model, tokens: int, kv_type: str = "f16", n_ubatch: int = LLAMA_CPP_N_UBATCH) -> dict:
+    """The cache at a context of `tokens` (the model's own context in `inspect` and the
+    simulator's GGUF picker): cells a layer holds and bytes per kind, needed and allocated."""
+    kinds = kv_layer_kinds(model)
+    present = [k for k in ("full", "sliding") if kinds[k]]
+    out = {"tokens": int(tokens), "kv_type": kv_type, "n_ubatch": int(n_ubatch),
+           "cells_per_layer": {"needed": {k: kv_cells(model, tokens, k) for k in present},
+                               "allocated": {k: kv_cells(model, tokens, k, True, n_ubatch) for k in present}},
+           "needed_bytes": kv_bytes_by_kind(model, tokens, kv_type),
+           "allocated_bytes": kv_bytes_by_kind(model, tokens, kv_type, True, n_ubatch)}
+    for form in ("needed_bytes", "allocated_bytes"):
+        out[form]["total"] = sum(out[form].values())
+    return out

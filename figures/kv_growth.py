@@ -24,7 +24,7 @@ def alt(inputs: dict) -> str:
 
 def inputs_for(model, machine, contexts=CONTEXTS) -> dict:
     """Bytes per step and decode ceiling at each context length (tokenwalk does the arithmetic)."""
-    from tokenwalk.physics.kv_cache import kv_bytes_per_token
+    from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_cache_bytes
     from tokenwalk.physics.roofline import decode_ceiling_tok_s, weights_bytes_read
 
     per_token = kv_bytes_per_token(model)
@@ -35,8 +35,9 @@ def inputs_for(model, machine, contexts=CONTEXTS) -> dict:
         "bandwidth_gbs": machine.bandwidth_gbs,
         "weights_bytes": weights,
         "kv_bytes_per_token": per_token,
-        "rows": [{"context_tokens": n, "kv_bytes": n * per_token, "tok_s": decode_ceiling_tok_s(model, machine, n)}
-                 for n in contexts],
+        # what the step reads: every token of a full layer, the window of a sliding one
+        "rows": [{"context_tokens": n, "kv_bytes": kv_cache_bytes(model, n),
+                  "tok_s": decode_ceiling_tok_s(model, machine, n)} for n in contexts],
     }
 
 

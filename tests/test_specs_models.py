@@ -14,7 +14,8 @@ from tokenwalk.specs.schema import read_preset
 
 from _gguf_files import HYBRID, SMOLLM2, needs_smollm2, write_hybrid_moe_file
 
-PRESETS = ["qwen3.6-35b-a3b", "qwen3.8-27b", "llama3.1-70b", "dense-7b-fp16", "gpt3-175b", "smollm2-135m"]
+PRESETS = ["qwen3.6-35b-a3b", "qwen3.8-27b", "llama3.1-70b", "dense-7b-fp16", "gpt3-175b", "smollm2-135m",
+           "gemma3-270m"]
 
 
 def test_the_agreed_presets_exist():

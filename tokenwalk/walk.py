@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_reservation_bytes
+from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
 from tokenwalk.physics.memory_budget import memory_budget
 from tokenwalk.physics.roofline import decode_step, prefill_step, prompt_chunks, step_time
 from tokenwalk.specs.protocols import Machine, Model
@@ -247,7 +247,7 @@ def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
         stages=tuple(stages),
         weights_bytes=float(model.size_bytes),
         kv_cache_bytes=reserved,
-        kv_used_bytes=(prompt + output) * per_token * request.users,
+        kv_used_bytes=kv_cache_bytes(model, prompt + output, kv_type) * request.users,
         kv_bytes_per_token=per_token,
         memory=budget.to_dict(),
         efficiency=timing.efficiencies(machine),
@@ -379,7 +379,7 @@ def _speculative_round(model, machine, context: int, users: int, gamma: int, kv_
     plain = decode_step(model, machine, context, users, kv_type)
     roof = step_time(model, machine, checked * users, kv_tokens_read=context * users,
                      kv_tokens_written=checked * users, query_key_pairs=users * checked * (context + checked / 2),
-                     kv_type=kv_type)
+                     kv_type=kv_type, kv_streams=users)
     step_s = timing.decode_step_s(model, machine, context, users, kv_type)
     check_s = step_s * roof.step_s / plain.step_s
     draft_s = gamma * step_s / model.layers

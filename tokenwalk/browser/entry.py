@@ -245,7 +245,7 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
     Raises TokenwalkError (one line) for a file that is not a GGUF model.
     """
     from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header_bytes
-    from tokenwalk.physics.kv_cache import kv_bytes_per_token
+    from tokenwalk.physics.kv_cache import kv_at_context, kv_bytes_per_token, kv_layer_kinds
     from tokenwalk.specs.model import model_from_gguf
 
     if hasattr(data, "to_bytes"):
@@ -259,6 +259,9 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
     info = model.to_dict()
     info.pop("sources", None)
     info["kv_bytes_per_token"] = {kv: kv_bytes_per_token(model, kv) for kv in ("f16", "q8_0")}
+    info["kv_layer_kinds"] = kv_layer_kinds(model)      # the same as `tokenwalk inspect` prints
+    if model.context_length:
+        info["kv_at_context"] = kv_at_context(model, int(model.context_length))
     info["header_bytes_read"] = header.header_bytes_read
     return info
 

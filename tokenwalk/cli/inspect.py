@@ -41,10 +41,15 @@ def run(args) -> int:
 
 def inspect_model(name_or_path) -> dict:
     """Everything `inspect` prints, as a JSON-friendly dict (units in the key names)."""
-    from tokenwalk.physics.kv_cache import kv_bytes_per_token
+    from tokenwalk.physics.kv_cache import (
+        kv_at_context,
+        kv_bytes_per_token,
+        kv_bytes_per_token_per_layer,
+        kv_layer_kinds,
+    )
+    from tokenwalk.physics.roofline import decode_ceiling_tok_s
     from tokenwalk.specs.machine import list_machine_presets, load_machine
     from tokenwalk.specs.model import load_model
-    from tokenwalk.physics.roofline import decode_ceiling_tok_s
 
     model = load_model(name_or_path)
     info = model.to_dict()
@@ -53,9 +58,13 @@ def inspect_model(name_or_path) -> dict:
         "model": os.fspath(name_or_path),
         **info,
         "kv_bytes_per_token": {kv: kv_bytes_per_token(model, kv) for kv in KV_TYPES},
+        "kv_layer_kinds": kv_layer_kinds(model),
+        "kv_bytes_per_token_per_layer": {kv: kv_bytes_per_token_per_layer(model, kv) for kv in KV_TYPES},
         "decode_ceiling_tok_s": {},
         "sources": model.sources,
     }
+    if model.context_length:
+        report["kv_at_context"] = kv_at_context(model, int(model.context_length))
     if model.gguf:
         g = model.gguf
         report["gguf"] = {k: g.get(k) for k in ("file", "version", "tensor_count", "kv_count", "alignment",
@@ -100,6 +109,10 @@ def format_report(r: dict) -> str:
     if r["kv_layers"] != r["layers"]:
         interval = r.get("full_attention_interval")
         layers += f"; {r['kv_layers']} keep a KV cache" + (f" (1 in {interval})" if interval else "")
+    kinds = r.get("kv_layer_kinds") or {}
+    if kinds.get("sliding"):
+        layers += (f"; {kinds['sliding']} attend through a sliding window of {kinds['window']:,} tokens, "
+                   f"{kinds['full']} to the whole context")
     rows.append(("layers", layers))
     rows.append(("width", f"{r['embedding_length']:,}"))
     group = r["head_count"] // r["head_count_kv"] if r["head_count_kv"] else 0
@@ -138,6 +151,23 @@ def format_report(r: dict) -> str:
         lines.append(f"  {'':<22}" + "  ".join(parts))
     kv = r["kv_bytes_per_token"]
     lines.append(f"  {'KV cache per token':<22}" + ", ".join(f"{k}: {v:,.0f} bytes ({_si(v)})" for k, v in kv.items()))
+    per_layer = (r.get("kv_bytes_per_token_per_layer") or {}).get("f16")
+    if kinds and per_layer is not None:
+        parts = [f"{kinds[k]} {label} x {per_layer:,.0f} bytes a token" for k, label in
+                 (("full", "full"), ("sliding", f"sliding ({kinds['window'] or 0:,}-token window)"))
+                 if kinds.get(k)]
+        if kinds.get("none"):
+            parts.append(f"{kinds['none']} with none")
+        lines.append(f"  {'KV by layer kind':<22}f16: " + "; ".join(parts))
+    at = r.get("kv_at_context")
+    if at:
+        def _kinds(form):
+            return " + ".join(f"{k} {_si(v)}" for k, v in at[form].items() if k != "total" and v)
+        cells = ", ".join(f"{k} {v:,}" for k, v in at["cells_per_layer"]["allocated"].items())
+        label = f"KV at {at['tokens']:,} tokens"
+        lines.append(f"  {label:<22}f16: {_si(at['allocated_bytes']['total'])}"
+                     f" as llama.cpp allocates it ({_kinds('allocated_bytes')}; cells a layer: {cells}, "
+                     f"n_ubatch {at['n_ubatch']}); {_si(at['needed_bytes']['total'])} needed by the attention")
     lines.append(f"  {'read per token':<22}{_si(r['bytes_read_per_token'])} of weights per decoded token")
     lines.append("  decode ceiling (bandwidth / bytes read per token, empty context, spec-sheet maxima):")
     for name, c in r["decode_ceiling_tok_s"].items():

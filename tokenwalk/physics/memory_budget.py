@@ -2,7 +2,8 @@
 
 Four parts, to scale in figure 22: the system and the user's applications (a measurement
 per machine, in its spec: `system_and_apps_bytes`), the weights (the file's bytes), the KV cache reserved
-for the whole num_ctx at load time, used or not, and what is left free. On the laptop's
+for the whole num_ctx at load time, used or not, as llama.cpp allocates it (sliding-window
+layers: their window plus a micro-batch, see kv_cache.kv_reservation_bytes), and what is left free. On the laptop's
 64 GB with Qwen3.6 Q4_K_M and an f16 cache: 32 GB + 21.7 GB + 336 MB at num_ctx 16,384,
 about 10 GB free; 5.4 GB of cache at 262,144, about 5 GB free.
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_layers
+from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_cache_bytes, kv_layer_kinds, kv_layers
 from tokenwalk.specs.protocols import Machine, Model
 
 GB = 1e9
@@ -233,8 +233,9 @@ class StepTime:
         return self.tokens / self.step_s if self.step_s > 0 else 0.0
 
 
-def step_time(model: Model, machine: Machine | Peaks, tokens: int, *, kv_tokens_read: float = 0, kv_tokens_written: float = 0,
-              query_key_pairs: float = 0, kv_type: str = "f16") -> StepTime:
+def step_time(model: Model, machine: Machine | Peaks, tokens: int, *, kv_tokens_read: float = 0,
+              kv_tokens_written: float = 0, query_key_pairs: float = 0, kv_type: str = "f16",
+              kv_streams: int = 1) -> StepTime:
     """Roofline time of one step with `tokens` tokens through all the layers.
 
     memory: the weights the step reads (`weights_bytes_read`) plus the KV cache it reads
@@ -242,12 +243,12 @@ def step_time(model: Model, machine: Machine | Peaks, tokens: int, *, kv_tokens_
     params per token plus `attention_flops` for `query_key_pairs`. With only `tokens`
     given this is the article's picture: the 7B in fp16 on an H100 is 4.2 ms flat and
     0.014 ms per token. A step always reads the weights, so 0 tokens still costs the trip
-    (the flat line of figure 16).
+    (the flat line of figure 16). Sliding-window layers read at most their window of each
+    of the `kv_streams` conversations the read tokens are split over (`kv_cache_bytes`).
     """
     if tokens < 0:
         raise ValueError(f"tokens must be >= 0, got {tokens}")
-    kv_tokens = kv_tokens_read + kv_tokens_written
-    kv_bytes = kv_tokens * kv_bytes_per_token(model, kv_type) if kv_tokens else 0.0
+    kv_bytes = _kv_step_bytes(model, kv_tokens_read, kv_tokens_written, kv_type, kv_streams)
     n_bytes = weights_bytes_read(model, tokens) + kv_bytes
     flops = tokens * flops_per_token(model) + (attention_flops(model, query_key_pairs) if query_key_pairs else 0.0)
     return StepTime(
@@ -257,6 +258,17 @@ def step_time(model: Model, machine: Machine | Peaks, tokens: int, *, kv_tokens_
         memory_s=memory_time_s(n_bytes, machine.bandwidth_gbs),
         compute_s=compute_time_s(flops, machine.fp16_tflops),
     )
+
+
+def _kv_step_bytes(model, read: float, written: float, kv_type: str, streams: int) -> float:
+    """KV bytes a step moves: `read` cached tokens (over `streams` conversations) and
+    `written` new ones. Without sliding layers every token costs kv_bytes_per_token."""
+    if not read and not written:
+        return 0.0
+    if not kv_layer_kinds(model)["sliding"] or not read:
+        return (read + written) * kv_bytes_per_token(model, kv_type)
+    streams = max(int(streams), 1)
+    return streams * kv_cache_bytes(model, read / streams, kv_type) + written * kv_bytes_per_token(model, kv_type)
 
 
 def layer_step_time(model, machine, tokens: int) -> StepTime:
@@ -281,7 +293,7 @@ def decode_step(model, machine, context_tokens: int = 0, users: int = 1, kv_type
     Every user adds one token to the step and its own KV cache to the bytes read.
     """
     return step_time(model, machine, users, kv_tokens_read=users * context_tokens, kv_tokens_written=users,
-                     query_key_pairs=users * (context_tokens + 1), kv_type=kv_type)
+                     query_key_pairs=users * (context_tokens + 1), kv_type=kv_type, kv_streams=users)
 
 
 def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> StepTime:
@@ -396,10 +408,11 @@ def shared_memory_total_bytes(machine) -> float:
 def decode_ceiling_tok_s(model, machine, context_tokens: int = 0, kv_type: str = "f16") -> float:
     """Upper bound on one stream's decode speed: bandwidth / bytes read per token.
 
-    Bytes per token = the weights one token reads + the KV cache of `context_tokens`.
+    Bytes per token = the weights one token reads + the KV cache of `context_tokens` (what
+    the attention needs: sliding layers read their window only).
     Laptop with Qwen3.6: 128 / 1.84 = 70 tok/s; H100 with the 7B fp16: 3,350 / 14 = 239.
     """
-    n_bytes = _bytes_read_per_token(model) + context_tokens * kv_bytes_per_token(model, kv_type)
+    n_bytes = _bytes_read_per_token(model) + kv_cache_bytes(model, context_tokens, kv_type)
     return machine.bandwidth_gbs * GB / n_bytes
 
 

@@ -26,6 +26,7 @@ else size_bytes × active_params / params (1.84 GB for Qwen3.6: 21.7 GB × 3 / 3
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field, fields as dataclass_fields
@@ -45,6 +46,7 @@ OPTIONAL_FIELDS = {
     "context_length": "int", "vocab_size": "int", "feed_forward_length": "int",
     "expert_count": "int", "expert_used_count": "int", "expert_ffn_length": "int",
     "shared_expert_count": "int", "full_attention_interval": "int", "mtp_layers": "int",
+    "kv_layers_swa": "int", "sliding_window": "int", "sliding_window_pattern": "int",
     "bytes_read_per_token": "number", "tensor_bytes": "number", "file_type": "str",
     "tied_embeddings": "bool", "sources": "dict", "tensor_types": "dict", "gguf": "dict",
 }
@@ -60,7 +62,12 @@ class ModelSpec:
     shared part + its experts). size_bytes: the file (what is loaded). layers: the
     transformer blocks a token runs (without multi-token-prediction blocks, counted in
     mtp_layers). kv_layers: layers that keep a KV cache (hybrid models: 1 in
-    full_attention_interval). tied_embeddings: whether the output head is the token
+    full_attention_interval). Of those, kv_layers_swa attend through a sliding window of
+    sliding_window tokens (Gemma 3: 15 of 18, 512 tokens) and kv_layers_full to the whole
+    context; layers - kv_layers keep none (DeltaNet). Counts per kind, never a per-layer
+    list, so a file claiming millions of layers costs nothing. sliding_window_pattern: one
+    layer in N is global (llama.cpp's set_swa_pattern), used when kv_layers_swa is not
+    given. tied_embeddings: whether the output head is the token
     embedding table (a GGUF file without `output.weight`); None when the spec does not say. tensor_bytes: bytes of the tensors alone (no header).
     sources: field -> where its value comes from. tensor_types: per ggml type, tensors,
     elements, bytes and bits per weight. gguf: a description of the GGUF header (see
@@ -87,6 +94,9 @@ class ModelSpec:
     expert_ffn_length: int | None = None
     shared_expert_count: int = 0
     full_attention_interval: int | None = None
+    kv_layers_swa: int | None = None
+    sliding_window: int | None = None
+    sliding_window_pattern: int | None = None
     mtp_layers: int = 0
     tied_embeddings: bool | None = None
     tensor_bytes: float | None = None
@@ -104,6 +114,23 @@ class ModelSpec:
                 self.kv_layers = full_attention_layers(self.layers, self.full_attention_interval)
             else:
                 self.kv_layers = self.layers
+        if self.kv_layers_swa is None:
+            if self.sliding_window and self.sliding_window_pattern is not None:
+                self.kv_layers_swa = layer_kind_counts(
+                    self.layers, full_interval=self.full_attention_interval,
+                    swa_period=self.sliding_window_pattern)["sliding"]
+            else:
+                self.kv_layers_swa = 0
+        if self.kv_layers_swa and not self.sliding_window:
+            raise SpecError(f"{self.name}: {self.kv_layers_swa} sliding-window layers but no sliding_window")
+        if not 0 <= self.kv_layers_swa <= self.kv_layers:
+            raise SpecError(f"{self.name}: kv_layers_swa ({self.kv_layers_swa}) must be between 0 and "
+                            f"kv_layers ({self.kv_layers})")
+
+    @property
+    def kv_layers_full(self) -> int:
+        """Layers whose KV cache holds the whole context (kv_layers - kv_layers_swa)."""
+        return self.kv_layers - self.kv_layers_swa
 
     @property
     def bits_per_weight(self) -> float:
@@ -127,14 +154,109 @@ class ModelSpec:
         out = {f.name: getattr(self, f.name) for f in dataclass_fields(self)
                if f.name not in ("stored_bytes_read_per_token", "gguf")}
         out["bits_per_weight"] = self.bits_per_weight
+        out["kv_layers_full"] = self.kv_layers_full
         out["bytes_read_per_token"] = self.bytes_read_per_token
         return out
 
 
 def full_attention_layers(layers: int, interval: int) -> int:
     """Layers with full attention when one in `interval` has it (the last of each group,
-    as in Qwen3-Next and Qwen3.6: layers 3, 7, 11, ... of 0..39 → 10)."""
-    return sum(1 for i in range(layers) if (i + 1) % interval == 0)
+    as in Qwen3-Next and Qwen3.6: layers 3, 7, 11, ... of 0..39 → 10). Counted, not looped."""
+    return layers // interval
+
+
+# Sliding-window rules of llama.cpp for files whose header does not say which layers
+# slide: architecture -> (period, default window in tokens or None: the header's
+# `<arch>.attention.sliding_window`). llama_hparams::set_swa_pattern(period) in
+# src/llama-hparams.cpp makes layer il sliding when `il % period < period - 1`, so the last
+# layer of each group of `period` attends to the whole context (period 0: every layer
+# slides; 1: none). The calls, in each architecture's hparams loader (src/llama-model.cpp,
+# since split into src/models/<arch>.cpp as load_swa_pattern / set_swa_pattern):
+_SWA_RULES: dict[str, tuple[int, int | None]] = {
+    # LLM_ARCH_GEMMA2: `n_swa = 4096; // default value of gemma 2`, then the optional
+    # gemma2.attention.sliding_window; set_swa_pattern(2): alternate layers slide.
+    "gemma2": (2, 4096),
+    # LLM_ARCH_GEMMA3 (src/models/gemma3.cpp: load_swa_pattern(ml, 6)): set_swa_pattern(6),
+    # five sliding layers then one global; n_swa from gemma3.attention.sliding_window, and
+    # no sliding layers at all when that key is absent or 0.
+    "gemma3": (6, None),
+    # LLM_ARCH_GEMMA_EMBEDDING: set_swa_pattern(6) (a symmetric window, same cache size).
+    "gemma-embedding": (6, None),
+    # LLM_ARCH_COHERE2: set_swa_pattern(4), n_swa from cohere2.attention.sliding_window.
+    "cohere2": (4, None),
+    # LLM_ARCH_LLAMA4: chunked attention, `n_swa = 8192`, set_swa_pattern(4) "3 chunked - 1
+    # full", unless llama4.attention.sliding_window = 0.
+    "llama4": (4, 8192),
+    # LLM_ARCH_OPENAI_MOE (gpt-oss): set_swa_pattern(2), n_swa from the header (128).
+    "gpt-oss": (2, None),
+}
+
+# A period is looped over once (to combine a sliding pattern with a full-attention
+# interval); a header asking for more than this is refused rather than trusted.
+_MAX_PERIOD = 1 << 16
+
+
+def layer_kind_counts(layers: int, *, kv_per_layer: list | None = None, full_interval: int | None = None,
+                      swa_flags: list | None = None, swa_period: int | None = None) -> dict[str, int]:
+    """How many of `layers` layers keep a full KV cache, a sliding-window one, or none.
+
+    A layer keeps no cache when `kv_per_layer` (KV heads per layer) gives it 0 heads, or when
+    `full_interval` is set and it is not the last of its group (DeltaNet layers of Qwen3.6).
+    Of the others, a layer slides when `swa_flags` (a per-layer list of booleans, as
+    `<arch>.attention.sliding_window_pattern` may be) says so, or by the periodic rule of
+    `swa_period` (see _SWA_RULES). Periodic rules are counted arithmetically: a file may
+    claim any number of layers; lists are the header's own arrays, already in memory.
+    """
+    def has_kv(i: int) -> bool:
+        if kv_per_layer is not None:
+            return i < len(kv_per_layer) and int(kv_per_layer[i]) > 0
+        return not full_interval or (i + 1) % full_interval == 0
+
+    def slides(i: int) -> bool:
+        if swa_flags is not None:
+            return i < len(swa_flags) and bool(swa_flags[i])
+        if swa_period is None:
+            return False
+        return swa_period == 0 or i % swa_period < swa_period - 1
+
+    if kv_per_layer is not None or swa_flags is not None:
+        bound = min(layers, max(len(kv_per_layer or ()), len(swa_flags or ())))
+        if kv_per_layer is None:
+            # the flags cover the first `bound` layers; past them, the periodic rule of has_kv
+            period = full_interval or 1
+            rest = _periodic_counts(layers, has_kv, lambda i: False, period)
+            head = _periodic_counts(bound, has_kv, lambda i: False, period)
+            extra_full = rest["full"] - head["full"]
+            extra_none = rest["none"] - head["none"]
+        else:
+            extra_full, extra_none = 0, layers - bound
+        counts = {"full": extra_full, "sliding": 0, "none": extra_none}
+        for i in range(bound):
+            if not has_kv(i):
+                counts["none"] += 1
+            elif slides(i):
+                counts["sliding"] += 1
+            else:
+                counts["full"] += 1
+        return counts
+    return _periodic_counts(layers, has_kv, slides,
+                            _lcm(full_interval or 1, swa_period or 1))
+
+
+def _periodic_counts(layers: int, has_kv, slides, period: int = 1) -> dict[str, int]:
+    """Counts per kind when the kinds repeat every `period` layers: one period looped over."""
+    if period > _MAX_PERIOD:
+        raise SpecError(f"a layer pattern that repeats every {period} layers (more than {_MAX_PERIOD})")
+    counts = {"full": 0, "sliding": 0, "none": 0}
+    whole, rest = divmod(layers, period)
+    for i in range(min(period, layers)):
+        kind = "none" if not has_kv(i) else "sliding" if slides(i) else "full"
+        counts[kind] += whole + (1 if i < rest else 0)
+    return counts
+
+
+def _lcm(a: int, b: int) -> int:
+    return a * b // math.gcd(a, b)
 
 
 # ---------------------------------------------------------------- JSON and presets
@@ -174,7 +296,9 @@ def model_to_preset(model: ModelSpec) -> dict:
         value = getattr(model, f.name)
         if f.name == "stored_bytes_read_per_token":
             out["bytes_read_per_token"] = model.bytes_read_per_token
-        elif value is not None and value != {} :
+        elif f.name == "kv_layers_swa" and not value:
+            continue    # no sliding layers: the default, left out as in presets written before it
+        elif value is not None and value != {}:
             out[f.name] = value
     return out
 
@@ -268,6 +392,9 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
             sources["kv_layers"] = f"{src}: every layer ({key('block_count')})"
     if head_count <= 0 or head_count_kv <= 0:
         raise GGUFError(f"{header.source}: {key('attention.head_count')} and head_count_kv must be > 0")
+    kv_layers_swa, window, swa_period = _sliding_layers(
+        header, arch, layers, kv if isinstance(kv, list) else None,
+        interval if interval and not isinstance(interval, list) else None, sources, get)
     head_dim = get("attention.key_length", "head_dim", default=None)
     if head_dim is None:
         head_dim = width // head_count
@@ -343,12 +470,60 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         if expert_ffn is not None else None,
         shared_expert_count=int(shexp),
         full_attention_interval=int(interval) if interval and not isinstance(interval, list) else None,
+        kv_layers_swa=kv_layers_swa,
+        sliding_window=window,
+        sliding_window_pattern=swa_period,
         file_type=_FILE_TYPES.get(file_type) if isinstance(file_type, int) else None,
         sources=sources,
         tensor_types=header.bytes_by_type(),
         gguf=describe_header(header),
         stored_bytes_read_per_token=counts["bytes_read_per_token"],
     )
+
+
+def _sliding_layers(header: GGUFHeader, arch: str, layers: int, kv_per_layer, interval, sources: dict, get):
+    """(kv_layers_swa, sliding_window, period) from the header, else the architecture's rule.
+
+    The header decides where it says: `<arch>.attention.sliding_window` (the window; 0 turns
+    sliding off) and `<arch>.attention.sliding_window_pattern`, either a per-layer list of
+    booleans (true: the layer slides; Gemma 4's files) or a period. Otherwise the period of
+    _SWA_RULES (llama.cpp's rule for the architecture); an architecture without one has no
+    sliding layers (llama.cpp ignores a qwen2 or phi3 file's sliding_window, for example).
+    """
+    src = os.path.basename(header.source)
+    rule_period, rule_window = _SWA_RULES.get(arch, (None, None))
+    window = get("attention.sliding_window", "sliding_window", default=None)
+    if window is None:
+        window = rule_window
+        if window is not None:
+            sources["sliding_window"] = (f"llama.cpp's default for {arch}: {window} tokens "
+                                         f"(no {arch}.attention.sliding_window)")
+    else:
+        window = _scalar(window, header, f"{arch}.attention.sliding_window")
+    pattern = get("attention.sliding_window_pattern", "sliding_window_pattern", default=None)
+    flags, period = None, None
+    if isinstance(pattern, list):
+        flags = pattern
+    elif pattern is not None:
+        period = _scalar(pattern, header, f"{arch}.attention.sliding_window_pattern")
+    elif rule_period is not None:
+        period = rule_period
+        sources["sliding_window_pattern"] = (f"no {arch}.attention.sliding_window_pattern, so llama.cpp's rule for "
+                                             f"{arch}: set_swa_pattern({period}) in its hparams loader "
+                                             f"(src/llama-model.cpp), one layer in {period} global")
+    if not window or window < 0 or (flags is None and period is None):
+        if window and flags is None and period is None:
+            sources["kv_layers_swa"] = f"{src}: {arch}.attention.sliding_window but no rule for {arch}, so none"
+        return 0, (window if window and window > 0 else None), None
+    try:
+        counts = layer_kind_counts(layers, kv_per_layer=kv_per_layer, full_interval=interval,
+                                   swa_flags=flags, swa_period=period)
+    except SpecError as err:
+        raise GGUFError(f"{header.source}: {arch}.attention.sliding_window_pattern: {err}") from None
+    how = ("the per-layer flags of " + f"{arch}.attention.sliding_window_pattern" if flags is not None
+           else f"every layer but one in {period} (the last of each group)" if period else "every layer")
+    sources["kv_layers_swa"] = f"{src}: layers with a KV cache that slide: {how}"
+    return counts["sliding"], window, period
 
 
 def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_used: int) -> dict:

@@ -26,9 +26,10 @@ def _llama2_q4_tg128():
 
 
 def test_decode_step_is_bytes_over_fitted_bandwidth_plus_per_layer_cost():
-    """Decode step = bytes / (e_bw x spec bandwidth) + layers x per-layer cost (CUDA row)."""
+    """Decode step = bytes / (e_bw x spec bandwidth) + layers x per-layer cost (the row of
+    CUDA on the run's class of device)."""
     run = _llama2_q4_tg128()
-    row = FIT["backends"]["CUDA"]
+    row = FIT["backends"][timing_model.row_key(FIT["backends"], "CUDA", run.machine.device_class)]
     kv = 2 * 32 * 32 * 128 * 2  # Llama 2 7B, f16, per token
     n_bytes = run.model.bytes_read_per_token + 100 * kv + kv  # 100 cached tokens read, 1 written
     expected = n_bytes / (row["bandwidth_efficiency"] * run.machine.bandwidth_gbs * 1e9) + 32 * row["layer_overhead_s"]

@@ -53,7 +53,10 @@ def print_validation(title: str, v: dict) -> None:
             print(_line(f"  {backend}", s))
         for device_class, s in v[f"{phase}_by_device_class"].items():
             print(_line(f"  {device_class or 'class unknown'}", s))
-        print(f"  likely range ({phase}): {v[f'{phase}_coverage']:.0%} of left-out runs inside (stated: 80 %)")
+        band = v[f"{phase}_range"]
+        print(f"  likely range ({phase}): {v[f'{phase}_coverage']:.0%} of left-out runs inside (stated: 80 %; "
+              f"percentiles {band['percentiles'][0]:g}-{band['percentiles'][1]:g} of the left-out errors; "
+              f"the 10-90 band would hold {v[f'{phase}_coverage_p10_p90']:.0%})")
 
 
 def run(args) -> int:

@@ -276,18 +276,27 @@ def summarise(rows: list, phase: str, test: str | None = None, backend: str | No
     }
 
 
-def coverage(rows: list, phase: str) -> float:
+def coverage(rows: list, phase: str, band: tuple = BAND) -> float:
     """Share of the left-out runs of `phase` inside the likely range, the range itself taken
-    without their family: each family's runs are checked against the 10th-90th percentile
-    band of the other families' left-out speed ratios (the band `tokenwalk fit` records is
-    the same computation on all of them), so no run helps set the range it is checked on."""
+    without their family: each family's runs are checked against the `band` percentiles of
+    the other families' left-out speed ratios, so no run helps set the range it is checked on."""
     sel = [r for r in rows if r["phase"] == phase]
     inside = 0
     for r in sel:
         others = np.array([o["speed_ratio"] for o in sel if o["family"] != r["family"]])
-        low, high = np.percentile(others, BAND[0]), np.percentile(others, BAND[1])
+        low, high = np.percentile(others, band[0]), np.percentile(others, band[1])
         inside += low <= r["speed_ratio"] <= high
     return round(inside / len(sel), 4) if sel else 0.0
+
+
+def calibrated_band(rows: list, phase: str, share: float = 0.80) -> tuple[float, float]:
+    """The narrowest symmetric percentiles (q, 100 - q), q from 10 down in steps of 0.5,
+    whose `coverage` reaches `share`: families cluster, so the 10th-90th percentile of all
+    left-out runs holds fewer than 80 % of a new family's runs."""
+    q = float(BAND[0])
+    while q > 0.5 and coverage(rows, phase, (q, 100 - q)) < share:
+        q -= 0.5
+    return q, 100 - q
 
 
 def validation(rows: list) -> dict:
@@ -300,7 +309,14 @@ def validation(rows: list) -> dict:
         out[f"{phase}_by_backend"] = {b: summarise(rows, phase, None, b) for b in sorted({r["backend"] for r in sel})}
         out[f"{phase}_by_device_class"] = {c: summarise(rows, phase, None, None, c)
                                            for c in sorted({r["device_class"] for r in sel})}
-        out[f"{phase}_coverage"] = coverage(rows, phase)
+        out[f"{phase}_coverage_p10_p90"] = coverage(rows, phase)
+        band = calibrated_band(rows, phase)
+        ratios = np.array([r["speed_ratio"] for r in sel])
+        out[f"{phase}_range"] = {
+            "percentiles": list(band), "coverage": coverage(rows, phase, band),
+            "speed_ratio_low": round(float(np.percentile(ratios, band[0])), 4),
+            "speed_ratio_high": round(float(np.percentile(ratios, band[1])), 4)}
+        out[f"{phase}_coverage"] = out[f"{phase}_range"]["coverage"]
     return out
 
 
@@ -382,8 +398,9 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
         "quant_compute_factor_p10_p90": spread.get("quant_compute_factor", {}),
         "cross_validation": dict(
             method=("leave one family out: all the chips of one family (machines.json 'family': every M2, every RDNA3 "
-                    "card) predicted by a fit on the other families' runs; the likely range (speed_ratio_p10..p90 of "
-                    "decode and prefill) is the 10th-90th percentile of these left-out speed ratios"),
+                    "card) predicted by a fit on the other families' runs; the likely range (decode_range, prefill_range) is "
+                    "the band of these left-out speed ratios whose percentiles hold 80 % of each family's runs when "
+                    "set without that family"),
             **by_family,
             leave_one_machine_out=by_chip,
         ),

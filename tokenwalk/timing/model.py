@@ -211,21 +211,23 @@ def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = Non
 
 
 def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
-    """(low, high) multipliers of a predicted time that cover the middle 80 % of the
-    leave-one-machine-out errors of `phase` ("decode" or "prefill"): the 10th and 90th
-    percentiles of measured / predicted speed over every published run of that phase, each
-    predicted by a fit that never saw its machine. A range for a machine the fit has not
-    seen; a calibrated machine (the laptop) meets its own measurements, so for it the band
-    is wider than its error at the measured sizes."""
+    """(low, high) multipliers of a predicted time for a machine the fit has not seen: from
+    the leave-one-family-out speed ratios (measured / predicted) of `phase` ("decode" or
+    "prefill"), the band whose percentiles held 80 % of each family's runs when set without
+    that family (`cross_validation.<phase>_range`, written by `tokenwalk fit`; a fit file
+    without it: the 10th-90th percentile). A calibrated machine (the laptop) meets its own
+    measurements, so for it the band is wider than its error at the measured sizes."""
     if phase not in ("decode", "prefill"):
         raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
     fit = fit if fit is not None else load_fit()
     try:
-        band = fit["cross_validation"][phase]
+        cv = fit["cross_validation"]
+        band = cv.get(f"{phase}_range") or {"speed_ratio_low": cv[phase]["speed_ratio_p10"],
+                                              "speed_ratio_high": cv[phase]["speed_ratio_p90"]}
     except KeyError:
         raise SpecError(f"timing_fit.json: cross_validation.{phase}: missing (run `tokenwalk fit`)") from None
     # ratios are measured / predicted speed; a time scales with the inverse
-    return 1.0 / band["speed_ratio_p90"], 1.0 / band["speed_ratio_p10"]
+    return 1.0 / band["speed_ratio_high"], 1.0 / band["speed_ratio_low"]
 
 
 def decode_step_range_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",

@@ -46,8 +46,8 @@ def numbers_html(walk: dict) -> str:
         ("decode", "Decode", fmt_rate(walk["decode_tok_s"]) if walk["output_tokens"] else "—",
          f"{walk['output_tokens']:,} tokens in {fmt_s(walk['decode_s'])}{_likely(walk, 'decode_tok_s', fmt_rate)}"),
     ]
-    note = ('<p class="tw-sub tw-sim-band">"Likely" ranges: the middle 80 % of the timing model\'s error '
-            'when it predicts a machine it was not fitted on (<code>tokenwalk validate</code>).</p>'
+    note = ('<p class="tw-sub tw-sim-band">"Likely": on chip families the timing model was not fitted on, '
+            '8 runs in 10 fell inside such a range (<code>tokenwalk validate</code>).</p>'
             if walk.get("ranges") else "")
     return '<dl class="tw-sim-numbers">' + "".join(
         f'<div data-number="{key}"><dt>{label}</dt><dd><span class="tw-big">{escape(value)}</span>'

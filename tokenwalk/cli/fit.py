@@ -43,14 +43,34 @@ def run(args) -> int:
     path = timing_fit.write_fit(fit, args.output)
     cv = fit["cross_validation"]
     print(f"wrote {path.name}: {fit['inputs']['decode_runs']} decode and {fit['inputs']['prefill_runs']} prefill runs "
-          f"on {fit['inputs']['machines']} machines")
-    print(f"{'row':<12}{'bandwidth eff.':>16}{'per layer':>12}{'compute eff.':>14}")
+          f"on {fit['inputs']['machines']} machines ({fit['inputs']['chips']} chips, "
+          f"{fit['inputs']['families']} families)")
+    print("structures compared by leave-one-family-out error (decode median, p90; prefill median):")
+    for name, s in fit["structures_compared"].items():
+        mark = "  <- chosen" if name == fit["structure"] else ""
+        print(f"  {name:<24}{s['decode_median_ape']:>7.1%}{s['decode_p90_ape']:>8.1%}"
+              f"{s['prefill_median_ape']:>8.1%}{mark}")
+    print("coefficients, each with its 10th-90th percentile over fits on resampled chip families:")
+    print(f"{'row':<20}{'bandwidth eff.':>22}{'per layer (us)':>22}{'compute eff.':>22}")
+
+    def cell(row: dict, param: str, scale: float = 1.0, fmt: str = ".2f") -> str:
+        lo, hi = row.get("range_p10_p90", {}).get(param, [None, None])
+        spread = f" ({lo * scale:{fmt}}-{hi * scale:{fmt}})" if lo is not None else ""
+        return f"{row[param] * scale:{fmt}}{spread}"
+
     for name, row in [("default", fit["default"]), *fit["backends"].items()]:
-        print(f"{name:<12}{row['bandwidth_efficiency']:>16.2f}{row['layer_overhead_s'] * 1e6:>9.0f} us{row['compute_efficiency']:>14.2f}")
+        print(f"{name:<20}{cell(row, 'bandwidth_efficiency'):>22}{cell(row, 'layer_overhead_s', 1e6, '.0f'):>22}"
+              f"{cell(row, 'compute_efficiency'):>22}")
+    if fit.get("quant_compute_factor"):
+        spread = fit.get("quant_compute_factor_p10_p90", {})
+        print("prefill compute factor by weight format (Q4_0 = 1): " + ", ".join(
+            f"{q} {v:.2f}" + (f" ({spread[q][0]:.2f}-{spread[q][1]:.2f})" if q in spread else "")
+            for q, v in fit["quant_compute_factor"].items()))
     for name in timing_calibration.calibrated_machines():
         row = timing_model.coefficients(load_machine(name))
-        print(f"{name:<12}{row.bandwidth_efficiency:>16.2f}{row.layer_overhead_s * 1e6:>9.0f} us{row.compute_efficiency:>14.2f}"
-              f"  (from its measurements, not stored{': ' + row.note if row.note else ''})")
-    print(f"leave-one-machine-out median error: decode tg128 {cv['decode_tg128']['median_ape']:.1%}, "
-          f"prefill pp512 {cv['prefill_pp512']['median_ape']:.1%} (tokenwalk validate for the details)")
+        print(f"{name:<20}{row.bandwidth_efficiency:>22.2f}{row.layer_overhead_s * 1e6:>22.0f}"
+              f"{row.compute_efficiency:>22.2f}  (from its measurements, not stored{': ' + row.note if row.note else ''})")
+    print(f"leave-one-family-out median error: decode {cv['decode']['median_ape']:.1%} "
+          f"(p90 {cv['decode']['p90_ape']:.1%}), prefill {cv['prefill']['median_ape']:.1%}; likely range holds {cv['decode_coverage']:.0%} (decode), "
+          f"{cv['prefill_coverage']:.0%} (prefill) (tokenwalk validate for the details)")
     return 0

@@ -1,4 +1,4 @@
-"""`tokenwalk validate`: how wrong the timing model is, machine by machine."""
+"""`tokenwalk validate`: how wrong the timing model is on machines it has not seen."""
 
 from __future__ import annotations
 
@@ -8,31 +8,55 @@ from pathlib import Path
 from tokenwalk.errors import TokenwalkError
 
 NAME = "validate"
-HELP = "leave-one-machine-out error of the timing model on published llama-bench runs"
+HELP = ("leave-one-family-out and leave-one-machine-out error of the timing model "
+        "on published llama-bench runs")
 DESCRIPTION = """\
-Cross-validate the timing model: every machine of the published llama-bench runs is
-predicted by a fit on all the other machines (leave one machine out; a chip's variants,
-such as an 8 GB and a 16 GB M1, are left out together), and the absolute
-percentage error of the predicted tokens per second is summarised for decode (tg) and
-prefill (pp) separately: median and 90th percentile, overall and per backend, then the
-ten worst points of each phase with what the data say about them. Prefill is checked
-only where the machine has an FP16 figure. Needs numpy and scipy (the `native` extra).
+Cross-validate the timing model two ways: leave one family out (all the chips of one
+family, machines.json's `family`: every M2, every RDNA3 card, predicted by a fit on the
+other families: what a machine the model has never seen can expect) and leave one machine
+out (each chip, its listed variants such as an 8 GB and a 16 GB M1 together). For decode
+(tg) and prefill (pp) separately: the median and 90th percentile of the absolute
+percentage error of the predicted tokens per second, overall, by backend and by device
+class, and the coverage of the likely range (the share of left-out runs inside the
+10th-90th percentile band of the other families' left-out errors: 80 % if the range
+holds). Then the worst points of each phase with what the data say about them. Prefill
+is checked only where the machine has an FP16 figure. The structure is the one
+`tokenwalk fit` chose (timing_fit.json), or --structure. Needs numpy and scipy.
 
 example:
   tokenwalk validate
-  tokenwalk validate --worst 20
+  tokenwalk validate --structure backend --worst 20
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", type=Path, help="folder with benchmarks.json and models.json (default: the package's)")
     parser.add_argument("--worst", metavar="N", type=int, default=10, help="worst points to list per phase (default 10)")
+    parser.add_argument("--structure", metavar="NAME", help="model structure to validate (default: the fit's; "
+                        "one of: backend, backend+quant, backend x class, backend x class+quant)")
 
 
 def _line(label: str, s: dict) -> str:
     if not s.get("runs"):
-        return f"  {label:<22}{0:>6}{0:>10}{'-':>10}{'-':>10}"
-    return f"  {label:<22}{s['runs']:>6}{s['machines']:>10}{s['median_ape']:>10.1%}{s['p90_ape']:>10.1%}"
+        return f"  {label:<24}{0:>6}{0:>7}{0:>7}{'-':>9}{'-':>9}"
+    return (f"  {label:<24}{s['runs']:>6}{s['machines']:>7}{s.get('families', 0):>7}"
+            f"{s['median_ape']:>9.1%}{s['p90_ape']:>9.1%}")
+
+
+def print_validation(title: str, v: dict) -> None:
+    print(title)
+    for phase, headline in (("decode", "tg128"), ("prefill", "pp512")):
+        print(f"  {phase}{'':<18}{'runs':>6}{'chips':>7}{'famil.':>7}{'median':>9}{'p90':>9}")
+        print(_line(f"all {phase} tests", v[phase]))
+        print(_line(headline, v[f"{phase}_{headline}"]))
+        for backend, s in v[f"{phase}_by_backend"].items():
+            print(_line(f"  {backend}", s))
+        for device_class, s in v[f"{phase}_by_device_class"].items():
+            print(_line(f"  {device_class or 'class unknown'}", s))
+        band = v[f"{phase}_range"]
+        print(f"  likely range ({phase}): {v[f'{phase}_coverage']:.0%} of left-out runs inside (stated: 80 %; "
+              f"percentiles {band['percentiles'][0]:g}-{band['percentiles'][1]:g} of the left-out errors; "
+              f"the 10-90 band would hold {v[f'{phase}_coverage_p10_p90']:.0%})")
 
 
 def run(args) -> int:
@@ -40,31 +64,27 @@ def run(args) -> int:
         from tokenwalk.native import timing_fit
     except ImportError as error:
         raise TokenwalkError(f"validate: needs numpy and scipy (pip install -e '.[native]'): {error}") from None
+    from tokenwalk.timing import model as timing_model
+
+    structure = args.structure or timing_model.load_fit().get("structure", "backend")
+    if structure not in timing_fit.STRUCTURES:
+        raise TokenwalkError(f"validate: --structure must be one of {', '.join(timing_fit.STRUCTURES)}")
     runs = [r for r in timing_fit.load_runs(args.data) if timing_fit.usable(r)]
-    rows = timing_fit.leave_one_machine_out(timing_fit.features(runs))
-    print("Timing model, leave-one-machine-out cross-validation on published llama-bench runs")
-    print("(each chip, its listed variants together, predicted by a fit that never saw it;")
-    print(" error = |predicted / measured tok/s - 1|)")
-    titles = {"decode": "decode (tg: one stream from an empty context)",
-              "prefill": "prefill (pp: one prompt step; machines with an FP16 figure)"}
-    headline = {"decode": "tg128", "prefill": "pp512"}
+    f = timing_fit.features(runs)
+    family_rows = timing_fit.leave_out(f, "family", structure)
+    chip_rows = timing_fit.leave_out(f, "chip", structure)
+    print(f"Timing model ({structure}), cross-validated on published llama-bench runs")
+    print("(error = |predicted / measured tok/s - 1|; each group predicted by a fit that never saw it)")
+    print()
+    print_validation("leave one family out (all the chips of a family together)", timing_fit.validation(family_rows))
+    print()
+    print_validation("leave one machine out (each chip, its variants together)", timing_fit.validation(chip_rows))
     for phase in ("decode", "prefill"):
         print()
-        print(titles[phase])
-        print(f"  {'':<22}{'runs':>6}{'chips':>10}{'median':>10}{'p90':>10}")
-        tests = sorted({r["test"] for r in rows if r["phase"] == phase})
-        print(_line(f"{headline[phase]}, all backends", timing_fit.summarise(rows, phase, headline[phase])))
-        for backend in sorted({r["backend"] for r in rows if r["phase"] == phase}):
-            print(_line(f"  {backend}", timing_fit.summarise(rows, phase, headline[phase], backend)))
-        if len(tests) > 1:
-            print(_line(f"all {'/'.join(tests)}", timing_fit.summarise(rows, phase)))
-            for backend in sorted({r["backend"] for r in rows if r["phase"] == phase}):
-                print(_line(f"  {backend}", timing_fit.summarise(rows, phase, None, backend)))
-    for phase in ("decode", "prefill"):
-        print()
-        print(f"worst {args.worst} {phase} points (measured -> predicted tok/s, error; why)")
-        worst = sorted((r for r in rows if r["phase"] == phase), key=lambda r: -r["ape"])[: args.worst]
+        print(f"worst {args.worst} {phase} points, family left out (measured -> predicted tok/s, error; why)")
+        worst = sorted((r for r in family_rows if r["phase"] == phase), key=lambda r: -r["ape"])[: args.worst]
         for r in worst:
-            print(f"  {r['ape']:>6.0%}  {r['run'].label}")
-            print(f"          {r['measured_tok_s']:.1f} -> {r['predicted_tok_s']:.1f}; {timing_fit.reason(r, rows)}")
+            print(f"  {r['ape']:>6.0%}  {r['run'].label}  [{r['family']}, {r['device_class'] or '?'}; row {r['row']}]")
+            why = timing_fit.reason(r, family_rows)
+            print(f"          {r['measured_tok_s']:.1f} -> {r['predicted_tok_s']:.1f}; {why}")
     return 0

@@ -33,12 +33,28 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from tokenwalk.physics import roofline
-from tokenwalk.timing.llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
 from tokenwalk.timing import model as timing_model
+from tokenwalk.timing.llama_bench import DATA_DIR, BenchRun, chip_name, load_runs
 from tokenwalk.timing.model import BOUNDS, FIT_PATH, predict_run_tok_s, rounded
 
 MIN_MACHINES = 2  # a backend needs this many machines with runs to get a row of its own
 SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not squared
+
+
+# The structures `tokenwalk fit` chooses between by leave-one-family-out error (`choose`):
+# by_class: rows per backend and class of device ("ROCm/discrete") where the data have
+# MIN_MACHINES chips of that pair, else the backend's row; quant: a factor per weight format
+# on the compute efficiency of prefill (the dequantisation cost, which kernels exist).
+STRUCTURES = {
+    "backend": {"by_class": False, "quant": False},
+    "backend+quant": {"by_class": False, "quant": True},
+    "backend x class": {"by_class": True, "quant": False},
+    "backend x class+quant": {"by_class": True, "quant": True},
+}
+REFERENCE_QUANT = "Q4_0"  # the format whose factor is 1 (the most common in the data)
+BOOTSTRAP_SAMPLES = 100  # resamples of the chip families for the parameters' uncertainty
+BOOTSTRAP_SEED = 14
+BAND = (10, 90)  # percentiles of the left-out speed ratios: the likely range holds 80 %
 
 
 @dataclass
@@ -52,6 +68,10 @@ class Features:
     tokens: np.ndarray  # tokens per step (1 for decode)
     measured_s: np.ndarray  # measured seconds per step
     decode: np.ndarray  # bool
+    chips: np.ndarray  # chip name per run (`chip_name`)
+    families: np.ndarray  # chip family per run (machines.json)
+    classes: np.ndarray  # device class per run ("" where unknown)
+    quants: np.ndarray
 
 
 def usable(run: BenchRun) -> bool:
@@ -78,7 +98,9 @@ def features(runs: list) -> Features:
         layers.append(run.model.layers)
         decode.append(run.phase == "decode")
     return Features(list(runs), np.array(memory), np.array(compute), np.array(layers, float),
-                    np.array(tokens, float), np.array(measured), np.array(decode, bool))
+                    np.array(tokens, float), np.array(measured), np.array(decode, bool),
+                    np.array([chip_name(r.machine.name) for r in runs]), np.array([r.family for r in runs]),
+                    np.array([r.machine.device_class or "" for r in runs]), np.array([r.quant for r in runs]))
 
 
 def predicted_s(f: Features, idx, e_bw, e_c, overhead) -> np.ndarray:
@@ -100,143 +122,290 @@ def _fit_decode(f: Features, idx) -> tuple[float, float]:
     return float(best.x[0]), float(best.x[1] * 1e-6)
 
 
-def _fit_prefill(f: Features, idx, e_bw: float, overhead: float) -> float:
+def _fit_prefill(f: Features, idx, e_bw: float, overhead: float, factor: np.ndarray) -> float:
     def residuals(p):
-        return np.log(predicted_s(f, idx, e_bw, p[0], overhead) / f.measured_s[idx])
+        return np.log(predicted_s(f, idx, e_bw, p[0] * factor[idx], overhead) / f.measured_s[idx])
 
-    result = least_squares(residuals, [0.4], bounds=([BOUNDS["compute_efficiency"][0]], [BOUNDS["compute_efficiency"][1]]),
-                           loss="soft_l1", f_scale=SOFT_L1_SCALE)
+    lo, hi = BOUNDS["compute_efficiency"]
+    result = least_squares(residuals, [0.4], bounds=([lo], [hi]), loss="soft_l1", f_scale=SOFT_L1_SCALE)
     return float(result.x[0])
 
 
-def _row(f: Features, idx: np.ndarray, fallback: dict | None) -> dict:
+def _count(f: Features, ids) -> int:
+    return len(set(f.chips[ids])) if len(ids) else 0
+
+
+def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray) -> dict:
     dec = idx[f.decode[idx]]
     pre = idx[~f.decode[idx]]
-    machines = lambda ids: len({chip_name(f.runs[i].machine.name) for i in ids})  # noqa: E731
-    row = {"decode_runs": int(len(dec)), "decode_machines": machines(dec),
-           "prefill_runs": int(len(pre)), "prefill_machines": machines(pre)}
-    if machines(dec) >= MIN_MACHINES or fallback is None:
+    row = {"decode_runs": int(len(dec)), "decode_machines": _count(f, dec),
+           "prefill_runs": int(len(pre)), "prefill_machines": _count(f, pre)}
+    if _count(f, dec) >= MIN_MACHINES or (fallback is None and len(dec)):
         e_bw, overhead = _fit_decode(f, dec)
         row["decode_from"] = "fitted"
     else:
         e_bw, overhead = fallback["bandwidth_efficiency"], fallback["layer_overhead_s"]
-        row["decode_from"] = "default"
-    if machines(pre) >= MIN_MACHINES or (fallback is None and len(pre)):
-        e_c = _fit_prefill(f, pre, e_bw, overhead)
+        row["decode_from"] = fallback.get("name", "default")
+    if _count(f, pre) >= MIN_MACHINES or (fallback is None and len(pre)):
+        e_c = _fit_prefill(f, pre, e_bw, overhead, factor)
         row["prefill_from"] = "fitted"
     else:
         e_c = fallback["compute_efficiency"]
-        row["prefill_from"] = "default"
+        row["prefill_from"] = fallback.get("name", "default")
     row.update(rounded(e_bw, overhead, e_c))
     return row
 
 
-def fit_coefficients(f: Features, idx: np.ndarray | None = None, only: set | None = None) -> dict:
-    """{"default": row, "backends": {name: row}} fitted on the runs `idx` (all if None);
-    `only`: fit just these backends' rows (each row depends on its own runs and the default)."""
-    idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
-    gpu = np.array([i for i in idx if f.runs[i].backend != "CPU"])
-    default = _row(f, gpu, None)
+def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, only: set | None) -> dict:
+    gpu = np.array([i for i in idx if f.runs[i].backend != "CPU"], int)
+    default = _row(f, gpu, None, factor)
     backends = {}
-    for backend in sorted({f.runs[i].backend for i in idx} & (only if only is not None else {f.runs[i].backend for i in idx})):
-        members = np.array([i for i in idx if f.runs[i].backend == backend])
-        backends[backend] = _row(f, members, default)
+    names = sorted({f.runs[i].backend for i in idx} & (only if only is not None else {f.runs[i].backend for i in idx}))
+    for backend in names:
+        members = np.array([i for i in idx if f.runs[i].backend == backend], int)
+        row = _row(f, members, default, factor)
+        backends[backend] = row
+        if not structure["by_class"]:
+            continue
+        for device_class in sorted(set(f.classes[members]) - {""}):
+            sub = members[f.classes[members] == device_class]
+            # a row of its own only where the pair has enough chips in at least one phase
+            if max(_count(f, sub[f.decode[sub]]), _count(f, sub[~f.decode[sub]])) < MIN_MACHINES:
+                continue
+            backends[f"{backend}/{device_class}"] = _row(f, sub, dict(row, name=backend), factor)
     return {"default": default, "backends": backends}
 
 
-def _coeffs_for(coeffs: dict, backend: str) -> tuple[float, float, float]:
-    row = coeffs["backends"].get(backend, coeffs["default"])
-    return row["bandwidth_efficiency"], row["compute_efficiency"], row["layer_overhead_s"]
+def _factors(f: Features, quants: dict) -> np.ndarray:
+    return np.array([quants.get(q, 1.0) for q in f.quants])
+
+
+def fit_coefficients(f: Features, idx: np.ndarray | None = None, only: set | None = None,
+                     structure: dict | str = "backend x class+quant") -> dict:
+    """{"default": row, "backends": {key: row}, "quant_compute_factor": {quant: factor}}
+    fitted on the runs `idx` (all if None); `only`: fit just these backends' rows (each row
+    depends on its own runs and the default). With a quant term, the factors and the rows
+    are fitted in turn (three rounds): each format's factor is the median ratio of its
+    prefill runs' predicted to measured time, relative to Q4_0, over formats run on at
+    least MIN_MACHINES chips."""
+    structure = STRUCTURES[structure] if isinstance(structure, str) else structure
+    idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
+    quants: dict = {}
+    coeffs = _rows(f, idx, structure, _factors(f, quants), only)
+    if structure["quant"]:
+        pre = idx[~f.decode[idx]]
+        for _ in range(3):
+            pred = predict_s(f, dict(coeffs, quant_compute_factor=quants), pre)
+            log_ratio = np.log(pred / f.measured_s[pre])  # > 0: predicted slower than measured
+            for quant in sorted(set(f.quants[pre])):
+                sel = f.quants[pre] == quant
+                if _count(f, pre[sel]) >= MIN_MACHINES:
+                    quants[quant] = quants.get(quant, 1.0) * math.exp(float(np.median(log_ratio[sel])))
+            ref = quants.get(REFERENCE_QUANT, 1.0)
+            quants = {q: round(v / ref, 4) for q, v in sorted(quants.items())}
+            coeffs = _rows(f, idx, structure, _factors(f, quants), only)
+    coeffs["quant_compute_factor"] = quants
+    return coeffs
 
 
 def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
+    """Seconds per step of the runs `idx`, each on its row (`timing_model.row_key`)."""
     idx = np.asarray(idx)
     out = np.empty(len(idx))
+    quants = coeffs.get("quant_compute_factor", {})
     for k, i in enumerate(idx):
-        e_bw, e_c, overhead = _coeffs_for(coeffs, f.runs[i].backend)
-        out[k] = predicted_s(f, np.array([i]), e_bw, e_c, overhead)[0]
+        key = timing_model.row_key(coeffs["backends"], f.runs[i].backend, f.runs[i].machine.device_class)
+        row = coeffs["backends"][key] if key is not None else coeffs["default"]
+        e_c = row["compute_efficiency"] * quants.get(f.quants[i], 1.0)
+        out[k] = predicted_s(f, np.array([i]), row["bandwidth_efficiency"], e_c, row["layer_overhead_s"])[0]
     return out
 
 
-def leave_one_machine_out(f: Features) -> list[dict]:
-    """Each machine predicted by a fit on all the other machines' runs.
+def leave_out(f: Features, by: str = "family", structure: dict | str = "backend x class+quant") -> list[dict]:
+    """Each group of runs predicted by a fit on all the other groups' runs.
 
-    A "machine" here is a chip (`llama_bench.chip_name`): the variants of one chip that the
-    data list separately (8 GB and 16 GB, a Vulkan row) are left out together.
+    by="chip": one chip at a time (`llama_bench.chip_name`: the variants of one chip that
+    the data list separately, 8 GB and 16 GB, a Vulkan row, together); by="family": all the
+    chips of one family (machines.json: every M2, every RDNA3 card) together.
 
     Returns one row per run: measured and predicted tok/s, speed ratio (measured /
     predicted), absolute percentage error of the predicted speed, and the fit's row used.
     """
+    groups = f.families if by == "family" else f.chips
     rows = []
-    chips = sorted({chip_name(run.machine.name) for run in f.runs})
-    for name in chips:
-        test = np.array([i for i, run in enumerate(f.runs) if chip_name(run.machine.name) == name])
-        train = np.array([i for i, run in enumerate(f.runs) if chip_name(run.machine.name) != name])
-        coeffs = fit_coefficients(f, train, only={f.runs[i].backend for i in test})
+    for name in sorted(set(groups)):
+        test = np.flatnonzero(groups == name)
+        train = np.flatnonzero(groups != name)
+        coeffs = fit_coefficients(f, train, only={f.runs[i].backend for i in test}, structure=structure)
         pred = predict_s(f, coeffs, test)
-        for i, p in zip(test, pred):
+        for i, p in zip(test, pred, strict=True):
             run = f.runs[i]
             measured = run.tok_s
             predicted = f.tokens[i] / p
-            backend_row = coeffs["backends"].get(run.backend)
+            key = timing_model.row_key(coeffs["backends"], run.backend, run.machine.device_class) or "default"
             same = [j for j in train if f.runs[j].backend == run.backend and f.runs[j].phase == run.phase]
             rows.append({
                 "index": run.index, "run": run, "phase": run.phase, "test": run.test, "backend": run.backend,
-                "machine": name, "measured_tok_s": measured, "predicted_tok_s": predicted,
-                "speed_ratio": measured / predicted, "ape": abs(predicted / measured - 1.0),
-                "row": (backend_row or {}).get("decode_from" if run.phase == "decode" else "prefill_from", "default"),
-                "backend_machines_in_fit": len({chip_name(f.runs[j].machine.name) for j in same}),
+                "machine": str(f.chips[i]), "family": str(f.families[i]), "device_class": str(f.classes[i]),
+                "measured_tok_s": measured, "predicted_tok_s": predicted,
+                "speed_ratio": measured / predicted, "ape": abs(predicted / measured - 1.0), "row": key,
+                "backend_machines_in_fit": len({str(f.chips[j]) for j in same}),
             })
     return rows
 
 
-def summarise(rows: list, phase: str, test: str | None = None, backend: str | None = None) -> dict:
+def leave_one_machine_out(f: Features, structure: dict | str = "backend x class+quant") -> list[dict]:
+    """`leave_out` by chip."""
+    return leave_out(f, "chip", structure)
+
+
+def summarise(rows: list, phase: str, test: str | None = None, backend: str | None = None,
+              device_class: str | None = None) -> dict:
     sel = [r for r in rows if r["phase"] == phase and (test is None or r["test"] == test)
-           and (backend is None or r["backend"] == backend)]
+           and (backend is None or r["backend"] == backend)
+           and (device_class is None or r["device_class"] == device_class)]
     if not sel:
         return {"runs": 0, "machines": 0}
     ape = np.array([r["ape"] for r in sel])
     ratio = np.array([r["speed_ratio"] for r in sel])
     return {
-        "runs": len(sel), "machines": len({r["machine"] for r in sel}),
+        "runs": len(sel), "machines": len({r["machine"] for r in sel}), "families": len({r["family"] for r in sel}),
         "median_ape": round(float(np.median(ape)), 4), "p90_ape": round(float(np.percentile(ape, 90)), 4),
-        "speed_ratio_p10": round(float(np.percentile(ratio, 10)), 4),
-        "speed_ratio_p90": round(float(np.percentile(ratio, 90)), 4),
+        "speed_ratio_p10": round(float(np.percentile(ratio, BAND[0])), 4),
+        "speed_ratio_p90": round(float(np.percentile(ratio, BAND[1])), 4),
     }
+
+
+def coverage(rows: list, phase: str, band: tuple = BAND) -> float:
+    """Share of the left-out runs of `phase` inside the likely range, the range itself taken
+    without their family: each family's runs are checked against the `band` percentiles of
+    the other families' left-out speed ratios, so no run helps set the range it is checked on."""
+    sel = [r for r in rows if r["phase"] == phase]
+    inside = 0
+    for r in sel:
+        others = np.array([o["speed_ratio"] for o in sel if o["family"] != r["family"]])
+        low, high = np.percentile(others, band[0]), np.percentile(others, band[1])
+        inside += low <= r["speed_ratio"] <= high
+    return round(inside / len(sel), 4) if sel else 0.0
+
+
+def calibrated_band(rows: list, phase: str, share: float = 0.80) -> tuple[float, float]:
+    """The narrowest symmetric percentiles (q, 100 - q), q from 10 down in steps of 0.5,
+    whose `coverage` reaches `share`: families cluster, so the 10th-90th percentile of all
+    left-out runs holds fewer than 80 % of a new family's runs."""
+    q = float(BAND[0])
+    while q > 0.5 and coverage(rows, phase, (q, 100 - q)) < share:
+        q -= 0.5
+    return q, 100 - q
+
+
+def validation(rows: list) -> dict:
+    """The summary `tokenwalk validate` prints and timing_fit.json keeps, for one leave-out."""
+    out = {}
+    for phase, headline in (("decode", "tg128"), ("prefill", "pp512")):
+        sel = [r for r in rows if r["phase"] == phase]
+        out[phase] = summarise(rows, phase)
+        out[f"{phase}_{headline}"] = summarise(rows, phase, headline)
+        out[f"{phase}_by_backend"] = {b: summarise(rows, phase, None, b) for b in sorted({r["backend"] for r in sel})}
+        out[f"{phase}_by_device_class"] = {c: summarise(rows, phase, None, None, c)
+                                           for c in sorted({r["device_class"] for r in sel})}
+        out[f"{phase}_coverage_p10_p90"] = coverage(rows, phase)
+        band = calibrated_band(rows, phase)
+        ratios = np.array([r["speed_ratio"] for r in sel])
+        out[f"{phase}_range"] = {
+            "percentiles": list(band), "coverage": coverage(rows, phase, band),
+            "speed_ratio_low": round(float(np.percentile(ratios, band[0])), 4),
+            "speed_ratio_high": round(float(np.percentile(ratios, band[1])), 4)}
+        out[f"{phase}_coverage"] = out[f"{phase}_range"]["coverage"]
+    return out
+
+
+def score(summary: dict) -> float:
+    """What `choose` minimises: median error of decode and prefill, and a quarter of decode's p90."""
+    return summary["decode"]["median_ape"] + summary["prefill"]["median_ape"] + summary["decode"]["p90_ape"] / 4
+
+
+def choose(f: Features) -> tuple[str, dict]:
+    """The structure with the smallest leave-one-family-out `score`, and every structure's score."""
+    scores = {}
+    for name in STRUCTURES:
+        summary = validation(leave_out(f, "family", name))
+        scores[name] = {"score": round(score(summary), 4), "decode_median_ape": summary["decode"]["median_ape"],
+                        "decode_p90_ape": summary["decode"]["p90_ape"],
+                        "prefill_median_ape": summary["prefill"]["median_ape"]}
+    return min(scores, key=lambda name: scores[name]["score"]), scores
+
+
+def bootstrap(f: Features, structure: str, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> dict:
+    """The 10th and 90th percentiles of each fitted parameter over fits on resampled chip
+    families (families drawn with replacement, each with all its runs): {row: {param: [lo, hi]}}
+    and {"quant_compute_factor": {quant: [lo, hi]}}. A row missing from a resample (its
+    backend drawn without enough chips) is left out of that resample."""
+    rng = np.random.default_rng(seed)
+    names = np.array(sorted(set(f.families)))
+    draws: dict = {}
+    for _ in range(samples):
+        picked = rng.choice(names, size=len(names), replace=True)
+        idx = np.concatenate([np.flatnonzero(f.families == name) for name in picked])
+        coeffs = fit_coefficients(f, idx, structure=structure)
+        for key, row in [("default", coeffs["default"]), *coeffs["backends"].items()]:
+            for param in ("bandwidth_efficiency", "layer_overhead_s", "compute_efficiency"):
+                draws.setdefault(key, {}).setdefault(param, []).append(row[param])
+        for quant, factor in coeffs["quant_compute_factor"].items():
+            draws.setdefault("quant_compute_factor", {}).setdefault(quant, []).append(factor)
+    return {key: {param: [round(float(np.percentile(v, 10)), 7), round(float(np.percentile(v, 90)), 7)]
+                  for param, v in params.items()} for key, params in draws.items()}
 
 
 # --- the whole fit ---------------------------------------------------------------------------
 
-def run_fit(data_dir: Path | None = None) -> tuple[dict, list]:
-    """Fit on every usable run and cross-validate. Returns (fit, lomo rows)."""
+def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> tuple[dict, list]:
+    """Choose the structure, fit it on every usable run, cross-validate it and bootstrap
+    its parameters. Returns (fit, leave-one-family-out rows)."""
     runs = [run for run in load_runs(data_dir) if usable(run)]
     f = features(runs)
-    coeffs = fit_coefficients(f)
-    rows = leave_one_machine_out(f)
+    structure, scores = choose(f)
+    coeffs = fit_coefficients(f, structure=structure)
+    family_rows = leave_out(f, "family", structure)
+    chip_rows = leave_out(f, "chip", structure)
+    by_family, by_chip = validation(family_rows), validation(chip_rows)
+    spread = bootstrap(f, structure, samples) if samples else {}
+    for key, row in [("default", coeffs["default"]), *coeffs["backends"].items()]:
+        if key in spread:
+            row["range_p10_p90"] = spread[key]
     fit = {
         "about": (
             "Coefficients of tokenwalk's timing model (tokenwalk/timing/model.py), written by `tokenwalk fit` from "
-            "the published llama-bench runs in llama-bench/benchmarks.json. A step lasts max(bytes / (bandwidth_efficiency x "
-            "spec GB/s), operations / (compute_efficiency x spec FP16 FLOP/s)) + layers x layer_overhead_s. Machines "
-            "with their own measurements (a calibration block in their preset) are solved from them when timed, not stored here."
+            "the published llama-bench runs in llama-bench/benchmarks.json. A step lasts "
+            "max(bytes / (bandwidth_efficiency x spec GB/s), operations / (compute_efficiency x quant_compute_factor x spec FP16 FLOP/s)) + layers x "
+            "layer_overhead_s, with the row of the machine's backend on its class of device ('ROCm/discrete'), else of "
+            "its backend, else 'default'. range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
+            "chip families. Machines with their own measurements (a calibration block in their preset) are solved from "
+            "them when timed, not stored here."
         ),
         "inputs": {
             "runs": len(runs),
             "decode_runs": int(f.decode.sum()), "prefill_runs": int((~f.decode).sum()),
-            "machines": len({r.machine.name for r in runs}), "chips": len({chip_name(r.machine.name) for r in runs}),
+            "machines": len({r.machine.name for r in runs}), "chips": len(set(f.chips)),
+            "families": len(set(f.families)),
             "left_out": "runs without a spec bandwidth, and prefill runs without an FP16 figure",
         },
+        "structure": structure,
+        "structures_compared": scores,
         "default": coeffs["default"],
         "backends": coeffs["backends"],
-        "cross_validation": {
-            "method": "leave one machine out: each chip (variants together) predicted by a fit on the other chips' runs",
-            "decode": summarise(rows, "decode"),
-            "decode_tg128": summarise(rows, "decode", "tg128"),
-            "prefill": summarise(rows, "prefill"),
-            "prefill_pp512": summarise(rows, "prefill", "pp512"),
-        },
+        "quant_compute_factor": coeffs["quant_compute_factor"],
+        "quant_compute_factor_p10_p90": spread.get("quant_compute_factor", {}),
+        "cross_validation": dict(
+            method=("leave one family out: all the chips of one family (machines.json 'family': every M2, every RDNA3 "
+                    "card) predicted by a fit on the other families' runs; the likely range (decode_range, prefill_range) is "
+                    "the band of these left-out speed ratios whose percentiles hold 80 % of each family's runs when "
+                    "set without that family"),
+            **by_family,
+            leave_one_machine_out=by_chip,
+        ),
     }
-    return fit, rows
+    return fit, family_rows
 
 
 def write_fit(fit: dict, path: Path | None = None) -> Path:
@@ -254,7 +423,8 @@ def check_core_agrees(fit: dict, runs: list, tolerance: float = 1e-9) -> float:
     """Largest relative gap between this module's vectorised prediction and the pure core's
     `predict_run_tok_s` for the full fit (they must be the same model)."""
     f = features(runs)
-    coeffs = {"default": fit["default"], "backends": fit["backends"]}
+    coeffs = {"default": fit["default"], "backends": fit["backends"],
+              "quant_compute_factor": fit.get("quant_compute_factor", {})}
     worst = 0.0
     for i, run in enumerate(runs):
         native = f.tokens[i] / predict_s(f, coeffs, [i])[0]

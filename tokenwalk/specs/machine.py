@@ -4,7 +4,9 @@ A MachineSpec comes from a preset (`tokenwalk/data/machines/<name>.json`, every 
 with its source) or any JSON file in the same schema: required `name`, `bandwidth_gbs`,
 `fp16_tflops`, `memory_gb`; optional `backend`, `compute_units`, `lanes_per_cu`,
 `clock_ghz`, `l2_cache_bytes`, `shared_memory_per_cu_bytes`, `disk_gbs`, `title`,
-`sources`, and what was measured on the machine itself: `system_and_apps_bytes` (the
+`sources`, `device_class` ("integrated": a GPU or CPU sharing the system's memory;
+"discrete": a card with its own VRAM; "datacentre": a server accelerator; the timing fit
+has rows per backend and class), `unified_memory`, and what was measured on the machine itself: `system_and_apps_bytes` (the
 memory the system and apps hold before a model loads) and `calibration` (the measurements
 its timing is solved on, `tokenwalk.timing.calibration`). Those two travel with the file
 that states them: a machine is calibrated by its own spec, never by a side table matched
@@ -35,7 +37,10 @@ OPTIONAL_FIELDS = {
     "title": "str", "backend": "str", "compute_units": "int", "lanes_per_cu": "int", "clock_ghz": "number",
     "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number",
     "system_and_apps_bytes": "number", "calibration": "dict", "sources": "dict",
+    "device_class": "str", "unified_memory": "bool",
 }
+# What `device_class` may say: the timing fit has rows per backend and class of device.
+DEVICE_CLASSES = ("integrated", "discrete", "datacentre")
 LADDER_FILE = "_memory_ladder"
 THIS_MACHINE_FILE = "_this-machine"
 MEASURED_MACHINE = "this-machine"
@@ -60,6 +65,8 @@ class MachineSpec:
     disk_gbs: float | None = None
     system_and_apps_bytes: float | None = None
     calibration: dict | None = None
+    device_class: str | None = None  # "integrated" (shares system memory), "discrete" (own VRAM), "datacentre"
+    unified_memory: bool | None = None
     sources: dict[str, str] = field(default_factory=dict)
     spec_file: str = field(default="", compare=False)  # where `calibration` was read: errors name it
 
@@ -91,6 +98,9 @@ def machine_from_dict(data: dict, label: str) -> MachineSpec:
     for name in ("bandwidth_gbs", "fp16_tflops", "memory_gb"):
         if values[name] <= 0:
             raise SpecError(f"{label}: field '{name}' must be > 0, not {values[name]!r}")
+    if values.get("device_class") is not None and values["device_class"] not in DEVICE_CLASSES:
+        raise SpecError(f"{label}: field 'device_class' must be one of {', '.join(DEVICE_CLASSES)}, "
+                        f"not {values['device_class']!r}")
     return MachineSpec(**values, spec_file=label)
 
 

@@ -52,6 +52,7 @@ class BenchModel:
     expert_count: int = 0
     expert_used_count: int = 0
     context_length: int | None = None
+    file_type: str | None = None  # the weight format (the run's quant: F16, Q8_0, Q4_0, Q4_K_M ...)
 
     @property
     def active_params(self) -> float:
@@ -72,12 +73,17 @@ class BenchModel:
 @dataclass(frozen=True)
 class BenchMachine:
     """The machine of a published run: spec-sheet bandwidth (GB/s), FP16 peak (TFLOP/s,
-    None where unknown) and the llama.cpp backend the run used."""
+    None where unknown), the llama.cpp backend the run used, and from `machines.json` its
+    chip family ("Apple M2", "RDNA3", "Ada": what leave-one-family-out leaves out together),
+    device class ("integrated", "discrete", "datacentre") and whether its memory is unified."""
 
     name: str
     bandwidth_gbs: float | None
     fp16_tflops: float | None
     backend: str
+    family: str = ""
+    device_class: str | None = None
+    unified_memory: bool | None = None
     calibration: None = None  # a published run is timed on the fit, never on a calibration
     disk_gbs: None = None
     system_and_apps_bytes: None = None
@@ -108,6 +114,10 @@ class BenchRun:
     @property
     def tokens(self) -> int:
         return int(self.test[2:])
+
+    @property
+    def family(self) -> str:
+        return self.machine.family or chip_name(self.machine.name)
 
     @property
     def backend(self) -> str:
@@ -171,9 +181,17 @@ def _fp16_overrides(path: Path) -> dict:
     return {name: float(entry["fp16_tflops"]) for name, entry in _read_json(path).get("overrides", {}).items()}
 
 
-def _runs_from(bench_path: Path, models_path: Path, convention_path: Path) -> tuple:
+def _machine_facts(path: Path) -> dict:
+    """{machine name: its entry of machines.json} ({} when the folder has no such file)."""
+    if not path.exists():
+        return {}
+    return {entry["name"]: entry for entry in _read_json(path)}
+
+
+def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machines_path: Path | None = None) -> tuple:
     models = _models(models_path)
     fp16 = _fp16_overrides(convention_path)
+    facts_of = _machine_facts(machines_path) if machines_path is not None else {}
     runs = []
     for index, row in enumerate(_read_json(bench_path)):
         for key in ("machine", "backend", "model", "params", "quant", "size_bytes", "test", "tok_s", "source"):
@@ -188,11 +206,14 @@ def _runs_from(bench_path: Path, models_path: Path, convention_path: Path) -> tu
             embedding_length=int(facts["embedding_length"]), head_count=int(facts["head_count"]),
             head_count_kv=int(facts["head_count_kv"]), head_dim=int(facts["head_dim"]),
             vocab_size=int(facts["vocab_size"]), tied_embeddings=bool(facts["tied_embeddings"]),
+            file_type=row["quant"],
         )
+        spec = facts_of.get(row["machine"], {})
         machine = BenchMachine(
             name=row["machine"], bandwidth_gbs=row.get("bandwidth_gbs"),
             fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops")),
-            backend=row["backend"],
+            backend=row["backend"], family=spec.get("family") or chip_name(row["machine"]),
+            device_class=spec.get("device_class"), unified_memory=spec.get("unified_memory"),
         )
         runs.append(BenchRun(index=index, machine=machine, model=model, quant=row["quant"], test=row["test"],
                              tok_s=float(row["tok_s"]), source=row["source"], raw=row))
@@ -202,7 +223,7 @@ def _runs_from(bench_path: Path, models_path: Path, convention_path: Path) -> tu
 @lru_cache(maxsize=4)
 def _cached_runs(data_dir: str) -> tuple:
     base = Path(data_dir)
-    return _runs_from(base / "benchmarks.json", base / "models.json", base / "fp16_convention.json")
+    return _runs_from(base / "benchmarks.json", base / "models.json", base / "fp16_convention.json", base / "machines.json")
 
 
 def load_runs(data_dir: str | Path | None = None) -> list[BenchRun]:

@@ -105,11 +105,31 @@ def _row(values: dict, row: str) -> Coefficients:
     )
 
 
-def coefficients(machine: Machine, fit: dict | None = None) -> Coefficients:
+def row_key(rows: dict, backend: str | None, device_class: str | None) -> str | None:
+    """The key of the fit's row for a backend on a class of device: "ROCm/discrete" where the
+    fit has that row, else "ROCm", else None (the default row). Case-insensitive."""
+    by_lower = {key.lower(): key for key in rows}
+    backend = str(backend or "")
+    for key in ([f"{backend}/{device_class}"] if device_class else []) + [backend]:
+        if key.lower() in by_lower:
+            return by_lower[key.lower()]
+    return None
+
+
+def quant_factor(fit: dict, file_type: str | None) -> float:
+    """The fit's multiplier of the compute efficiency for a weight format (1 for the reference
+    format, Q4_0, and for any format the fit has no factor for)."""
+    return float(fit.get("quant_compute_factor", {}).get(str(file_type or ""), 1.0))
+
+
+def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None) -> Coefficients:
     """The coefficients for `machine`: its own calibration if its preset
     names it (the article's laptop, this-machine when engine.json exists: solved from its
-    measurements now, cached on their values), else the fit's row of its `backend`, else the row fitted on all GPU runs
-    together ("default")."""
+    measurements now, cached on their values), else the fit's row of its backend on its
+    class of device ("ROCm/discrete"), else of its `backend`, else the row fitted on all GPU
+    runs together ("default"). With `model`, a fitted row's compute efficiency is scaled by
+    the fit's factor for the model's weight format (`quant_factor`); a calibrated machine's
+    is its own (solved on its own model)."""
     solved = timing_calibration.solve(machine, BOUNDS)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
@@ -117,11 +137,14 @@ def coefficients(machine: Machine, fit: dict | None = None) -> Coefficients:
         return Coefficients(row=machine.name, note=note, **values)
     fit = fit if fit is not None else load_fit()
     backends = fit.get("backends", {})
-    backend = machine.backend or ""
-    for key, values in backends.items():
-        if key.lower() == str(backend).lower():
-            return _row(values, key)
-    return _row(fit["default"], "default")
+    key = row_key(backends, machine.backend, getattr(machine, "device_class", None))
+    coeffs = _row(backends[key], key) if key is not None else _row(fit["default"], "default")
+    factor = quant_factor(fit, getattr(model, "file_type", None)) if model is not None else 1.0
+    if factor != 1.0:
+        coeffs = Coefficients(row=coeffs.row, bandwidth_efficiency=coeffs.bandwidth_efficiency,
+                              compute_efficiency=coeffs.compute_efficiency * factor,
+                              layer_overhead_s=coeffs.layer_overhead_s)
+    return coeffs
 
 
 def _require_bandwidth(machine) -> None:
@@ -156,7 +179,7 @@ def decode_step_s(model: Model, machine: Machine, context_tokens: float = 0, use
     new token each. 1 / this is one user's tok/s. A machine with no FP16 figure is timed by
     its bytes alone (one stream's arithmetic is negligible next to its reads)."""
     _require_bandwidth(machine)
-    coeffs = coefficients(machine, fit)
+    coeffs = coefficients(machine, fit, model)
     step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type)
     return step_s(step, model.layers, coeffs)
 
@@ -164,7 +187,7 @@ def decode_step_s(model: Model, machine: Machine, context_tokens: float = 0, use
 def decode_step_bound(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                       fit: dict | None = None) -> str:
     """What bounds one decode step at the fitted efficiencies: "memory" or "compute"."""
-    return step_bound(roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type), coefficients(machine, fit))
+    return step_bound(roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type), coefficients(machine, fit, model))
 
 
 def prefill_chunk_s(model: Model, machine: Machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
@@ -175,7 +198,7 @@ def prefill_chunk_s(model: Model, machine: Machine, chunk_tokens: int, context_b
     _require_bandwidth(machine)
     if not machine.fp16_tflops:
         raise SpecError(f"machine {machine.name!r}: field 'fp16_tflops' is missing; prefill timing needs it")
-    coeffs = coefficients(machine, fit)
+    coeffs = coefficients(machine, fit, model)
     step = prefill_step(model, machine, chunk_tokens, context_before, kv_type)
     return step_s(step, model.layers, coeffs)
 
@@ -188,21 +211,23 @@ def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = Non
 
 
 def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
-    """(low, high) multipliers of a predicted time that cover the middle 80 % of the
-    leave-one-machine-out errors of `phase` ("decode" or "prefill"): the 10th and 90th
-    percentiles of measured / predicted speed over every published run of that phase, each
-    predicted by a fit that never saw its machine. A range for a machine the fit has not
-    seen; a calibrated machine (the laptop) meets its own measurements, so for it the band
-    is wider than its error at the measured sizes."""
+    """(low, high) multipliers of a predicted time for a machine the fit has not seen: from
+    the leave-one-family-out speed ratios (measured / predicted) of `phase` ("decode" or
+    "prefill"), the band whose percentiles held 80 % of each family's runs when set without
+    that family (`cross_validation.<phase>_range`, written by `tokenwalk fit`; a fit file
+    without it: the 10th-90th percentile). A calibrated machine (the laptop) meets its own
+    measurements, so for it the band is wider than its error at the measured sizes."""
     if phase not in ("decode", "prefill"):
         raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
     fit = fit if fit is not None else load_fit()
     try:
-        band = fit["cross_validation"][phase]
+        cv = fit["cross_validation"]
+        band = cv.get(f"{phase}_range") or {"speed_ratio_low": cv[phase]["speed_ratio_p10"],
+                                              "speed_ratio_high": cv[phase]["speed_ratio_p90"]}
     except KeyError:
         raise SpecError(f"timing_fit.json: cross_validation.{phase}: missing (run `tokenwalk fit`)") from None
     # ratios are measured / predicted speed; a time scales with the inverse
-    return 1.0 / band["speed_ratio_p90"], 1.0 / band["speed_ratio_p10"]
+    return 1.0 / band["speed_ratio_high"], 1.0 / band["speed_ratio_low"]
 
 
 def decode_step_range_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
@@ -243,7 +268,7 @@ def decode_breakdown(model, machine, context_tokens: float = 0, kv_type: str = "
     model's share.
     """
     _require_bandwidth(machine)
-    coeffs = coefficients(machine, fit)
+    coeffs = coefficients(machine, fit, model)
     step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, 1, kv_type)
     total = step_s(step, model.layers, coeffs)
     overhead = model.layers * coeffs.layer_overhead_s

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.native.cl.device import Device
+from tokenwalk.native.cl.device import Device, DeviceMemoryError
 
 
 def cache_rows(ctx_tokens: int) -> int:
@@ -40,7 +40,7 @@ def allocate_kv_cache(device: Device, config, ctx_tokens: int) -> KVCache:
     try:
         k = [device.zeros(halves // 2) for _ in range(config.layers)]
         v = [device.zeros(halves // 2) for _ in range(config.layers)]
-    except device.cl.Error as error:
+    except DeviceMemoryError as error:
         raise TokenwalkError(f"the KV cache for {ctx_tokens} tokens ({nbytes / 1e9:.2f} GB) "
                              f"does not fit on {device.device.name}; pass a smaller --ctx ({error})") from None
     return KVCache(ctx_tokens=int(ctx_tokens), k=k, v=v, nbytes=nbytes)

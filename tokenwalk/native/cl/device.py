@@ -76,6 +76,10 @@ def create_context(device: str | None = None):
                          + " (on Debian: apt-get install pocl-opencl-icd, as make setup does)")
 
 
+class DeviceMemoryError(TokenwalkError):
+    """A buffer the device could not allocate (the message is OpenCL's)."""
+
+
 class Device:
     """A context and an in-order queue on one device, and the buffers made on it.
 
@@ -104,10 +108,14 @@ class Device:
         return self.cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(array))
 
     def zeros(self, n_floats: int):
-        """A read-write buffer of ``n_floats`` float32 zeros (at least one)."""
+        """A read-write buffer of ``n_floats`` float32 zeros (at least one); DeviceMemoryError
+        where the device cannot hold it."""
         size = max(4, int(n_floats) * 4)
-        buf = self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, size=size)
-        self.cl.enqueue_fill_buffer(self.queue, buf, np.float32(0), 0, size)
+        try:
+            buf = self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, size=size)
+            self.cl.enqueue_fill_buffer(self.queue, buf, np.float32(0), 0, size)
+        except self.cl.Error as error:
+            raise DeviceMemoryError(str(error)) from None
         return buf
 
     def empty(self, n_bytes: int, read_only: bool = False):

@@ -67,7 +67,6 @@ class Engine:
         self.ctx_tokens = int(min(ctx_tokens or cfg.context_length, cfg.context_length))
         self.chunk_tokens = max(1, int(chunk_tokens))
         self.dev = Device(device)
-        self.device = self.dev.device  # the pyopencl device (name, platform, compute units)
         # Work-items of a decode matrix-vector product: several per compute unit balance the
         # load; more only add scheduling (PoCL, 2 cores: 16 to 32 best, 48 and 64 slower).
         self.decode_items = int(decode_items or 8 * self.dev.compute_units)

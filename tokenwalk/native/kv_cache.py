@@ -42,5 +42,5 @@ def allocate_kv_cache(device: Device, config, ctx_tokens: int) -> KVCache:
         v = [device.zeros(halves // 2) for _ in range(config.layers)]
     except DeviceMemoryError as error:
         raise TokenwalkError(f"the KV cache for {ctx_tokens} tokens ({nbytes / 1e9:.2f} GB) "
-                             f"does not fit on {device.device.name}; pass a smaller --ctx ({error})") from None
+                             f"does not fit on {device.short_name()}; pass a smaller --ctx ({error})") from None
     return KVCache(ctx_tokens=int(ctx_tokens), k=k, v=v, nbytes=nbytes)

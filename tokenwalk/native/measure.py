@@ -110,7 +110,6 @@ def measure(model, request: Request, device=None, ctx_tokens=None, output_tokens
     # mean position of the decode steps.
     kv_read = bytes_per_position(engine.config) * (len(ids) + stats.output_tokens / 2)
     share_kv = stats.decode_tok_s * (bytes_per_token + kv_read) / (bandwidth * 1e9) if bandwidth else 0.0
-    d = engine.device
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     src = f"tokenwalk measure, {now}"
 
@@ -122,8 +121,7 @@ def measure(model, request: Request, device=None, ctx_tokens=None, output_tokens
         if memory else {}
     return {
         "what": what,
-        "where": f"{d.name.strip()} ({d.platform.name.strip()}, {d.max_compute_units} compute units, "
-                 f"OpenCL device)",
+        "where": engine.dev.name(", OpenCL device"),
         "when": now,
         "how": ("tokenwalk measure: load the GGUF (weights repacked, still quantized, onto the device), "
                 "tokenize the request with the model's own tokenizer and chat template, prefill in chunks of "

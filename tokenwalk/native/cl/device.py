@@ -97,10 +97,14 @@ class Device:
     def compute_units(self) -> int:
         return int(self.device.max_compute_units)
 
-    def name(self) -> str:
-        """The device in words: name, platform and compute units."""
+    def name(self, more: str = "") -> str:
+        """The device in words: name, platform and compute units (then ``more``, in the brackets)."""
         d = self.device
-        return f"{d.name.strip()} ({d.platform.name.strip()}, {d.max_compute_units} compute units)"
+        return f"{d.name.strip()} ({d.platform.name.strip()}, {d.max_compute_units} compute units{more})"
+
+    def short_name(self) -> str:
+        """The device's own name, as its driver reports it."""
+        return self.device.name.strip()
 
     def upload(self, array: np.ndarray):
         """A read-only buffer holding a copy of ``array``."""

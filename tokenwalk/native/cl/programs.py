@@ -48,7 +48,7 @@ class Programs:
                 prg = cl.Program(self.device.context, KERNEL_SOURCE.read_text()).build(
                     options=self.options(kernel_type))
             except cl.Error as error:
-                raise TokenwalkError(f"{KERNEL_SOURCE.name}: the OpenCL compiler of {self.device.device.name} "
+                raise TokenwalkError(f"{KERNEL_SOURCE.name}: the OpenCL compiler of {self.device.short_name()} "
                                      f"failed for {kernel_type} ({str(error).splitlines()[0]})") from None
             self._built[kernel_type] = prg
         return prg

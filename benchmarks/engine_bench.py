@@ -50,7 +50,7 @@ def bench_engine(model: Path, reps: int, chunk: int) -> dict:
         tg.append(128 / (time.perf_counter() - t0))
         if rep == 0:
             pp.clear(), tg.clear()
-    from tokenwalk.native.engine_run import measure_bandwidth_gbs
+    from tokenwalk.native.measure import measure_bandwidth_gbs
 
     return {"name": "tokenwalk engine", "device": engine.device_name(), "pp512": pp, "tg128": tg,
             "bytes_read_per_token": engine.bytes_read_per_token, "bandwidth_gbs": measure_bandwidth_gbs(engine),

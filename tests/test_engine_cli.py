@@ -45,7 +45,7 @@ def test_generate_refuses_a_prompt_longer_than_the_context(capsys):
 def test_unsupported_architecture_is_one_line_error(tmp_path):
     gguf = pytest.importorskip("gguf")
     from tokenwalk.errors import TokenwalkError
-    from tokenwalk.native.engine_model import open_model
+    from tokenwalk.native.model import open_model
 
     path = tmp_path / "mamba.gguf"
     w = gguf.GGUFWriter(str(path), "mamba")
@@ -66,11 +66,12 @@ def test_unsupported_tensor_type_is_one_line_error(tmp_path):
     import numpy as np
 
     from tokenwalk.errors import TokenwalkError
-    from tokenwalk.native.engine_model import open_model
+    from tokenwalk.native.model import open_model
 
     path = tmp_path / "bf16.gguf"
     w = gguf.GGUFWriter(str(path), "llama")
-    w.add_tensor("token_embd.weight", np.zeros((4, 32), np.uint16).view(np.uint16), raw_dtype=gguf.GGMLQuantizationType.BF16)
+    w.add_tensor("token_embd.weight", np.zeros((4, 32), np.uint16).view(np.uint16),
+                 raw_dtype=gguf.GGMLQuantizationType.BF16)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -82,11 +83,11 @@ def test_unsupported_tensor_type_is_one_line_error(tmp_path):
 def test_no_opencl_platform_is_one_line_error(monkeypatch):
     cl = pytest.importorskip("pyopencl")
     from tokenwalk.errors import TokenwalkError
-    from tokenwalk.native import engine
+    from tokenwalk.native.cl import device
 
     monkeypatch.setattr(cl, "get_platforms", lambda: [])
     with pytest.raises(TokenwalkError, match="no OpenCL platform found; install PoCL"):
-        engine.create_context()
+        device.create_context()
 
 
 @pytest.mark.slow
@@ -102,7 +103,7 @@ def test_generate_answers_the_capital_of_france(capsys):
 
 def test_sampler_goes_through_the_core_and_respects_top_k():
     np = pytest.importorskip("numpy")
-    from tokenwalk.native.engine_run import picker
+    from tokenwalk.native.generate import picker
 
     logits = np.linspace(-5.0, 5.0, 49152).astype(np.float32)  # the largest logit is the last id
     assert picker(0.0)(logits) == 49151

@@ -2,7 +2,7 @@
 vector (decode) and matrix-matrix (prefill) kernels, against gguf.quants' dequantization.
 
 The matrix is quantized by gguf-py itself, so the bytes are what a GGUF file holds; the
-engine repacks them (engine_weights.pack_tensors) and multiplies on the OpenCL device.
+engine repacks them (cl.packing.pack_tensors) and multiplies on the OpenCL device.
 Tolerance: float32 rounding of a 96-long dot product, 1e-4 relative to the largest output.
 """
 
@@ -15,9 +15,9 @@ pytest.importorskip("pyopencl")
 from gguf import GGMLQuantizationType as Q  # noqa: E402
 from gguf.quants import dequantize, quantize  # noqa: E402
 
-from tokenwalk.native.engine import multiply_once  # noqa: E402
-from tokenwalk.native.engine_model import Tensor  # noqa: E402
-from tokenwalk.native.engine_weights import pack_tensors  # noqa: E402
+from tokenwalk.native.cl.ops import multiply_once  # noqa: E402
+from tokenwalk.native.cl.packing import pack_tensors  # noqa: E402
+from tokenwalk.native.model_file import Tensor  # noqa: E402
 
 ROWS, COLS = 40, 96
 

@@ -43,19 +43,17 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
+    from tokenwalk.cli._paths import model_path
     from tokenwalk.errors import TokenwalkError
-    from tokenwalk.native.engine_run import TextStream, chat_prompt, load, picker
+    from tokenwalk.gguf.header import read_gguf_header
+    from tokenwalk.native.generate import TextStream, chat_prompt, load, picker
+    from tokenwalk.text.tokenizer import load_tokenizer
 
     if args.max_tokens < 1:
         raise TokenwalkError(f"--max-tokens must be at least 1, got {args.max_tokens}")
     # The header is read twice (tokenizer first) so that the KV cache can be sized to the prompt.
-    from tokenwalk.native.engine_run import model_path
-    from tokenwalk.text.tokenizer import load_tokenizer
-
     path = model_path(args.model)
     tok = load_tokenizer(path)
-    from tokenwalk.gguf.header import read_gguf_header
-
     meta = read_gguf_header(path).metadata
     text = args.prompt if args.raw else chat_prompt(tok, meta, args.prompt, args.system)
     ids = tok.encode(text)

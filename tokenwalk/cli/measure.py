@@ -6,40 +6,45 @@ import json
 import sys
 
 NAME = "measure"
-REQUEST_DIR = "content/request"  # the article's request, relative to the repository root
 HELP = "run the article's request with the OpenCL engine and write data/measurements/engine.json"
 DESCRIPTION = """\
-Run the article's request (content/request/: system prompt, patient history cut to fit the
-context, question) through the engine and record: device, load_s, prompt_tokens,
-prefill_tok_s, ttft_s, decode_tok_s, bytes_read_per_token, measured_bandwidth_gbs (an
-OpenCL read kernel) and decode_bandwidth_share. The build reads the file it writes.
-Run from the repository root.
+Run a request (by default the article's, content/request/request.json: system prompt,
+patient history cut to fit the context, question) through the engine and record: device,
+load_s, prompt_tokens, prefill_tok_s, ttft_s, decode_tok_s, bytes_read_per_token,
+measured_bandwidth_gbs (an OpenCL read kernel) and decode_bandwidth_share. The build reads the file it writes.
+Run from the repository root (the default paths are relative to it).
 
 example:
   tokenwalk measure --json
 """
 
 
+ARTICLE_WHAT = "The article's request run by tokenwalk's own OpenCL engine on the machine that built this page."
+
+
 def add_arguments(parser):
     parser.add_argument("--model", help="GGUF file (default: the SmolLM2 file `make setup` fetches)")
+    parser.add_argument("--request", help="request.json naming the system prompt, history and question files "
+                        "(default: content/request/request.json, the article's)")
     parser.add_argument("--json", action="store_true", help="also print the measurements as JSON")
     parser.add_argument("--out", help="file to write (default: tokenwalk/data/measurements/engine.json)")
     parser.add_argument("--device", help="OpenCL PLATFORM:DEVICE indices (default: PYOPENCL_CTX, else the CPU)")
     parser.add_argument("--ctx", type=int, help="context in tokens (default: the model's)")
     parser.add_argument("--output-tokens", type=int, help="tokens to decode (default: the request's, 300)")
     parser.add_argument("--chunk", type=int, default=128, help="prefill chunk in tokens (default 128)")
-    parser.add_argument("--request", default=REQUEST_DIR,
-                        help=f"folder with request.json and the files it names (default: {REQUEST_DIR})")
 
 
 def run(args) -> int:
     from pathlib import Path
 
+    from tokenwalk.cli._paths import ARTICLE_REQUEST, MEASUREMENTS_FILE, model_path
     from tokenwalk.errors import TokenwalkError
-    from tokenwalk.native.engine_run import MEASUREMENTS_FILE, measure
+    from tokenwalk.native.measure import measure, read_request
 
-    result = measure(Path(args.request), args.model, device=args.device, ctx_tokens=args.ctx, output_tokens=args.output_tokens,
-                     chunk_tokens=args.chunk)
+    request = read_request(args.request or ARTICLE_REQUEST)
+    what = {"what": ARTICLE_WHAT} if not args.request else {}
+    result = measure(model_path(args.model), request, device=args.device, ctx_tokens=args.ctx,
+                     output_tokens=args.output_tokens, chunk_tokens=args.chunk, **what)
     out = Path(args.out) if args.out else MEASUREMENTS_FILE
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -53,8 +58,8 @@ def run(args) -> int:
         print(f"{vals['device']}\nload {vals['load_s']} s · prompt {vals['prompt_tokens']} tokens · prefill "
               f"{vals['prefill_tok_s']} tok/s · first token {vals['ttft_s']} s · decode {vals['decode_tok_s']} tok/s\n"
               f"bandwidth {vals['measured_bandwidth_gbs']} GB/s · a decode step reads "
-              f"{vals['bytes_read_per_token'] / 1e6:.1f} MB of weights (+ {vals['kv_bytes_read_per_token'] / 1e6:.1f} MB of "
-              f"KV cache) · decode uses {vals['decode_bandwidth_share']:.0%} of the bandwidth "
+              f"{vals['bytes_read_per_token'] / 1e6:.1f} MB of weights "
+              f"(+ {vals['kv_bytes_read_per_token'] / 1e6:.1f} MB of KV cache) · decode uses {vals['decode_bandwidth_share']:.0%} of the bandwidth "
               f"({vals['decode_bandwidth_share_with_kv']:.0%} with the cache)")
     print(f"wrote {out}", file=sys.stderr)
     return 0

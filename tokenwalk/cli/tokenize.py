@@ -23,14 +23,10 @@ def add_arguments(parser):
 
 
 def run(args) -> int:
-    from pathlib import Path
-
-    from tokenwalk.errors import TokenwalkError
+    from tokenwalk.cli._paths import model_path
     from tokenwalk.text.tokenizer import load_tokenizer
 
-    path = Path(args.model) if args.model else Path(".cache") / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    if not path.exists():
-        raise TokenwalkError(f"{path}: model file not found; pass --model with a .gguf path (or run `make setup`)")
+    path = model_path(args.model)
     tok = load_tokenizer(path)
     ids = tok.encode(args.text, parse_special=not args.no_special)
     pieces = [tok.piece(i) for i in ids]

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from gguf.quants import dequantize
 
-from tokenwalk.native.engine_model import LlamaConfig, open_model
+from tokenwalk.native.hparams import LlamaConfig
+from tokenwalk.native.model import open_model
 
 
 def _matrix(tensor) -> np.ndarray:

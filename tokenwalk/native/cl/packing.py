@@ -2,9 +2,11 @@
 
 GGUF stores a quantized row as consecutive blocks (scale(s) then packed values, 18, 20 or
 34 bytes each), which leaves the values unaligned for vector loads. At load time each matrix
-is split into an aligned array of packed values and an array of fp16 scales; the values and
-the scales themselves are copied bit for bit, so nothing is dequantized or re-rounded
-(Q4_0 becomes Q4_1 with m = -8 d, exact: a power-of-two multiple).
+is split into an aligned array of packed values and an array of scales (float32, exact
+copies of the file's fp16); the values and the scales are copied bit for bit, so nothing is
+dequantized or re-rounded (Q4_0 becomes Q4_1 with m = -8 d, exact: a power-of-two multiple).
+This is the kernels' side of the weights (ggml's repacking); which tensors form which
+matrix is the model's side (tokenwalk.native.weights). Sizes are bytes.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 // every work-item owns a contiguous chunk of rows (strided GPU-style loops read slowly on
 // a CPU), inner loops use 8-wide float vectors (AVX2), and nothing needs local memory.
 //
-// Compile-time macros (set by engine.py):
+// Compile-time macros (set by tokenwalk/native/cl/programs.py):
 //   WTYPE_Q4_1 | WTYPE_Q8_0 | WTYPE_F16 | WTYPE_F32   the weight layout of this program
 //   HD            head size (multiple of 8)
 //   TT            tokens per tile of the matrix-matrix kernel

@@ -1,0 +1,24 @@
+"""The command line's default paths, relative to the repository root (where the commands run).
+
+The library takes every path as a parameter; only the command line points at the model
+`make setup` fetches, at the article's request and at the measurements file the build reads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tokenwalk.errors import TokenwalkError
+
+DEFAULT_MODEL = Path(".cache") / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+ARTICLE_REQUEST = Path("content") / "request" / "request.json"
+MEASUREMENTS_FILE = Path(__file__).resolve().parent.parent / "data" / "measurements" / "engine.json"
+
+
+def model_path(path) -> Path:
+    """``path`` (default: DEFAULT_MODEL) if the file exists, else a one-line error saying what to do."""
+    p = Path(path) if path else DEFAULT_MODEL
+    if not p.exists():
+        hint = "run `make setup` to fetch it, or pass --model PATH" if not path else "pass --model with a .gguf path"
+        raise TokenwalkError(f"{p}: model file not found; {hint}")
+    return p

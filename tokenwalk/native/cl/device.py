@@ -1,0 +1,145 @@
+"""One OpenCL device: choosing it, its context and queue, and its buffers.
+
+The device is chosen once: "platform:device" indices (as PYOPENCL_CTX), else the first CPU
+device (PoCL), else the first device found, skipping any whose compiler cannot build a
+trivial kernel. Buffers hold float32 (or raw bytes); sizes are bytes, counts are floats.
+Nothing here knows a model.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from tokenwalk.errors import TokenwalkError
+
+
+def opencl():
+    """The pyopencl module, or a one-line TokenwalkError saying what to install."""
+    try:
+        import pyopencl as cl
+    except ImportError as error:  # pragma: no cover - the native extra installs it
+        raise TokenwalkError(f"pyopencl is not installed ({error}); install tokenwalk[native]") from None
+    return cl
+
+
+_PROBE_KERNEL = "__kernel void probe(__global float *x) { x[get_global_id(0)] *= 2.0f; }"
+
+
+def _build_error(cl, dev) -> str | None:
+    """None when ``dev`` compiles a trivial kernel, else the compiler's first error line.
+    The PoCL in pocl-binary-distribution 3.0 (LLVM 14) fails every build on CPUs newer than
+    its LLVM ("unknown target CPU 'generic'", e.g. Zen 5); Debian's pocl-opencl-icd, which
+    the Makefile installs and the ICD loader lists beside it, builds for a fixed variant."""
+    try:
+        cl.Program(cl.Context([dev]), _PROBE_KERNEL).build()
+        return None
+    except cl.Error as error:
+        lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()] or [type(error).__name__]
+        return next((ln for ln in lines if ln.lower().startswith("error")), lines[0])
+
+
+def create_context(device: str | None = None):
+    """An OpenCL context: ``device`` ("platform:device" indices, as PYOPENCL_CTX), else
+    PYOPENCL_CTX, else the first CPU device (PoCL), else the first device found, skipping
+    devices whose compiler cannot build a trivial kernel."""
+    cl = opencl()
+    try:
+        platforms = cl.get_platforms()
+    except cl.Error:
+        platforms = []
+    if not platforms:
+        raise TokenwalkError("no OpenCL platform found; install PoCL (pip install 'tokenwalk[native]' brings "
+                             "pocl-binary-distribution) or your GPU's OpenCL driver")
+    choice = device or os.environ.get("PYOPENCL_CTX")
+    if choice:
+        try:
+            p_idx, _, d_idx = str(choice).partition(":")
+            plat = platforms[int(p_idx or 0)]
+            dev = plat.get_devices()[int(d_idx or 0)]
+        except (ValueError, IndexError, cl.Error):
+            raise TokenwalkError(f"OpenCL device {choice!r} not found (use PLATFORM:DEVICE indices, e.g. 0:0; "
+                                 f"platforms: {', '.join(p.name for p in platforms)})") from None
+        return cl.Context([dev])
+    devices = [d for p in platforms for d in p.get_devices()]
+    if not devices:
+        raise TokenwalkError("the OpenCL platforms have no devices; install PoCL or a GPU driver")
+    cpu = [d for d in devices if d.type & cl.device_type.CPU]
+    failed = []
+    for dev in cpu + [d for d in devices if d not in cpu]:
+        error = _build_error(cl, dev)
+        if error is None:
+            return cl.Context([dev])
+        failed.append(f"{dev.name.strip()} ({dev.platform.version.split('  ')[0].strip()}): {error}")
+    raise TokenwalkError("no OpenCL device can compile kernels: " + "; ".join(failed)
+                         + " (on Debian: apt-get install pocl-opencl-icd, as make setup does)")
+
+
+class DeviceMemoryError(TokenwalkError):
+    """A buffer the device could not allocate (the message is OpenCL's)."""
+
+
+class Device:
+    """A context and an in-order queue on one device, and the buffers made on it.
+
+    Transfers to the device never wait (``write``); ``read`` waits for the queue, which is
+    the one wait of a decode step.
+    """
+
+    def __init__(self, device: str | None = None):
+        self.cl = opencl()
+        self.context = create_context(device)
+        self.device = self.context.devices[0]
+        self.queue = self.cl.CommandQueue(self.context)
+
+    @property
+    def compute_units(self) -> int:
+        return int(self.device.max_compute_units)
+
+    def name(self, more: str = "") -> str:
+        """The device in words: name, platform and compute units (then ``more``, in the brackets)."""
+        d = self.device
+        return f"{d.name.strip()} ({d.platform.name.strip()}, {d.max_compute_units} compute units{more})"
+
+    def short_name(self) -> str:
+        """The device's own name, as its driver reports it."""
+        return self.device.name.strip()
+
+    def upload(self, array: np.ndarray):
+        """A read-only buffer holding a copy of ``array``."""
+        mf = self.cl.mem_flags
+        return self.cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(array))
+
+    def zeros(self, n_floats: int):
+        """A read-write buffer of ``n_floats`` float32 zeros (at least one); DeviceMemoryError
+        where the device cannot hold it."""
+        size = max(4, int(n_floats) * 4)
+        try:
+            buf = self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, size=size)
+            self.cl.enqueue_fill_buffer(self.queue, buf, np.float32(0), 0, size)
+        except self.cl.Error as error:
+            raise DeviceMemoryError(str(error)) from None
+        return buf
+
+    def empty(self, n_bytes: int, read_only: bool = False):
+        """An uninitialised buffer of ``n_bytes`` (read-only for kernels if ``read_only``)."""
+        mf = self.cl.mem_flags
+        return self.cl.Buffer(self.context, mf.READ_ONLY if read_only else mf.READ_WRITE, size=int(n_bytes))
+
+    def write(self, buf, host: np.ndarray):
+        """Queue a copy of ``host`` into ``buf`` without waiting (keep ``host`` alive until
+        the queue has run it)."""
+        self.cl.enqueue_copy(self.queue, buf, host, is_blocking=False)
+
+    def read(self, out: np.ndarray, buf) -> np.ndarray:
+        """Wait for the queue, then copy ``buf`` into ``out``."""
+        self.cl.enqueue_copy(self.queue, out, buf)
+        return out
+
+    def copy(self, dst, src, src_offset: int, n_bytes: int):
+        """Queue a device-side copy of ``n_bytes`` from ``src`` at ``src_offset``."""
+        self.cl.enqueue_copy(self.queue, dst, src, src_offset=int(src_offset), byte_count=int(n_bytes))
+
+    def finish(self):
+        self.queue.finish()

@@ -1,0 +1,157 @@
+"""Kernel launches: what the model's graph asks the device to do.
+
+A launch is a kernel with its arguments set once and its global size, stored as a tuple
+``(kernel, global_size, local_size)``; a graph is a list of launches (and row copies) that
+``enqueue`` puts on the queue without waiting. On PoCL a round trip to the device costs
+tens of microseconds and an enqueue a few, so the host waits once per decoded token (when
+it reads the logits), never per kernel.
+
+Matrix products take a ``DeviceMatrix`` (a packed weight matrix uploaded with its program):
+``matvec`` is the decode path (one token, RMSNorm of the input and the output mode fused
+in), ``matmul`` the prefill path (tiles of ``TILE_TOKENS`` tokens). Sizes are bytes,
+bandwidth GB/s (1e9 bytes per second), times seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from tokenwalk.errors import TokenwalkError
+from tokenwalk.native.cl.device import Device, opencl
+from tokenwalk.native.cl.packing import PackedMatrix
+from tokenwalk.native.cl.programs import TILE_TOKENS, Programs
+
+MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU = 0, 1, 2  # matvec output modes (kernels/llama.cl)
+
+
+@dataclass
+class DeviceMatrix:
+    """A packed weight matrix on the device: its values, its scales and the program of its layout."""
+
+    packed: PackedMatrix
+    qs: object  # cl.Buffer
+    scales: object  # cl.Buffer
+    program: object  # cl.Program
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes a full pass over this matrix reads on the device."""
+        return self.packed.nbytes
+
+
+def device_matrix(device: Device, programs: Programs, packed: PackedMatrix) -> DeviceMatrix:
+    """Upload ``packed`` and build (or reuse) the program of its layout."""
+    return DeviceMatrix(packed, device.upload(packed.qs), device.upload(packed.scales),
+                        programs.get(packed.kernel_type))
+
+
+@dataclass(frozen=True)
+class CopyRow:
+    """A device-side copy of row ``row`` (``row_bytes`` long) of ``src`` into ``dst``."""
+
+    dst: object
+    src: object
+    row: int
+    row_bytes: int
+
+
+def kernel(program, name: str, global_size: tuple, *args) -> tuple:
+    """A launch of kernel ``name`` of ``program`` over ``global_size`` work-items, one per group."""
+    k = opencl().Kernel(program, name)
+    k.set_args(*args)
+    return (k, tuple(global_size), (1,) * len(global_size))
+
+
+def matvec(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: float = 0.0,
+           rows: int | None = None) -> tuple:
+    """One decode launch: y = W x over ``rows`` output rows (default all), fused with RMSNorm
+    of x (``norm_w``, ``eps``) and the output ``mode``; at most ``items`` work-items."""
+    pm = m.packed
+    rows = rows or pm.rows
+    rpi = math.ceil(rows / min(items, rows))
+    return kernel(m.program, "matvec", (math.ceil(rows / rpi),), m.qs, m.scales, x, y, np.int32(rows),
+                  np.int32(pm.cols), np.int32(rpi), np.int32(mode), np.int32(norm_w is not None),
+                  norm_w if norm_w is not None else x, np.float32(eps))
+
+
+def matmul(m: DeviceMatrix, x, y, ntok: int, accumulate: bool) -> tuple:
+    """One prefill launch: y (+)= W x for ``ntok`` tokens, in tiles of TILE_TOKENS tokens."""
+    pm = m.packed
+    tiles = math.ceil(ntok / TILE_TOKENS)
+    chunks = max(1, min(pm.rows, math.ceil(32 / tiles)))
+    rpi = math.ceil(pm.rows / chunks)
+    return kernel(m.program, "matmul", (math.ceil(pm.rows / rpi), tiles), m.qs, m.scales, x, y, np.int32(pm.rows),
+                  np.int32(pm.cols), np.int32(rpi), np.int32(int(accumulate)), np.int32(ntok))
+
+
+def enqueue(device: Device, launches) -> None:
+    """Put ``launches`` (kernel tuples and CopyRow) on the device's queue, without waiting."""
+    cl = device.cl
+    q = device.queue
+    run = cl.enqueue_nd_range_kernel
+    for op in launches:
+        if type(op) is CopyRow:
+            cl.enqueue_copy(q, op.dst, op.src, src_offset=op.row * op.row_bytes, byte_count=op.row_bytes)
+        else:
+            run(q, op[0], op[1], op[2])
+
+
+_ONCE: dict = {}
+
+
+def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None) -> np.ndarray:
+    """y = W x through the engine's kernels for one packed matrix: x of shape (cols,) runs the
+    decode matrix-vector kernel, x of shape (ntok, cols) the prefill matrix-matrix kernel.
+    For tests of every weight layout (device and programs are cached between calls)."""
+    if device not in _ONCE:
+        _ONCE[device] = (Device(device), {})
+    dev, by_width = _ONCE[device]
+    programs = by_width.setdefault(packed.cols, Programs(dev, 64, MAX_BLOCKS=packed.cols // 32))
+    m = device_matrix(dev, programs, packed)
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    ntok = 1 if x.ndim == 1 else x.shape[0]
+    pad = math.ceil(ntok / TILE_TOKENS) * TILE_TOKENS
+    xp = np.zeros((pad, packed.cols), np.float32)
+    xp[:ntok] = x.reshape(ntok, packed.cols)
+    xb = dev.upload(xp)
+    y = np.zeros((ntok, packed.rows), np.float32)
+    yb = dev.empty(y.nbytes)
+    if x.ndim == 1:
+        launch = matvec(m, xb, yb, MODE_WRITE, items=8)
+    else:
+        rpi = max(1, math.ceil(packed.rows / 8))
+        launch = kernel(m.program, "matmul", (math.ceil(packed.rows / rpi), pad // TILE_TOKENS), m.qs, m.scales,
+                        xb, yb, np.int32(packed.rows), np.int32(packed.cols), np.int32(rpi), np.int32(0),
+                        np.int32(ntok))
+    enqueue(dev, [launch])
+    dev.read(y, yb)
+    return y[0] if x.ndim == 1 else y
+
+
+def read_bandwidth_gbs(device: Device, programs: Programs, size_bytes: int = 256 * 1024 * 1024,
+                       repeats: int = 5) -> float:
+    """Read bandwidth of the device's global memory in GB/s: a kernel sums a buffer larger
+    than any cache, each work-item a contiguous chunk; best of ``repeats`` passes."""
+    items = max(2, device.compute_units * 8)
+    per_item = size_bytes // 32 // items // 4 * 4  # float8 elements, a multiple of 4
+    n_bytes = per_item * items * 32
+    if n_bytes <= 0:
+        raise TokenwalkError(f"a bandwidth probe of {size_bytes} bytes is too small for {items} work-items")
+    buf = device.empty(n_bytes, read_only=True)
+    device.cl.enqueue_fill_buffer(device.queue, buf, np.float32(1.0), 0, n_bytes)
+    sink = device.empty(items * 4)
+    launch = kernel(programs.get("F32"), "read_bandwidth", (items,), buf, sink, np.int32(per_item))
+    device.finish()
+    best = math.inf
+    for i in range(repeats + 1):  # the first pass warms up (page faults, compilation)
+        t0 = time.perf_counter()
+        enqueue(device, [launch])
+        device.finish()
+        if i:
+            best = min(best, time.perf_counter() - t0)
+    buf.release()
+    return n_bytes / best / 1e9

@@ -1,0 +1,54 @@
+"""The kernel source and its compiled variants: one program per weight layout and shape.
+
+``kernels/llama.cl`` holds every kernel of the forward pass (matrix-vector and
+matrix-matrix products for each weight layout, RMSNorm, RoPE, attention, SwiGLU) and the
+read-bandwidth probe. A program is the source compiled with macros: the weight layout
+(``WTYPE_*``), the head size ``HD``, the tile sizes ``TT`` and ``QT``, and whatever shape
+macros the caller fixes (``GROUP``, ``MAX_BLOCKS``). Programs are built on first use and
+cached per variant.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tokenwalk.errors import TokenwalkError
+
+KERNEL_SOURCE = Path(__file__).with_name("kernels") / "llama.cl"
+TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
+QUERY_TILE = 8  # QT: query tokens per work-item in the prefill attention
+FAST_MATH = ("-cl-fast-relaxed-math", "-cl-mad-enable")
+
+
+class Programs:
+    """The compiled variants of ``KERNEL_SOURCE`` on one device, by weight layout.
+
+    ``head_dim`` sets ``HD``; ``defines`` (for example ``GROUP=3, MAX_BLOCKS=48``) are
+    passed as ``-DNAME=VALUE`` in the order given.
+    """
+
+    def __init__(self, device, head_dim: int, **defines: int):
+        self.device = device
+        self.head_dim = int(head_dim)
+        self.defines = dict(defines)
+        self._built: dict = {}
+
+    def options(self, kernel_type: str) -> list[str]:
+        """The compiler options of the variant for weight layout ``kernel_type``."""
+        return [f"-DWTYPE_{kernel_type}", f"-DHD={self.head_dim}", f"-DTT={TILE_TOKENS}", f"-DQT={QUERY_TILE}",
+                *(f"-D{name}={value}" for name, value in self.defines.items()), *FAST_MATH]
+
+    def get(self, kernel_type: str = "F32"):
+        """The program for weight layout ``kernel_type`` (Q4_1, Q8_0, F16, F32), built on first use.
+        Kernels without weights (norms, attention, the probe) are taken from the F32 variant."""
+        prg = self._built.get(kernel_type)
+        if prg is None:
+            cl = self.device.cl
+            try:
+                prg = cl.Program(self.device.context, KERNEL_SOURCE.read_text()).build(
+                    options=self.options(kernel_type))
+            except cl.Error as error:
+                raise TokenwalkError(f"{KERNEL_SOURCE.name}: the OpenCL compiler of {self.device.short_name()} "
+                                     f"failed for {kernel_type} ({str(error).splitlines()[0]})") from None
+            self._built[kernel_type] = prg
+        return prg

@@ -1,0 +1,136 @@
+"""The llama forward pass as kernel launches (llama.cpp's llm_build_llama): decode and prefill.
+
+Decode (one token, matrix-vector products) is six launches per layer, RMSNorm, RoPE, SwiGLU
+and the residual adds fused in: QKV, attention over key ranges, their combination, the
+output projection (+= into the residual), gate|up with SwiGLU, down (+=); then the head.
+Prefill (a chunk of tokens, matrix-matrix products in tiles of TILE_TOKENS) runs RMSNorm,
+RoPE and the cache store, attention and SwiGLU as kernels of their own, and computes the
+head for the last token only (or for all, for tests against the reference).
+
+The graph owns the activation buffers, sized for one prefill chunk, and the inputs of a step
+(embeddings, RoPE angles, the position); it launches nothing itself: ``tokenwalk.native.
+engine`` enqueues what it returns. Positions are token indices, sizes floats unless named.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tokenwalk.native.cl.device import Device
+from tokenwalk.native.cl.ops import (
+    MODE_ACCUMULATE,
+    MODE_SWIGLU,
+    MODE_WRITE,
+    CopyRow,
+    kernel,
+    matmul,
+    matvec,
+)
+from tokenwalk.native.cl.programs import QUERY_TILE, TILE_TOKENS, Programs
+from tokenwalk.native.hparams import LlamaConfig
+from tokenwalk.native.kv_cache import KVCache
+from tokenwalk.native.weights import ModelWeights
+
+
+class LlamaGraph:
+    """Activations and launch lists of the llama forward pass over ``weights`` and ``kv``."""
+
+    def __init__(self, device: Device, programs: Programs, config: LlamaConfig, weights: ModelWeights,
+                 kv: KVCache, chunk_tokens: int, decode_items: int):
+        self.device, self.programs, self.config = device, programs, config
+        self.weights, self.kv = weights, kv
+        self.decode_items = int(decode_items)
+        cfg = config
+        pad = self.pad_tokens = math.ceil(chunk_tokens / TILE_TOKENS) * TILE_TOKENS
+        e, hd = cfg.embedding_length, cfg.head_dim
+        buf = device.zeros
+        self.x = buf(pad * e)  # the residual stream
+        self.h = buf(pad * e)  # its RMSNorm
+        self.qkv = buf(pad * (cfg.head_count + 2 * cfg.head_count_kv) * hd)
+        self.attn = buf(pad * cfg.head_count * hd)
+        self.gu = buf(pad * 2 * cfg.feed_forward_length)
+        self.act = buf(pad * cfg.feed_forward_length)
+        self.logits = buf(cfg.vocab_size)
+        self.all_logits = None  # (pad, vocab) on first use of logits for every position
+        self.rope = buf(pad * hd)  # cos | sin of every token's angles
+        self.state = device.empty(8, read_only=True)  # int32 (first position, unused)
+        # decode attention: key ranges per KV head, so that every compute unit has work
+        self.splits = max(1, math.ceil(4 * device.compute_units / cfg.head_count_kv))
+        self.part = buf(cfg.head_count * self.splits * (hd + 8))
+        self.last = buf(e)  # the last token's row of x, for the head
+        half = hd // 2
+        self.inv_freq = cfg.rope_base ** (-np.arange(half, dtype=np.float64) * 2.0 / hd)
+        device.finish()
+        self.decode_launches = self._decode_launches()
+
+    def set_inputs(self, ids, pos0: int):
+        """Queue the inputs of a step over ``ids`` at positions pos0..: embeddings, RoPE
+        angles, the first position (host arrays kept alive until the queue has copied them)."""
+        self._host_x = self.weights.embed(ids)
+        self._host_state = np.array([pos0, 0], dtype=np.int32)
+        angle = np.arange(pos0, pos0 + len(ids), dtype=np.float64)[:, None] * self.inv_freq[None, :]
+        self._host_rope = np.ascontiguousarray(np.concatenate([np.cos(angle), np.sin(angle)], axis=1), np.float32)
+        self.device.write(self.state, self._host_state)
+        self.device.write(self.rope, self._host_rope)
+        self.device.write(self.x, self._host_x)
+
+    def all_logits_buffer(self):
+        """The (pad_tokens, vocab) float32 buffer for every position's logits, made on first use."""
+        if self.all_logits is None:
+            self.all_logits = self.device.empty(self.pad_tokens * self.config.vocab_size * 4)
+        return self.all_logits
+
+    def _matvec(self, m, x, y, mode, norm_w=None, rows=None):
+        return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows)
+
+    def _decode_launches(self) -> list:
+        """The launches of one decode step: six per layer and one for the head."""
+        cfg, w, kv = self.config, self.weights, self.kv
+        prg = self.programs.get("F32")
+        H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
+        seq = []
+        for i, L in enumerate(w.layers):
+            seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
+            seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, self.rope, kv.k[i], kv.v[i],
+                              self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
+                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits)))
+            seq.append(kernel(prg, "attention_combine", (H,), self.part, self.attn, np.int32(self.splits)))
+            seq.append(self._matvec(L.out, self.attn, self.x, MODE_ACCUMULATE))
+            seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm,
+                                    rows=cfg.feed_forward_length))
+            seq.append(self._matvec(L.down, self.act, self.x, MODE_ACCUMULATE))
+        seq.append(self._matvec(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
+        return seq
+
+    def prefill_launches(self, ntok: int, logits_all: bool = False) -> list:
+        """The launches of one prefill chunk of ``ntok`` tokens (arguments set once)."""
+        cfg, w, kv = self.config, self.weights, self.kv
+        prg = self.programs.get("F32")
+        H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
+        e = np.int32(cfg.embedding_length)
+        eps = np.float32(cfg.rms_eps)
+        ctx = np.int32(kv.ctx_tokens)
+        seq = []
+        for i, L in enumerate(w.layers):
+            seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.attn_norm, self.h, e, eps))
+            seq.append(matmul(L.qkv, self.h, self.qkv, ntok, False))
+            seq.append(kernel(prg, "rope_store", (H + KV, ntok), self.qkv, self.rope, kv.k[i], kv.v[i],
+                              self.state, np.int32(H), np.int32(KV), ctx))
+            seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
+                              self.attn, self.state, np.int32(H), np.int32(KV), ctx,
+                              np.float32(1.0 / math.sqrt(hd)), np.int32(ntok)))
+            seq.append(matmul(L.out, self.attn, self.x, ntok, True))
+            seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.ffn_norm, self.h, e, eps))
+            seq.append(matmul(L.gate_up, self.h, self.gu, ntok, False))
+            seq.append(kernel(prg, "swiglu", (ntok,), self.gu, self.act, np.int32(cfg.feed_forward_length)))
+            seq.append(matmul(L.down, self.act, self.x, ntok, True))
+        if logits_all:
+            seq.append(kernel(prg, "rms_norm", (ntok,), self.x, w.output_norm, self.h, e, eps))
+            seq.append(matmul(w.head, self.h, self.all_logits_buffer(), ntok, False))
+        else:
+            # Only the last token's logits are needed: one matrix-vector product on its row.
+            seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
+            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm))
+        return seq

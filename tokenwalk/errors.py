@@ -15,3 +15,27 @@ class GGUFError(TokenwalkError):
 
 class SpecError(TokenwalkError):
     """A model or machine spec (JSON file or preset) with a missing or bad field."""
+
+
+def printable(value) -> str:
+    """`value` as text safe to print on a terminal: every character that is not printable
+    (control bytes such as ESC, BEL, CR, NUL and newlines, C1 controls, bidirectional
+    overrides, lone surrogates from bytes that were not UTF-8) is written as a Python
+    escape (``\\x1b``, ``\\n``, ``\\u202e``, ``\\udcff``). Printable text, accents and
+    CJK included, is unchanged. Used wherever a string from a file reaches a terminal
+    or an error message."""
+    text = value if isinstance(value, str) else str(value)
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    cp = ord(ch)
+    if ch in "\n\r\t":
+        return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch]
+    if cp < 0x100:
+        return f"\\x{cp:02x}"
+    if cp < 0x10000:
+        return f"\\u{cp:04x}"
+    return f"\\U{cp:08x}"

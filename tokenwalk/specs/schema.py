@@ -36,6 +36,10 @@ def parse_json_object(text: str, label: str) -> dict:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise SpecError(f"{label}: line {error.lineno} column {error.colno}: not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise SpecError(f"{label}: JSON nested too deeply to be a spec") from None
+    except ValueError as error:  # an integer of more than 4,300 digits
+        raise SpecError(f"{label}: not a usable JSON spec ({error})") from None
     if not isinstance(data, dict):
         raise SpecError(f"{label}: expected a JSON object {{...}}, found {type(data).__name__}")
     return data
@@ -64,6 +68,9 @@ def _check_kind(value, kind: str, label: str, name: str):
     if kind in ("int", "number"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise bad
+        if isinstance(value, int) and value.bit_length() > 1023:  # past any float (1.8e308)
+            raise SpecError(f"{label}: field '{name}' must be a finite number >= 0, not an integer of "
+                            f"{int(value.bit_length() * 0.30103) + 1} digits")
         if value != value or value in (float("inf"), float("-inf")) or value < 0:
             raise SpecError(f"{label}: field '{name}' must be a finite number >= 0, not {value!r}")
         if kind == "int":

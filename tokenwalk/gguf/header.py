@@ -49,9 +49,9 @@ DEFAULT_MAX_HEADER_BYTES = 128 << 20
 # Keys, tensors and array items (nested ones included) in the whole header: Python pays
 # for each (an empty array or a one-byte string costs ~60 bytes of memory and ~0.2 µs),
 # so the byte cap alone would let 120 MB of empty arrays cost a minute and a GB. The
-# largest real headers hold about a million (a 262,144-token vocabulary: its tokens,
-# scores and token types, or tokens, merges and types).
-DEFAULT_MAX_HEADER_ITEMS = 4_000_000
+# largest real headers hold under a million (a 262,144-token vocabulary: its tokens,
+# scores and token types; or tokens, merges and types), read in about a second.
+DEFAULT_MAX_HEADER_ITEMS = 2_000_000
 # Bytes before the metadata: magic, version, tensor count, key count.
 FIXED_HEADER_BYTES = 4 + 4 + 8 + 8
 
@@ -349,7 +349,36 @@ class _Parser:
             return self._scalars(code, min_size, count, context)
         if item_type == STRING:
             return self._strings(count, context)
-        return [self.array(f"{context}: item {i + 1} of {count}", depth + 1) for i in range(count)]
+        return self._arrays(count, context, depth)
+
+    def _arrays(self, count: int, context: str, depth: int) -> list:
+        """An array of arrays. Inner arrays of scalars wholly inside the buffer are taken in
+        a tight loop (one struct call each, their items counted against the header's total);
+        the others go through `array`, which refills, checks and names errors."""
+        src = self.src
+        out: list = []
+        append = out.append
+        head_at = struct.Struct(self.bo + "IQ").unpack_from
+        bo = self.bo
+        i = 0
+        while i < count:
+            buf, pos = src.buf, src.pos
+            end = len(buf)
+            if depth + 1 < MAX_ARRAY_DEPTH:
+                while i < count and pos + 12 <= end:
+                    item_type, n = head_at(buf, pos)
+                    info = VALUE_TYPES.get(item_type)
+                    if info is None or info[1] is None or pos + 12 + n * info[2] > end or n > self.items_left:
+                        break
+                    self.items_left -= n
+                    append(list(struct.unpack_from(f"{bo}{n}{info[1]}", buf, pos + 12)) if n else [])
+                    pos += 12 + n * info[2]
+                    i += 1
+            src.pos = pos
+            if i < count:
+                append(self.array(f"{context}: item {i + 1} of {count}", depth + 1))
+                i += 1
+        return out
 
     def _strings(self, count: int, context: str) -> list[str]:
         """An array of strings (a vocabulary: 250,000 of them). Strings wholly inside the

@@ -6,7 +6,13 @@ class TokenwalkError(Exception):
 
     The CLI and build.py print ``str(error)`` as one line and exit with status 2 (CLI) or
     1 (build), never a traceback. Subclasses say which kind of input was wrong.
+
+    The message passes through `printable`: a key name, a value or a file name from a
+    file cannot put a newline, an escape sequence or a lone surrogate into it.
     """
+
+    def __init__(self, message="", *args):
+        super().__init__(printable(message) if isinstance(message, str) else message, *args)
 
 
 class GGUFError(TokenwalkError):

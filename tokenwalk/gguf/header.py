@@ -489,7 +489,7 @@ class _Parser:
         for f in fields:
             if f.key == "general.alignment":
                 if f.value_type != "uint32" or f.value <= 0 or f.value & (f.value - 1):
-                    raise src.error(f"metadata key 'general.alignment'",
+                    raise src.error("metadata key 'general.alignment'",
                                     f"must be a uint32 power of two, not {f.value_type} {f.value!r}", f.offset)
                 alignment = f.value
         data_offset = -(-table_end // alignment) * alignment

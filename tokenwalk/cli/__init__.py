@@ -81,7 +81,7 @@ def printable_strings(value):
     return value
 
 
-def dump_json(value) -> str:
+def dump_json(value, indent: int | None = 2) -> str:
     """`value` as strict JSON (RFC 8259: no NaN or Infinity) with every character that is not
     printable escaped as \\uXXXX (JSON allows it, and a terminal then shows the text).
     A value JSON cannot carry is a TokenwalkError naming the field, not `Infinity`."""
@@ -99,7 +99,7 @@ def dump_json(value) -> str:
         return None
 
     try:
-        text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)
+        text = json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
     except ValueError:
         found = find(value, "")
         where = f"field '{printable(found[0])}' is {found[1]}" if found else "a number is not finite"

@@ -45,7 +45,8 @@ def _limit_memory():
 
 # Cases run in a subprocess (a real terminal's bytes, a locale, a hang or a memory bomb
 # if the bounds regress); the others call main() in this process, which is ~100x faster.
-ISOLATED = ("baseline-", "layers-", "empty-", "keys-", "name-escapes-", "name-not-utf8-", "-nested-deep-")
+ISOLATED = ("baseline-", "layers-", "empty-", "keys-", "name-escapes-", "name-not-utf8-", "-nested-deep-",
+            "request-big-")
 
 
 class Outcome:
@@ -74,6 +75,8 @@ def run_in_process(argv) -> Outcome:
     sys.stdout, sys.stderr = out, err
     try:
         status = main(argv)
+    except SystemExit as exit_:  # argparse refusing an option
+        status = exit_.code
     except BaseException:  # an escaped exception is what the test reports
         sys.stdout, sys.stderr = saved
         status = "raised"

@@ -29,8 +29,15 @@ def _subcommands():
             yield module
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block): `tokenwalk walk: argument ...`."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {printable(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tokenwalk",
         description="The numbers of 'Transformers and local inference', for any model and machine.",
     )

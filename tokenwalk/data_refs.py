@@ -71,6 +71,10 @@ def read_json(path, label: str | None = None, *, missing: str = "file not found"
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise error(f"{label}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise error(f"{label}: JSON nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise error(f"{label}: not usable JSON ({exc})") from None
 
 
 def read_json_file(path, *, missing: str = "file not found", error=TokenwalkError):

@@ -34,6 +34,9 @@ VOCAB_KEYS = ("tokenizer.ggml.model", "tokenizer.ggml.pre", "tokenizer.ggml.toke
 SETTINGS_DEFAULTS = {"num_ctx": None, "kv_type": "f16", "chunk_tokens": 512, "warm": False, "users": 1,
                      "spec_alpha": None, "spec_gamma": None}
 CUSTOM_MACHINE = "custom"
+# The tokenizer figures cut at most this many characters (a long chapter; the page shows
+# every piece as a chip, and the worker is shared with the other figures).
+MAX_TOKENIZE_CHARS = 50_000
 
 _toy_cache: dict = {}
 _smollm2 = None
@@ -58,10 +61,17 @@ def tokenize_toy(text: str, paragraph: str, n_merges: int) -> dict:
     (characters, utf8_bytes, words, tokens, vocabulary)."""
     from tokenwalk.text.bpe import count_text, unicode_to_bytes
 
+    _check_length(text)
     bpe = _toy_bpe(paragraph, int(n_merges))
     to_byte = unicode_to_bytes()
     pieces = [piece_text(bytes(to_byte[c] for c in symbol)) for symbol in bpe.encode_pieces(text)]
     return {"pieces": pieces, "counts": count_text(text, bpe)}
+
+
+def _check_length(text) -> None:
+    if isinstance(text, str) and len(text) > MAX_TOKENIZE_CHARS:
+        raise TokenwalkError(f"the text has {len(text):,} characters; this figure cuts at most "
+                             f"{MAX_TOKENIZE_CHARS:,} (paste a shorter passage)")
 
 
 def piece_text(data: bytes) -> str:
@@ -95,6 +105,7 @@ def tokenize_smollm2(text: str) -> dict:
     Returns pieces (each token's text, see piece_text), ids, tokens and vocabulary."""
     if _smollm2 is None:
         raise TokenwalkError("SmolLM2 tokenizer: its vocabulary is not loaded (load_smollm2 first)")
+    _check_length(text)
     ids = _smollm2.encode(text, parse_special=False)
     pieces = [piece_text(_smollm2.token_bytes(i)) for i in ids]
     return {"pieces": pieces, "ids": ids, "tokens": len(ids), "vocabulary": _smollm2.vocab_size}

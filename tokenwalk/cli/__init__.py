@@ -13,10 +13,11 @@ Modules are discovered, so adding a subcommand touches no other file. A Tokenwal
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
-from tokenwalk.errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError, printable
 
 
 def _subcommands():
@@ -28,8 +29,15 @@ def _subcommands():
             yield module
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (no usage block): `tokenwalk walk: argument ...`."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {printable(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tokenwalk",
         description="The numbers of 'Transformers and local inference', for any model and machine.",
     )
@@ -43,17 +51,101 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Errors a hostile or broken input can raise deep in the arithmetic or the parsers (a
+# 400-digit integer, JSON nested 100,000 deep, a list where a number belongs): one line
+# and status 2 like a TokenwalkError, not a traceback. TOKENWALK_DEBUG=1 shows the traceback.
+INPUT_ERRORS = (ArithmeticError, RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError,
+                AttributeError)
+
+
+class _Escaping:
+    """A text stream whose writes have their non-printable characters escaped (ESC, BEL,
+    CR, NUL, C1 controls, bidi overrides, lone surrogates), newlines and tabs kept: what a
+    file says reaches the terminal as text, never as a command to it."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if not text.isprintable():
+            text = "\n".join("\t".join(printable(part) for part in line.split("\t")) for line in text.split("\n"))
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def printable_strings(value):
+    """`value` (dicts, lists, strings) with every string passed through `printable`: a
+    report whose names come from a file, ready for a text layout (no raw newline or
+    control character can add or move a line)."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {printable_strings(k): printable_strings(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(printable_strings(v) for v in value)
+    return value
+
+
+def dump_json(value, indent: int | None = 2) -> str:
+    """`value` as strict JSON (RFC 8259: no NaN or Infinity) with every character that is not
+    printable escaped as \\uXXXX (JSON allows it, and a terminal then shows the text).
+    A value JSON cannot carry is a TokenwalkError naming the field, not `Infinity`."""
+    import json
+    import math
+
+    def find(node, path):
+        if isinstance(node, float) and not math.isfinite(node):
+            return path, node
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, (list, tuple)) else ()
+        for key, child in items:
+            found = find(child, f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+        return None
+
+    try:
+        text = json.dumps(value, indent=indent, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        found = find(value, "")
+        where = f"field '{printable(found[0])}' is {found[1]}" if found else "a number is not finite"
+        raise TokenwalkError(f"--json: {where}, which JSON cannot carry: the input's numbers are out of "
+                             f"range (too large or too small)") from None
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() or ch in "\n " else _json_escape(ord(ch)) for ch in text)
+
+
+def _json_escape(cp: int) -> str:
+    if cp < 0x10000:
+        return f"\\u{cp:04x}"
+    high, low = divmod(cp - 0x10000, 0x400)
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Escaping(out), _Escaping(err)
     try:
         return int(args._run(args) or 0)
     except TokenwalkError as error:
-        print(f"tokenwalk {args.command}: {error}", file=sys.stderr)
+        print(f"tokenwalk {args.command}: {printable(error)}", file=err)
         return 2
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
+    except INPUT_ERRORS as error:
+        if os.environ.get("TOKENWALK_DEBUG"):
+            raise
+        text = printable(str(error))[:300]
+        print(f"tokenwalk {args.command}: cannot use this input: {type(error).__name__}"
+              + (f": {text}" if text else "") + " (TOKENWALK_DEBUG=1 shows where)", file=err)
+        return 2
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 if __name__ == "__main__":

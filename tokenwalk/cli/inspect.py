@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 NAME = "inspect"
@@ -31,11 +30,13 @@ def add_arguments(parser) -> None:
 
 
 def run(args) -> int:
+    from tokenwalk.cli import dump_json, printable_strings
+
     report = inspect_model(args.model)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(dump_json(report))
     else:
-        print(format_report(report))
+        print(format_report(printable_strings(report)))
     return 0
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 NAME = "tokenize"
 HELP = "token ids and pieces of a text with a GGUF model's own byte-level BPE tokenizer"
 DESCRIPTION = """\
@@ -31,7 +29,9 @@ def run(args) -> int:
     ids = tok.encode(args.text, parse_special=not args.no_special)
     pieces = [tok.piece(i) for i in ids]
     if args.json:
-        print(json.dumps({"ids": ids, "pieces": pieces}, ensure_ascii=False))
+        from tokenwalk.cli import dump_json
+
+        print(dump_json({"ids": ids, "pieces": pieces}, indent=None))
     else:
         print(f"{len(ids)} tokens")
         for i, p in zip(ids, pieces):

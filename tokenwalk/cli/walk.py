@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from tokenwalk.errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError, printable
 
 NAME = "walk"
 HELP = "walk one request on a model and a machine: load, prefill (time to first token), decode"
@@ -103,12 +102,16 @@ def run(args) -> int:
     )
     walk = walk_request(model, machine, request)
     for warning in walk.warnings:
-        print(f"tokenwalk walk: warning: {warning}", file=sys.stderr)
+        print(f"tokenwalk walk: warning: {printable(warning)}", file=sys.stderr)
     if args.json:
-        json.dump(walk.to_dict(), sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        from tokenwalk.cli import dump_json
+
+        sys.stdout.write(dump_json(walk.to_dict()) + "\n")
     else:
-        sys.stdout.write(format_walk(walk))
+        from dataclasses import replace
+
+        # names from files: no raw newline or control character reaches the table
+        sys.stdout.write(format_walk(replace(walk, model=printable(walk.model), machine=printable(walk.machine))))
     return 0
 
 

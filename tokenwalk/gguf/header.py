@@ -31,7 +31,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokenwalk.errors import GGUFError
+from tokenwalk.errors import GGUFError, printable
 from tokenwalk.gguf.ggml_types import GGML_TYPES_BY_ID
 
 MAGIC = b"GGUF"
@@ -46,6 +46,12 @@ CHUNK_BYTES = 1 << 20
 # A header (metadata + tensor table) larger than this is refused: the largest real
 # vocabularies (about 260,000 tokens and merges) make headers of about 15 MB.
 DEFAULT_MAX_HEADER_BYTES = 128 << 20
+# Keys, tensors and array items (nested ones included) in the whole header: Python pays
+# for each (an empty array or a one-byte string costs ~60 bytes of memory and ~0.2 µs),
+# so the byte cap alone would let 120 MB of empty arrays cost a minute and a GB. The
+# largest real headers hold under a million (a 262,144-token vocabulary: its tokens,
+# scores and token types; or tokens, merges and types), read in about a second.
+DEFAULT_MAX_HEADER_ITEMS = 2_000_000
 # Bytes before the metadata: magic, version, tensor count, key count.
 FIXED_HEADER_BYTES = 4 + 4 + 8 + 8
 
@@ -221,7 +227,7 @@ class _Source:
     def error(self, context: str, cause: str, offset: int | None = None) -> GGUFError:
         at = self.offset if offset is None else offset
         where = f"{context}: " if context else ""
-        return GGUFError(f"{self.name}: byte {at}: {where}{cause}")
+        return GGUFError(f"{printable(self.name)}: byte {at}: {where}{cause}")
 
     def left(self) -> int | None:
         return None if self.size is None else self.size - self.offset
@@ -260,7 +266,7 @@ class _Source:
             needed = self.offset + n
             if self.bytes_mode and (self.size is None or needed <= self.size):
                 raise GGUFNeedMoreBytes(
-                    f"{self.name}: byte {self.offset}: {context}: the {self.offset + have} bytes given end "
+                    f"{printable(self.name)}: byte {self.offset}: {context}: the {self.offset + have} bytes given end "
                     f"before the header does; read at least {needed}", needed)
             raise self.error(context, f"the file ends after {self.offset + have} bytes, "
                                       f"{n - have} short of the {n}-byte field (a truncated file?)")
@@ -279,10 +285,21 @@ class _Source:
 
 
 class _Parser:
-    def __init__(self, src: _Source):
+    def __init__(self, src: _Source, max_items: int = DEFAULT_MAX_HEADER_ITEMS):
         self.src = src
         self.bo = "<"
         self.top_item_type: str | None = None
+        self.max_items = max_items
+        self.items_left = max_items
+
+    def spend_items(self, count: int, context: str, what: str, offset: int):
+        """Count `count` more keys, tensors or array items against the header's total,
+        before anything is read or allocated for them."""
+        if count > self.items_left:
+            raise self.src.error(context, f"{what} would take the header past {self.max_items:,} keys, "
+                                          f"tensors and array items in all, far beyond any real model's header",
+                                 offset)
+        self.items_left -= count
 
     def u32(self, context: str) -> int:
         return self.src.unpack(self.bo + "I", 4, context)[0]
@@ -327,11 +344,41 @@ class _Parser:
         _, code, min_size = info
         src.check_fits(count * min_size, context,
                        f"array count {count} of {info[0]} (at least {count * min_size} bytes)", at)
+        self.spend_items(count, context, f"array count {count:,} of {info[0]}", at)
         if code is not None:
             return self._scalars(code, min_size, count, context)
         if item_type == STRING:
             return self._strings(count, context)
-        return [self.array(f"{context}: item {i + 1} of {count}", depth + 1) for i in range(count)]
+        return self._arrays(count, context, depth)
+
+    def _arrays(self, count: int, context: str, depth: int) -> list:
+        """An array of arrays. Inner arrays of scalars wholly inside the buffer are taken in
+        a tight loop (one struct call each, their items counted against the header's total);
+        the others go through `array`, which refills, checks and names errors."""
+        src = self.src
+        out: list = []
+        append = out.append
+        head_at = struct.Struct(self.bo + "IQ").unpack_from
+        bo = self.bo
+        i = 0
+        while i < count:
+            buf, pos = src.buf, src.pos
+            end = len(buf)
+            if depth + 1 < MAX_ARRAY_DEPTH:
+                while i < count and pos + 12 <= end:
+                    item_type, n = head_at(buf, pos)
+                    info = VALUE_TYPES.get(item_type)
+                    if info is None or info[1] is None or pos + 12 + n * info[2] > end or n > self.items_left:
+                        break
+                    self.items_left -= n
+                    append(list(struct.unpack_from(f"{bo}{n}{info[1]}", buf, pos + 12)) if n else [])
+                    pos += 12 + n * info[2]
+                    i += 1
+            src.pos = pos
+            if i < count:
+                append(self.array(f"{context}: item {i + 1} of {count}", depth + 1))
+                i += 1
+        return out
 
     def _strings(self, count: int, context: str) -> list[str]:
         """An array of strings (a vocabulary: 250,000 of them). Strings wholly inside the
@@ -393,6 +440,8 @@ class _Parser:
         src.check_fits(kv_count * MIN_KV_BYTES + tensor_count * MIN_TENSOR_INFO_BYTES, "tensor count",
                        f"{tensor_count} tensors (at least {tensor_count * MIN_TENSOR_INFO_BYTES} bytes "
                        f"after the keys)", 8)
+        self.spend_items(kv_count, "metadata key count", f"{kv_count:,} keys", 16)
+        self.spend_items(tensor_count, "tensor count", f"{tensor_count:,} tensors", 8)
 
         fields: list[MetadataField] = []
         seen: set[str] = set()
@@ -400,7 +449,7 @@ class _Parser:
             start = src.offset
             context = f"metadata key #{i + 1} of {kv_count}"
             key = self.string(context + ": key", strict=True)
-            context = f"{context} '{key}'"
+            context = f"{context} '{printable(key)}'"
             if key in seen:
                 raise src.error(context, "the key appears twice", start)
             seen.add(key)
@@ -417,7 +466,7 @@ class _Parser:
             start = src.offset
             context = f"tensor #{i + 1} of {tensor_count}"
             name = self.string(context + ": name", strict=True)
-            context = f"{context} '{name}'"
+            context = f"{context} '{printable(name)}'"
             if name in names:
                 raise src.error(context, "the tensor name appears twice", start)
             names.add(name)
@@ -440,7 +489,7 @@ class _Parser:
         for f in fields:
             if f.key == "general.alignment":
                 if f.value_type != "uint32" or f.value <= 0 or f.value & (f.value - 1):
-                    raise src.error(f"metadata key 'general.alignment'",
+                    raise src.error("metadata key 'general.alignment'",
                                     f"must be a uint32 power of two, not {f.value_type} {f.value!r}", f.offset)
                 alignment = f.value
         data_offset = -(-table_end // alignment) * alignment
@@ -470,7 +519,8 @@ class _Parser:
         )
 
 
-def read_gguf_header(source, *, max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES) -> GGUFHeader:
+def read_gguf_header(source, *, max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+                     max_header_items: int = DEFAULT_MAX_HEADER_ITEMS) -> GGUFHeader:
     """Read the header of a GGUF file: a path, a binary stream (read() is enough), or bytes.
 
     Never reads the tensor data. Raises GGUFError (one line: file, byte offset, field,
@@ -478,27 +528,31 @@ def read_gguf_header(source, *, max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
-        return read_gguf_header_bytes(data, file_size=len(data), max_header_bytes=max_header_bytes)
+        return read_gguf_header_bytes(data, file_size=len(data), max_header_bytes=max_header_bytes,
+                                      max_header_items=max_header_items)
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         try:
             stream = open(name, "rb", buffering=0)
         except OSError as error:
-            raise GGUFError(f"{name}: cannot open: {error.strerror or error}") from None
+            raise GGUFError(f"{printable(name)}: cannot open: {error.strerror or error}") from None
         with stream:
             if os.path.isdir(name):
-                raise GGUFError(f"{name}: is a folder, not a GGUF file")
+                raise GGUFError(f"{printable(name)}: is a folder, not a GGUF file")
             size = os.fstat(stream.fileno()).st_size
-            return _parse(stream.read, name, size, max_header_bytes=max_header_bytes)
+            return _parse(stream.read, name, size, max_header_bytes=max_header_bytes,
+                          max_header_items=max_header_items)
     read = getattr(source, "read", None)
     if read is None:
         raise GGUFError(f"{source!r}: not a path, bytes or a readable binary stream")
     name = str(getattr(source, "name", "<stream>"))
-    return _parse(read, name, _stream_size(source), max_header_bytes=max_header_bytes)
+    return _parse(read, name, _stream_size(source), max_header_bytes=max_header_bytes,
+                  max_header_items=max_header_items)
 
 
 def read_gguf_header_bytes(data, file_size: int | None = None, *, name: str = "<bytes>",
-                           max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES) -> GGUFHeader:
+                           max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+                           max_header_items: int = DEFAULT_MAX_HEADER_ITEMS) -> GGUFHeader:
     """Read a header from the first bytes of a GGUF file (the browser's File.slice).
 
     `file_size` is the size of the whole file if known: lengths are then checked against
@@ -509,7 +563,8 @@ def read_gguf_header_bytes(data, file_size: int | None = None, *, name: str = "<
     stream = io.BytesIO(data)
     if file_size is not None and file_size < len(data):
         file_size = len(data)
-    return _parse(stream.read, name, file_size, bytes_mode=True, max_header_bytes=max_header_bytes)
+    return _parse(stream.read, name, file_size, bytes_mode=True, max_header_bytes=max_header_bytes,
+                  max_header_items=max_header_items)
 
 
 def _stream_size(stream) -> int | None:
@@ -524,11 +579,12 @@ def _stream_size(stream) -> int | None:
 
 
 def _parse(read, name: str, size: int | None, *, bytes_mode: bool = False,
-           max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES) -> GGUFHeader:
+           max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES,
+           max_header_items: int = DEFAULT_MAX_HEADER_ITEMS) -> GGUFHeader:
     src = _Source(read, name, size, bytes_mode=bytes_mode, max_header_bytes=max_header_bytes)
     try:
-        return _Parser(src).parse()
+        return _Parser(src, max_header_items).parse()
     except (GGUFError, MemoryError):
         raise
     except (OSError, ValueError, struct.error, OverflowError) as error:
-        raise GGUFError(f"{name}: byte {src.offset}: cannot read: {error}") from None
+        raise GGUFError(f"{printable(name)}: byte {src.offset}: cannot read: {error}") from None

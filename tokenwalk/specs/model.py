@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field, fields as dataclass_fields
 from typing import Any
 
-from tokenwalk.errors import GGUFError, SpecError
+from tokenwalk.errors import GGUFError, SpecError, printable
 from tokenwalk.gguf.ggml_types import GGML_TYPES
 from tokenwalk.gguf.header import GGUFHeader, read_gguf_header
 from tokenwalk.specs.schema import check_fields, preset_names, read_json_object, read_preset
@@ -341,8 +341,19 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
     src = os.path.basename(header.source)
     arch = header.architecture
     if not isinstance(arch, str) or not arch:
-        raise GGUFError(f"{header.source}: metadata key 'general.architecture' is missing, "
+        raise GGUFError(f"{printable(header.source)}: metadata key 'general.architecture' is missing, "
                         f"so the model's keys cannot be found")
+    if not header.tensors:
+        raise GGUFError(f"{printable(header.source)}: the tensor table is empty (0 tensors): "
+                        f"no weights to count")
+    if header.n_parameters <= 0:
+        raise GGUFError(f"{printable(header.source)}: every tensor has a zero dimension (0 weights in all): "
+                        f"no weights to count")
+    general_name = header.metadata.get("general.name")
+    if isinstance(general_name, bool) or not isinstance(general_name, (str, int, type(None))):
+        raise GGUFError(f"{printable(header.source)}: metadata key 'general.name' should be a string, "
+                        f"not {type(general_name).__name__}")
+    general_name = str(general_name) if general_name is not None and general_name != "" else None
     sources: dict[str, str] = {}
 
     def key(suffix: str) -> str:
@@ -355,9 +366,8 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
                 raise GGUFError(f"{header.source}: metadata key '{key(suffix)}' is missing "
                                 f"(needed for {field_name})")
             return default
-        if isinstance(value, bool) or not isinstance(value, (int, float, list)):
-            raise GGUFError(f"{header.source}: metadata key '{key(suffix)}' should be a number, "
-                            f"not {type(value).__name__}")
+        if not (suffix == "attention.sliding_window_pattern" and isinstance(value, list)):  # per-layer flags
+            _check_count(value, header, key(suffix))
         sources[field_name] = f"{src}: {key(suffix)}"
         return value
 
@@ -447,7 +457,7 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
     expert_ffn = get("expert_feed_forward_length", "expert_ffn_length", default=None)
     file_type = header.metadata.get("general.file_type")
     return ModelSpec(
-        name=name or header.metadata.get("general.name") or os.path.splitext(src)[0],
+        name=name or general_name or os.path.splitext(src)[0],
         architecture=arch,
         params=counts["params"],
         active_params=counts["active_params"],
@@ -612,6 +622,23 @@ def _short(value, limit: int = 120):
     if isinstance(value, list):
         return f"[{len(value)} items]"
     return value
+
+
+def _check_count(value, header: GGUFHeader, key: str) -> None:
+    """A count or size from the metadata (or a per-layer list of them): whole, finite and
+    not negative; else a GGUFError naming the key (NaN, infinities, strings, booleans)."""
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            what = "a list" if isinstance(value, list) else "a number"
+            raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should be {what} of "
+                            f"whole numbers, not {printable(repr(item)[:40])} ({type(item).__name__})")
+        if isinstance(item, float) and not (math.isfinite(item) and item == int(item)):
+            raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should be a whole "
+                            f"number, not {item!r}")
+        if item < 0:
+            raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should not be "
+                            f"negative, not {item!r}")
 
 
 def _scalar(value, header: GGUFHeader, key: str) -> int:

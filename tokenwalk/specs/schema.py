@@ -53,6 +53,9 @@ def _check_kind(value, kind: str, label: str, name: str):
     if kind in ("int", "number"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise bad
+        if isinstance(value, int) and value.bit_length() > 1023:  # past any float (1.8e308)
+            raise SpecError(f"{label}: field '{name}' must be a finite number >= 0, not an integer of "
+                            f"{int(value.bit_length() * 0.30103) + 1} digits")
         if value != value or value in (float("inf"), float("-inf")) or value < 0:
             raise SpecError(f"{label}: field '{name}' must be a finite number >= 0, not {value!r}")
         if kind == "int":

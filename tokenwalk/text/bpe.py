@@ -30,6 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tokenwalk.text import check_text
+
 # Letters ([^\W\d_]: word characters that are neither digits nor '_'), digits, other
 # symbols, each with an optional leading space; then whitespace (a run before a word
 # leaves its last space to the word, as in GPT-2's pattern).
@@ -136,6 +138,7 @@ class BPE:
 
     def encode_pieces(self, text: str) -> list[str]:
         """The tokens of ``text`` as byte-level symbols (a space shows as 'Ġ')."""
+        check_text(text)
         pieces: list[str] = []
         for chunk in pre_tokenize(text):
             pieces.extend(self._bpe(chunk))
@@ -177,6 +180,7 @@ def train_bpe(text: str, n_merges: int) -> BPE:
     """
     if n_merges < 0:
         raise ValueError(f"train_bpe: n_merges must be >= 0, got {n_merges}")
+    check_text(text, "the training text")
     chunk_counts = Counter(pre_tokenize(text))
     words = {_to_symbols(c): n for c, n in chunk_counts.items()}
     inverse = _byte_table()[1]
@@ -205,6 +209,7 @@ def count_text(text: str, bpe: BPE) -> dict[str, int]:
     characters: Unicode code points; utf8_bytes: bytes in UTF-8; words: runs of
     non-whitespace; tokens: pieces after BPE; vocabulary: the tokenizer's vocab_size.
     """
+    check_text(text)
     return {
         "characters": len(text),
         "utf8_bytes": len(text.encode("utf-8")),

@@ -281,6 +281,7 @@ def render_page(templates: Path, site: Path, context: dict) -> str:
                              autoescape=jinja2.select_autoescape(["html"]), undefined=jinja2.StrictUndefined)
     env.filters.update(FILTERS)
     env.globals["asset"] = lambda rel: f"{rel}?v={assets.fingerprint(site / rel)}"
+    env.globals["import_map"] = lambda: assets.import_map(site)
     try:
         return env.get_template("article.html").render(**context)
     except jinja2.TemplateNotFound as exc:

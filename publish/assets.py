@@ -133,3 +133,16 @@ def build_core_wheel(root: Path, out_dir: Path) -> Path:
 def fingerprint(path: Path) -> str:
     """A short content hash for cache-busting query strings (?v=...)."""
     return hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+
+
+def import_map(site: Path, folder: str = "static/interactive") -> str:
+    """The page's import map (JSON for <script type="importmap">): every JavaScript module
+    under site/<folder> mapped from its plain URL, which `import "./tokenizer.js"` resolves
+    to, to that URL with ?v=<its content hash>, as asset() versions the entry files; so
+    after a redeploy a browser never runs a new client.js with an old module it cached."""
+    imports = {}
+    for path in sorted((site / folder).glob("*")):
+        if path.suffix in (".js", ".mjs") and path.is_file():
+            rel = path.relative_to(site).as_posix()
+            imports[f"./{rel}"] = f"./{rel}?v={fingerprint(path)}"
+    return json.dumps({"imports": imports}, indent=1).replace("</", "<\\/")

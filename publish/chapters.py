@@ -71,11 +71,12 @@ def render_page(templates: Path, site: Path, context: dict) -> str:
     """content/templates/article.html around the chapters; `asset(rel)` -> `rel?v=hash`."""
     import jinja2
 
-    from .assets import fingerprint
+    from .assets import fingerprint, import_map
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
                              autoescape=jinja2.select_autoescape(["html"]), undefined=jinja2.StrictUndefined)
     env.filters.update(FILTERS)
     env.globals["asset"] = lambda rel: f"{rel}?v={fingerprint(site / rel)}"
+    env.globals["import_map"] = lambda: import_map(site)
     try:
         return env.get_template("article.html").render(**context)
     except jinja2.TemplateNotFound as exc:

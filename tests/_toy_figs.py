@@ -59,10 +59,10 @@ def check_contract(mod, inputs, html) -> ET.Element:
 
 def check_says_it_needs_javascript(html: str) -> str:
     """The static rendering of an interactive figure says, in its own markup, that the live
-    version needs JavaScript, in the class the interactive layer's CSS hides once JavaScript
-    runs (content/static/interactive/interactive.css); returns the sentence."""
-    css = (_ROOT / "content" / "static" / "interactive" / "interactive.css").read_text(encoding="utf-8")
-    assert re.search(r"html\.js \.tw-nojs\s*\{\s*display:\s*none", css), "the class the CSS hides with JavaScript"
+    version needs JavaScript, in the class the interactive layer's CSS hides once the figure
+    is live (content/static/interactive/interactive.css); returns the sentence."""
+    css = (Path(_ROOT) / "content" / "static" / "interactive" / "interactive.css").read_text(encoding="utf-8")
+    assert re.search(r"\.is-live \.tw-nojs\s*\{\s*display:\s*none", css), "the class the CSS hides once live"
     notes = re.findall(r'<p class="tw-nojs">([^<]*)</p>', html)
     assert len(notes) == 1, notes
     assert notes[0].endswith("needs JavaScript.")

@@ -161,3 +161,38 @@ def test_smollm2_vocabulary_file_cuts_text_like_the_model_file(smollm2_header):
     out = browser.tokenize_smollm2(text)
     assert out["ids"] == reference.encode(text, parse_special=False)
     assert "".join(out["pieces"]) == text and out["tokens"] == len(out["ids"])
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("prompt_tokens", "1.5", "prompt tokens: a whole number is needed, not 1.5"),
+    ("prompt_tokens", "abc", "prompt tokens: a whole number is needed, not 'abc'"),
+    ("prompt_tokens", "", "prompt tokens: a value is needed"),
+    ("num_ctx", "nan", "context (num_ctx): a whole number is needed, not nan"),
+    ("users", True, "users: a whole number is needed, not bool"),
+    ("users", ["1"], "users: a whole number is needed, not list"),
+])
+def test_the_simulators_form_is_checked_once_here_one_line_naming_the_field(field, value, message):
+    form = {"model": "dense-7b-fp16", "machine": "h100-sxm", "prompt_tokens": "300", "output_tokens": "20",
+            "num_ctx": "", "chunk_tokens": "512", "users": "1", "kv_type": "f16", "warm": False}
+    with pytest.raises(TokenwalkError) as caught:
+        browser.settings_from_form({**form, field: value})
+    assert str(caught.value) == message
+    out = json.loads(browser.call("simulate_view", json.dumps([{**form, field: value}])))
+    assert out == {"error": message}
+
+
+def test_the_form_as_typed_gives_the_settings_the_page_puts_in_its_url():
+    form = {"model": "dense-7b-fp16", "machine": "custom", "prompt_tokens": "2e3", "output_tokens": "20",
+            "num_ctx": "", "chunk_tokens": "512", "users": "1", "kv_type": "q8_0", "warm": True, "spec": False,
+            "spec_alpha": "0.7", "spec_gamma": "4", "bandwidth_gbs": "256", "fp16_tflops": "30", "memory_gb": "32"}
+    settings = browser.settings_from_form(form)
+    assert settings == {"model": "dense-7b-fp16", "machine": "custom", "kv_type": "q8_0", "warm": True,
+                        "prompt_tokens": 2000, "output_tokens": 20, "chunk_tokens": 512, "users": 1, "num_ctx": None,
+                        "spec_alpha": None, "spec_gamma": None, "bandwidth_gbs": 256.0, "fp16_tflops": 30.0,
+                        "memory_gb": 32.0}
+    assert browser.settings_from_form(settings) == settings, "parsing the parsed settings changes nothing"
+    assert browser.settings_from_form({**form, "spec": True})["spec_gamma"] == 4
+    with pytest.raises(TokenwalkError, match=r"^acceptance rate \(alpha\): a value is needed$"):
+        browser.settings_from_form({**form, "spec": True, "spec_alpha": ""})
+    view = browser.simulate_view(form)
+    assert view["settings"] == settings and view["walk"]["prompt_tokens"] == 2000

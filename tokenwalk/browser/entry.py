@@ -160,6 +160,85 @@ def _machine(settings: dict):
     return load_machine(str(name))
 
 
+# The simulator's form: which fields are whole numbers, which numbers, and how a message names them.
+WHOLE_FIELDS = ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_gamma")
+NUMBER_FIELDS = ("spec_alpha", "bandwidth_gbs", "fp16_tflops", "memory_gb")
+OPTIONAL_FIELDS = ("num_ctx", "spec_alpha", "spec_gamma")
+FIELD_LABELS = {"prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "chunk_tokens": "chunk",
+                "users": "users", "num_ctx": "context (num_ctx)", "spec_gamma": "draft tokens (gamma)",
+                "spec_alpha": "acceptance rate (alpha)", "bandwidth_gbs": "bandwidth (GB/s)",
+                "fp16_tflops": "FP16 TFLOPS", "memory_gb": "memory (GB)"}
+_TRUE = (True, 1, "1", "true", "on", "yes")
+
+
+def _blank(value) -> bool:
+    return value is None or (isinstance(value, str) and value.strip() == "")
+
+
+def _number(name: str, value, whole: bool):
+    """A form value (text as typed, or a JSON number) as an int (whole) or a finite float."""
+    label = FIELD_LABELS.get(name, name)
+    need = "a whole number" if whole else "a number"
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise TokenwalkError(f"{label}: {need} is needed, not {type(value).__name__}")
+    if isinstance(value, int):
+        return value if whole else float(value)
+    text = value.strip().replace("_", "") if isinstance(value, str) else None
+    try:
+        number = value if text is None else (int(text) if whole and text.lstrip("+-").isdigit() else float(text))
+    except ValueError:
+        shown = text if len(text) <= 20 else text[:20] + "…"
+        raise TokenwalkError(f"{label}: {need} is needed, not {shown!r}") from None
+    if isinstance(number, int):
+        return number
+    if number != number or number in (float("inf"), float("-inf")):
+        raise TokenwalkError(f"{label}: {need} is needed, not {number}")
+    if whole:
+        if not number.is_integer():
+            raise TokenwalkError(f"{label}: {need} is needed, not {number:g}")
+        return int(number)
+    return number
+
+
+def settings_from_form(form: dict) -> dict:
+    """The simulator's settings from its form or a shared link: the one place they are
+    parsed and checked (the page sends the fields as typed). Numbers may come as text
+    ("300", "1e3", "") or as JSON numbers; an empty optional field is None; `spec`
+    (absent: on when spec_alpha is given) switches speculative decoding; the machine
+    "custom" needs bandwidth_gbs, fp16_tflops and memory_gb. Every problem is one
+    line naming the field (TokenwalkError); the ranges are Request's and the specs'.
+    Returns the settings simulate() takes, JSON-able (the page writes them to its URL)."""
+    if not isinstance(form, dict):
+        raise TokenwalkError("simulator: settings must be an object")
+    settings = {}
+    for key in ("model", "machine"):
+        value = form.get(key)
+        if not isinstance(value, str) or not value.strip():
+            raise TokenwalkError(f"simulator: pick a {key}")
+        settings[key] = value.strip()
+    kv_type = form.get("kv_type")
+    settings["kv_type"] = kv_type.strip() if not _blank(kv_type) and isinstance(kv_type, str) else "f16"
+    settings["warm"] = form.get("warm", False) in _TRUE
+    spec = form.get("spec")
+    spec = not _blank(form.get("spec_alpha")) if spec is None else spec in _TRUE
+    custom = settings["machine"] == CUSTOM_MACHINE
+    for name in ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_alpha", "spec_gamma",
+                 "bandwidth_gbs", "fp16_tflops", "memory_gb"):
+        if name in ("spec_alpha", "spec_gamma") and not spec:
+            settings[name] = None
+            continue
+        if name in ("bandwidth_gbs", "fp16_tflops", "memory_gb") and not custom:
+            continue
+        value = form.get(name)
+        if _blank(value):
+            if name.startswith("spec_") or (name not in OPTIONAL_FIELDS and name not in SETTINGS_DEFAULTS):
+                raise TokenwalkError(f"{FIELD_LABELS[name]}: a value is needed")
+            settings[name] = SETTINGS_DEFAULTS.get(name)
+            continue
+        settings[name] = _number(name, value, whole=name in WHOLE_FIELDS)
+    return settings
+
+
 def request_from_settings(settings: dict):
     """The Request of a simulator scenario (keys as Request's fields)."""
     from tokenwalk.walk import Request
@@ -180,6 +259,7 @@ def simulate(settings: dict) -> dict:
     """
     from tokenwalk.walk import walk_request
 
+    settings = settings_from_form(settings)
     return walk_request(_model(settings["model"]), _machine(settings), request_from_settings(settings)).to_dict()
 
 
@@ -235,12 +315,15 @@ def explain(walk: dict) -> dict:
 def simulate_view(settings: dict) -> dict:
     """simulate() plus the result panel's HTML (tokenwalk.browser.view) for the page:
     {"walk": the walk's dict, "explain": explain(walk), "html": markup, "summary": one
-    sentence for the live region}."""
+    sentence for the live region, "settings": the settings as parsed (settings_from_form),
+    for the page's URL}. `settings` may be the form's fields as typed."""
     from tokenwalk.browser.view import live_summary, walk_html
 
+    settings = settings_from_form(settings)
     walk = simulate(settings)
     why = explain(walk)
-    return {"walk": walk, "explain": why, "html": walk_html(walk, why), "summary": live_summary(walk)}
+    return {"walk": walk, "explain": why, "html": walk_html(walk, why), "summary": live_summary(walk),
+            "settings": settings}
 
 
 # ----------------------------------------------------------------- GGUF header

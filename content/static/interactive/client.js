@@ -1,108 +1,32 @@
 // Interactive figures: the tokenizer (figure 1), the quantizer (figure 10) and TokenWalk,
 // the simulator. Progressive enhancement: without this file each shows its build-time
-// rendering. Python (Pyodide, served by this site) starts in a Web Worker only when a
-// reader reaches for one of them: a button, focus in a control, or the figure scrolling
-// into view. Nothing is sent to any other host.
+// rendering and its note (hidden only once its figure is live). Python (Pyodide, served by
+// this site) starts in a Web Worker (python.js) only when a reader reaches for one of them:
+// a button, focus in a control, or the figure scrolling into view. Nothing is sent to any
+// other host. Module URLs carry their version through the import map the build writes.
+import { call, callGguf, callKept, oneLine, start, watch } from "./python.js";
+import { latestWins } from "./latest.js";
 import { enhanceTokenizer } from "./tokenizer.js";
 import { enhanceQuantizer } from "./quantizer.js";
 import { enhanceSimulator } from "./simulator.js";
 
-const body = document.body;
-let worker = null;
-let readyPromise = null;
-let nextId = 1;
-const pending = new Map();
-const listeners = new Set();
-export const state = { phase: "idle", ms: null, error: null, startedAt: null };
-
-function setPhase(phase, extra = {}) {
-  Object.assign(state, { phase }, extra);
-  listeners.forEach((fn) => fn(state));
-}
-
-/** Call fn(state) now and whenever Python's state changes (idle, loading, ready, failed). */
-export function watch(fn) {
-  listeners.add(fn);
-  fn(state);
-}
-
-/** Start Python (once) and resolve when tokenwalk is importable. */
-export function start() {
-  if (readyPromise) return readyPromise;
-  const pyodide = body.dataset.pyodide;
-  const wheel = body.dataset.wheel;
-  if (!pyodide || !wheel) {
-    setPhase("failed", { error: "this build has no Python runtime (Pyodide) in the site" });
-    readyPromise = Promise.reject(new Error(state.error));
-    readyPromise.catch(() => {});
-    return readyPromise;
-  }
-  const base = document.baseURI;
-  worker = new Worker(new URL("./worker.mjs", import.meta.url), { type: "module" });
-  setPhase("loading", { startedAt: performance.now() });
-  readyPromise = new Promise((resolve, reject) => {
-    worker.onmessage = (event) => {
-      const msg = event.data;
-      if (msg.type === "ready") {
-        setPhase("ready", { ms: msg.ms, readyAt: performance.now() });
-        resolve();
-      } else if (msg.type === "failed") {
-        setPhase("failed", { error: msg.error });
-        reject(new Error(msg.error));
-      } else if (pending.has(msg.id)) {
-        const { resolve: done, reject: fail } = pending.get(msg.id);
-        pending.delete(msg.id);
-        const reply = JSON.parse(msg.json);
-        if ("error" in reply) fail(new Error(reply.error));
-        else done(reply.ok);
-      }
-    };
-    worker.onerror = (event) => {
-      const error = event.message || "the Python worker could not start";
-      setPhase("failed", { error });
-      reject(new Error(error));
-    };
-  });
-  readyPromise.catch(() => {});
-  worker.postMessage({ type: "boot", pyodide: new URL(pyodide, base).href, wheel: new URL(wheel, base).href });
-  return readyPromise;
-}
-
-/** tokenwalk.browser.entry.<fn>(...args) in the worker; resolves to its JSON-able result. */
-export async function call(fn, ...args) {
-  await start();
-  return new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ id, fn, args });
-  });
-}
-
-/** tokenwalk.browser.entry.inspect_gguf on the first bytes of a file (an ArrayBuffer, transferred). */
-export async function callGguf(buffer, size, name) {
-  await start();
-  return new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ id, gguf: buffer, size, name }, [buffer]);
-  });
-}
-
 /**
  * A figure's loading state and its triggers. `status` is the figure's status element;
- * `onReady` runs once Python is ready. The figure starts Python when it scrolls into
- * view, when a control in it gets focus, or when its Start button is pressed.
+ * `onReady` runs once Python is first ready. The figure starts Python when it scrolls into
+ * view, when a control in it gets focus, or when its Start button is pressed; if Python
+ * fails to start, the message says why and the button tries again.
  */
 export function wire(figure, status, onReady) {
   let done = false;
-  const trigger = () => start().catch(() => {});
+  let failedOnce = false;
+  const trigger = () => { if (!failedOnce) start().catch(() => {}); };
   const button = document.createElement("button");
   button.type = "button";
   button.className = "tw-start";
   button.textContent = "Start the interactive version";
-  button.addEventListener("click", trigger);
+  button.addEventListener("click", () => start().catch(() => {}));
   status.before(button);
-  figure.addEventListener("focusin", trigger);
+  figure.addEventListener("focusin", (e) => { if (e.target !== button) trigger(); });
   if ("IntersectionObserver" in window) {
     const seen = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) {
@@ -113,18 +37,24 @@ export function wire(figure, status, onReady) {
     seen.observe(figure);
   }
   watch((s) => {
+    if (done) return;  // from here on the figure reports its own calls' errors
     figure.dataset.python = s.phase;
     if (s.phase === "loading") {
       status.textContent = "Starting Python in your browser (Pyodide, from this site)…";
       button.hidden = true;
     } else if (s.phase === "failed") {
+      failedOnce = true;  // retried by the button only: no loop of failing downloads
       status.textContent = `The interactive version could not start: ${s.error}`;
+      button.textContent = "Try again";
       button.hidden = false;
-    } else if (s.phase === "ready" && !done) {
+    } else if (s.phase === "ready") {
       done = true;
       button.remove();
       status.textContent = "";
-      Promise.resolve(onReady()).catch((error) => { status.textContent = String(error.message || error); });
+      Promise.resolve(onReady()).catch((error) => {
+        console.warn("tokenwalk:", error);
+        status.textContent = oneLine(error);
+      });
     }
   });
 }
@@ -135,9 +65,14 @@ function main() {
     quantization: [document.querySelector(".tw-quantization"), enhanceQuantizer],
     simulator: [document.querySelector(".tw-simulator"), enhanceSimulator],
   };
-  if (!Object.values(figures).some(([el]) => el)) return;
+  const api = { call, callKept, callGguf, wire, watch, latestWins, oneLine };
   for (const [el, enhance] of Object.values(figures)) {
-    if (el) enhance(el, { call, callGguf, wire, watch });
+    if (!el) continue;
+    try {
+      enhance(el, api);
+    } catch (error) {  // one figure's bug leaves the others, and its own static rendering
+      console.error("tokenwalk:", error);
+    }
   }
 }
 

@@ -79,28 +79,38 @@ export function enhanceQuantizer(figure, api) {
   panel.after(status);
   figure.classList.add("is-live");
 
-  let busy = Promise.resolve();
-  function update() {
-    busy = busy.then(async () => {
-      try {
-        const q = await api.call("quantize", weights, bits);
-        const fmts = Object.entries(q.formats).map(([k, v]) => `${k} ${v}`).join(" · ");
-        summary.replaceChildren(
-          el("p", {}, el("b", { "data-out": "mean-error" }, `mean error ${fmtShare(q.mean_error_share)}`),
-            ` of the largest weight at ${q.bits} bits (largest error ${fmtShare(q.max_error_share)}); `,
-            `levels ${q.level_min} … ${q.level_max}`.replace(/-/g, "−"), `; one fp16 scale ${q.scale.toPrecision(3)}`),
-          el("p", {}, el("b", { "data-out": "bits-per-weight" }, `${q.bits} + 16/${q.weights.length} = ${q.bits_per_weight} bits per weight`),
-            ` with the scale counted; real formats: ${fmts}`));
-        figure.dataset.meanErrorShareLive = String(q.mean_error_share);
-        figure.dataset.bitsPerWeightLive = String(q.bits_per_weight);
-        view.replaceChildren(chart(q, Math.max(320, Math.round(view.clientWidth || 640))), table(q));
-        figure.dataset.state = "ready";
-      } catch (error) {
-        status.textContent = String(error.message || error);
+  let drawSeed = null;  // a new block was asked for: drawn by the next run
+  const update = api.latestWins(async () => {
+    if (drawSeed !== null) {
+      const asked = drawSeed;
+      const drawn = await api.call("draw_weights", asked);
+      if (drawSeed === asked) {
+        weights = drawn;
+        drawSeed = null;
       }
-    });
-    return busy;
-  }
+    }
+    return api.call("quantize", weights, bits);
+  }, {
+    show(q) {
+      const fmts = Object.entries(q.formats).map(([k, v]) => `${k} ${v}`).join(" · ");
+      summary.replaceChildren(
+        el("p", {}, el("b", { "data-out": "mean-error" }, `mean error ${fmtShare(q.mean_error_share)}`),
+          ` of the largest weight at ${q.bits} bits (largest error ${fmtShare(q.max_error_share)}); `,
+          `levels ${q.level_min} … ${q.level_max}`.replace(/-/g, "−"), `; one fp16 scale ${q.scale.toPrecision(3)}`),
+        el("p", {}, el("b", { "data-out": "bits-per-weight" }, `${q.bits} + 16/${q.weights.length} = ${q.bits_per_weight} bits per weight`),
+          ` with the scale counted; real formats: ${fmts}`));
+      figure.dataset.meanErrorShareLive = String(q.mean_error_share);
+      figure.dataset.bitsPerWeightLive = String(q.bits_per_weight);
+      view.replaceChildren(chart(q, Math.max(320, Math.round(view.clientWidth || 640))), table(q));
+      status.textContent = "";
+      figure.dataset.state = "ready";
+    },
+    fail(error) {
+      status.textContent = api.oneLine(error);
+      figure.dataset.state = "error";
+    },
+    busy(on) { figure.dataset.busy = on ? "1" : "0"; },
+  });
 
   api.wire(figure, status, () => { figure.classList.add("is-ready"); return update(); });
   let width = view.clientWidth;
@@ -114,11 +124,12 @@ export function enhanceQuantizer(figure, api) {
     bits = Number(e.target.value);
     if (figure.classList.contains("is-ready")) update();
   });
-  draw.addEventListener("click", async () => {
-    weights = await api.call("draw_weights", seed++);
+  draw.addEventListener("click", () => {
+    drawSeed = seed++;
     if (figure.classList.contains("is-ready")) update();
   });
   reset.addEventListener("click", () => {
+    drawSeed = null;
     weights = original.slice();
     if (figure.classList.contains("is-ready")) update();
   });

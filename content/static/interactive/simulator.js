@@ -10,33 +10,14 @@ const NUMBER_FIELDS = ["prompt_tokens", "output_tokens", "num_ctx", "chunk_token
 const FIRST_SLICE = 8 << 20;
 const MAX_HEADER = 512 << 20;
 
-function formSettings(form) {
-  const v = (name) => form.elements[name].value.trim();
-  const s = { model: v("model"), machine: v("machine"), kv_type: v("kv_type"), warm: form.elements.warm.checked };
-  for (const name of ["prompt_tokens", "output_tokens", "chunk_tokens", "users"]) s[name] = Number(v(name));
-  s.num_ctx = v("num_ctx") === "" ? null : Number(v("num_ctx"));
-  if (form.elements.spec.checked) {
-    s.spec_alpha = Number(v("spec_alpha"));
-    s.spec_gamma = Number(v("spec_gamma"));
-  } else {
-    s.spec_alpha = null;
-    s.spec_gamma = null;
+// The form as typed: strings, checkboxes as booleans. Python parses and checks them
+// (tokenwalk.browser.entry.settings_from_form), once, and returns the settings it used.
+function formValues(form) {
+  const values = { warm: form.elements.warm.checked, spec: form.elements.spec.checked };
+  for (const name of ["model", "machine", "kv_type", ...NUMBER_FIELDS]) {
+    if (form.elements[name]) values[name] = form.elements[name].value;
   }
-  if (s.machine === "custom") {
-    for (const name of ["bandwidth_gbs", "fp16_tflops", "memory_gb"]) s[name] = Number(v(name));
-  }
-  return s;
-}
-
-function checkSettings(s) {
-  for (const name of ["prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_gamma"]) {
-    const x = s[name];
-    if (x !== null && x !== undefined && !Number.isInteger(x)) return `${name.replace("_", " ")} must be a whole number`;
-  }
-  for (const name of ["spec_alpha", "bandwidth_gbs", "fp16_tflops", "memory_gb"]) {
-    if (s[name] !== null && s[name] !== undefined && !Number.isFinite(s[name])) return `${name} must be a number`;
-  }
-  return null;
+  return values;
 }
 
 export function enhanceSimulator(figure, api) {
@@ -80,8 +61,7 @@ export function enhanceSimulator(figure, api) {
     const s = {};
     for (const [key, value] of params) {
       if (key === "warm") s.warm = value === "1";
-      else if (NUMBER_FIELDS.includes(key)) s[key] = value === "" ? null : Number(value);
-      else s[key] = value;
+      else s[key] = value;  // as text: Python checks it with the rest of the form
     }
     if (!params.has("spec_alpha")) s.spec_alpha = null;
     return s;
@@ -98,52 +78,45 @@ export function enhanceSimulator(figure, api) {
     return new URL(url, location.href).href;
   }
 
-  let latest = 0;
-  let running = false;
-  let queued = false;
-  async function update() {
-    if (running) { queued = true; return; }
-    running = true;
-    try {
-      do {
-        queued = false;
-        showFields();
-        if (modelSelect.value === "gguf") {
-          status.textContent = "Pick a GGUF file: only its header is read, here in your browser.";
-          continue;
-        }
-        const s = formSettings(form);
-        const problem = checkSettings(s);
-        if (problem) { status.textContent = problem; result.classList.add("is-stale"); continue; }
-        toUrl(s);
-        const t0 = performance.now();
-        const id = ++latest;
-        try {
-          const out = await api.call("simulate_view", s);
-          if (id !== latest) continue;
-          result.innerHTML = out.html;  // markup from tokenwalk.browser.view: every text escaped there
-          result.dataset.walk = JSON.stringify(out.walk);
-          live.textContent = out.summary;
-          result.dataset.ms = String(performance.now() - t0);
-          result.classList.remove("is-stale");
-          status.textContent = "";
-          figure.dataset.state = "ready";
-        } catch (error) {
-          status.textContent = String(error.message || error);
-          result.classList.add("is-stale");
-        }
-      } while (queued);
-    } finally {
-      running = false;
-      figure.dataset.busy = "0";
-    }
-  }
+  let shared = null;  // the settings of the result shown (the URL's)
+  const update = api.latestWins(async () => {
+    showFields();
+    if (modelSelect.value === "gguf") return null;
+    const t0 = performance.now();
+    const out = await api.call("simulate_view", formValues(form));
+    out.ms = performance.now() - t0;
+    return out;
+  }, {
+    show(out) {
+      if (out === null) {
+        status.textContent = "Pick a GGUF file: only its header is read, here in your browser.";
+        return;
+      }
+      result.innerHTML = out.html;  // markup from tokenwalk.browser.view: every text escaped there
+      result.dataset.walk = JSON.stringify(out.walk);
+      live.textContent = out.summary;
+      result.dataset.ms = String(out.ms);
+      result.classList.remove("is-stale");
+      shared = out.settings;
+      toUrl(shared);
+      status.textContent = "";
+      figure.dataset.state = "ready";
+    },
+    fail(error) {
+      status.textContent = api.oneLine(error);
+      result.classList.add("is-stale");
+      figure.dataset.state = "error";
+    },
+    busy(on) { figure.dataset.busy = on ? "1" : "0"; },
+  });
   function schedule() {
     figure.dataset.busy = "1";
     if (figure.classList.contains("is-ready")) update();
   }
 
+  let picked = 0;
   async function readGguf(file) {
+    const mine = ++picked;
     ggufInfo.textContent = `Reading the header of ${file.name}…`;
     ggufInfo.dataset.state = "reading";
     let n = Math.min(FIRST_SLICE, file.size);
@@ -151,6 +124,7 @@ export function enhanceSimulator(figure, api) {
       for (;;) {
         const buffer = await file.slice(0, n).arrayBuffer();
         const info = await api.callGguf(buffer, file.size, file.name);
+        if (mine !== picked) return;  // another file was picked meanwhile
         if (info.need_bytes) {
           if (n >= file.size || n >= MAX_HEADER) throw new Error(`${file.name}: the header does not end within ${n} bytes`);
           n = Math.min(file.size, Math.max(info.need_bytes, 2 * n));
@@ -175,13 +149,14 @@ export function enhanceSimulator(figure, api) {
         return;
       }
     } catch (error) {
+      if (mine !== picked) return;
       ggufInfo.dataset.state = "error";
-      ggufInfo.textContent = `Not a GGUF model this page can read: ${error.message || error}`;
+      ggufInfo.textContent = `Not a GGUF model this page can read: ${api.oneLine(error)}`;
     }
   }
 
-  const shared = fromUrl();
-  if (shared) applySettings(shared);
+  const fromLink = fromUrl();
+  if (fromLink) applySettings(fromLink);
   showFields();
 
   api.wire(figure, status, () => { figure.classList.add("is-ready"); return update(); });
@@ -194,7 +169,7 @@ export function enhanceSimulator(figure, api) {
     schedule();
   });
   form.querySelector("[data-action=share]").addEventListener("click", async () => {
-    const url = toUrl(formSettings(form));
+    const url = shared ? toUrl(shared) : location.href;
     try {
       await navigator.clipboard.writeText(url);
       status.textContent = "Link copied.";

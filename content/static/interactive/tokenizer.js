@@ -7,8 +7,33 @@ import { el, showPiece } from "./dom.js";
 const COUNTERS = [["characters", "characters"], ["utf8_bytes", "UTF-8 bytes"], ["words", "words"],
   ["tokens", "tokens"], ["vocabulary", "vocabulary"]];
 
-function chips(container, pieces) {
-  container.replaceChildren(...pieces.map((p, i) => el("span", { class: `tw-chip${i % 2 ? " tw-odd" : ""}` }, showPiece(p))));
+// A long paste gives hundreds of thousands of pieces: the chips go in batches (one per
+// frame, never all spread into one call, which overflows the stack past ~125,000), and
+// only the first CHIP_LIMIT are drawn; a newer text cancels the batches still to come.
+const CHIP_BATCH = 2000;
+const CHIP_LIMIT = 20000;
+const drawing = new WeakMap();
+
+export function chips(container, pieces) {
+  const job = {};
+  drawing.set(container, job);
+  container.replaceChildren();
+  const shown = Math.min(pieces.length, CHIP_LIMIT);
+  let i = 0;
+  const batch = () => {
+    if (drawing.get(container) !== job) return;
+    const part = document.createDocumentFragment();
+    for (const end = Math.min(shown, i + CHIP_BATCH); i < end; i++) {
+      part.append(el("span", { class: `tw-chip${i % 2 ? " tw-odd" : ""}` }, showPiece(pieces[i])));
+    }
+    if (i >= shown && pieces.length > shown) {
+      part.append(el("span", { class: "tw-chips-more" },
+        `… and ${(pieces.length - shown).toLocaleString("en-US")} more tokens (not drawn)`));
+    }
+    container.append(part);
+    if (i < shown) requestAnimationFrame(batch);
+  };
+  batch();
 }
 
 export function enhanceTokenizer(figure, api) {
@@ -45,37 +70,34 @@ export function enhanceTokenizer(figure, api) {
   figure.classList.add("is-live");
 
   let realReady = false;
-  let busy = false;
-  let again = false;
-  async function update() {
-    if (busy) { again = true; return; }
-    busy = true;
-    try {
-      do {
-        again = false;
-        const text = input.value;
-        const toy = await api.call("tokenize_toy", text, paragraph, nMerges);
-        chips(toyChips, toy.pieces);
-        for (const [key] of COUNTERS) {
-          counters.querySelector(`[data-counter="${key}"]`).textContent = toy.counts[key].toLocaleString("en-US");
-        }
-        let summary = `Toy tokenizer: ${toy.counts.tokens} tokens for ${toy.counts.characters} characters.`;
-        if (realReady) {
-          const real = await api.call("tokenize_smollm2", text);
-          chips(realChips, real.pieces);
-          realCount.textContent = real.tokens.toLocaleString("en-US");
-          realVocab.textContent = real.vocabulary.toLocaleString("en-US");
-          summary += ` ${vocabName}: ${real.tokens} tokens.`;
-        }
-        live.textContent = summary;
-      } while (again);
+  const update = api.latestWins(async () => {
+    const text = input.value;
+    const toy = await api.call("tokenize_toy", text, paragraph, nMerges);
+    const real = realReady ? await api.call("tokenize_smollm2", text) : null;
+    return { toy, real };
+  }, {
+    show({ toy, real }) {
+      chips(toyChips, toy.pieces);
+      for (const [key] of COUNTERS) {
+        counters.querySelector(`[data-counter="${key}"]`).textContent = toy.counts[key].toLocaleString("en-US");
+      }
+      let summary = `Toy tokenizer: ${toy.counts.tokens} tokens for ${toy.counts.characters} characters.`;
+      if (real) {
+        chips(realChips, real.pieces);
+        realCount.textContent = real.tokens.toLocaleString("en-US");
+        realVocab.textContent = real.vocabulary.toLocaleString("en-US");
+        summary += ` ${vocabName}: ${real.tokens} tokens.`;
+      }
+      live.textContent = summary;
+      status.textContent = "";  // a message about an earlier text is stale now
       figure.dataset.state = "ready";
-    } catch (error) {
-      status.textContent = String(error.message || error);
-    } finally {
-      busy = false;
-    }
-  }
+    },
+    fail(error) {
+      status.textContent = api.oneLine(error);
+      figure.dataset.state = "error";
+    },
+    busy(on) { figure.dataset.busy = on ? "1" : "0"; },
+  });
 
   api.wire(figure, status, async () => {
     figure.classList.add("is-ready");
@@ -84,7 +106,7 @@ export function enhanceTokenizer(figure, api) {
       status.textContent = `Loading ${vocabName}’s vocabulary…`;
       const response = await fetch(vocabUrl);
       if (!response.ok) throw new Error(`${vocabUrl}: HTTP ${response.status}`);
-      await api.call("load_smollm2", await response.text());
+      await api.callKept("load_smollm2", await response.text());
       realReady = true;
       status.textContent = "";
       await update();

@@ -3,18 +3,60 @@
 // Messages in:  {type: "boot", pyodide: URL of pyodide.mjs, wheel: URL of the wheel}
 //               {id, fn, args}                       -> tokenwalk.browser.entry.call(fn, JSON args)
 //               {id, gguf: ArrayBuffer, size, name}  -> tokenwalk.browser.entry.call_gguf(...)
-// Messages out: {type: "ready", ms} | {type: "failed", error} | {id, json} (the JSON reply).
+// Messages out: {type: "ready", ms} | {type: "failed", error}
+//               {type: "begin", id} when a call starts (its time limit counts from here)
+//               {id, json} (the JSON reply) | {id, error, fatal} (one line; fatal: Python's
+//               state may be broken, python.js ends this worker).
+// Errors are one line for the page; tracebacks go to the console (a warning, not an error).
 let booted = null;
-let browser = null;
+let pyodide = null;
+let entry = null;
+let failBoot = null;  // while booting: reject the boot (a download answered with an error)
+
+const FATAL = new Set(["MemoryError", "RecursionError", "SystemError"]);
+const realFetch = self.fetch.bind(self);
+// Pyodide does not fail when its wasm or stdlib answers 404: it waits forever. Every
+// download during the boot goes through here, so an HTTP error ends the boot at once.
+self.fetch = async (input, init) => {
+  const url = String((input && input.url) || input);
+  const name = url.split("?")[0].split("/").pop();
+  let response;
+  try {
+    response = await realFetch(input, init);
+  } catch (error) {
+    if (failBoot) failBoot(new Error(`${name} could not be downloaded (${error.message})`));
+    throw error;
+  }
+  if (!response.ok && failBoot) failBoot(new Error(`${name} could not be downloaded (HTTP ${response.status})`));
+  return response;
+};
+
+function lastLine(text) {
+  const lines = String(text).split("\n").map((l) => l.trim()).filter(Boolean);
+  return lines.length ? lines[lines.length - 1] : String(text);
+}
 
 async function boot(pyodideUrl, wheelUrl) {
   const t0 = performance.now();
-  const { loadPyodide } = await import(pyodideUrl);
-  const indexURL = new URL("./", pyodideUrl).href;
-  // stdout/stderr to the console's log level: Pyodide's own chatter is not an error.
-  const pyodide = await loadPyodide({ indexURL, stdout: () => {}, stderr: (s) => console.log(s) });
-  await pyodide.loadPackage(wheelUrl, { messageCallback: () => {}, errorCallback: (s) => console.log(s) });
-  browser = pyodide.pyimport("tokenwalk.browser.entry");
+  const failed = new Promise((_, reject) => { failBoot = reject; });
+  failed.catch(() => {});  // raced below; a rejection between two races is not "unhandled"
+  try {
+    const { loadPyodide } = await Promise.race([import(pyodideUrl), failed]);
+    const indexURL = new URL("./", pyodideUrl).href;
+    // stdout/stderr to the console's log level: Pyodide's own chatter is not an error.
+    pyodide = await Promise.race([loadPyodide({ indexURL, stdout: () => {}, stderr: (s) => console.log(s) }), failed]);
+    let loadError = null;
+    await Promise.race([pyodide.loadPackage(wheelUrl, { messageCallback: () => {},
+      errorCallback: (s) => { console.log(s); loadError = loadError || s; } }), failed]);
+    try {
+      entry = pyodide.pyimport("tokenwalk.browser.entry");
+    } catch (error) {
+      console.warn("tokenwalk: the core does not import:", error.message);
+      throw new Error(`the tokenwalk core did not load (${lastLine(loadError || error.message)})`);
+    }
+  } finally {
+    failBoot = null;
+  }
   return performance.now() - t0;
 }
 
@@ -26,20 +68,28 @@ self.onmessage = async (event) => {
       const ms = await booted;
       self.postMessage({ type: "ready", ms });
     } catch (error) {
-      self.postMessage({ type: "failed", error: String(error && error.message || error) });
+      console.warn("tokenwalk: Python did not start:", error);
+      self.postMessage({ type: "failed", error: lastLine((error && error.message) || error) });
     }
     return;
   }
   try {
     await booted;
-    let json;
-    if (msg.gguf) {
-      json = browser.call_gguf(new Uint8Array(msg.gguf), msg.size, msg.name);
-    } else {
-      json = browser.call(msg.fn, JSON.stringify(msg.args || []));
-    }
+  } catch (error) {
+    return;  // the page was told when the boot failed
+  }
+  self.postMessage({ type: "begin", id: msg.id });
+  try {
+    const json = msg.gguf
+      ? entry.call_gguf(new Uint8Array(msg.gguf), msg.size, msg.name)
+      : entry.call(msg.fn, JSON.stringify(msg.args || []));
     self.postMessage({ id: msg.id, json });
   } catch (error) {
-    self.postMessage({ id: msg.id, json: JSON.stringify({ error: String(error && error.message || error) }) });
+    const python = pyodide && error instanceof pyodide.ffi.PythonError;
+    console.warn(`tokenwalk.browser.entry.${msg.fn || "call_gguf"}:`, (error && error.message) || error);
+    // a Python exception other than these leaves Python usable; anything else (a JavaScript
+    // error, Pyodide's fatal error) may not
+    const fatal = !python || FATAL.has(error.type);
+    self.postMessage({ id: msg.id, error: lastLine((error && error.message) || error), fatal });
   }
 };

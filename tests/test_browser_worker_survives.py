@@ -1,0 +1,286 @@
+"""The page's Python worker survives what can go wrong (issue #15, the page side; issue #11,
+the page's JavaScript): every call has a time limit, a wedged or crashed worker is
+restarted and the other figures keep working, loading failures show a message and a retry
+that works, the no-JS note stays when client.js fails, a long paste does not overflow the
+stack, out-of-order replies never overwrite a newer result, and the import map versions
+every module URL.
+
+Failures are staged in the browser, never in the product: routes answer 404 or stall, and
+a test-only copy of worker.mjs (served by route) hangs, throws or closes on marked inputs.
+Short time limits come from window.twPythonLimits (an init script)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+
+import pytest
+
+from build_support import run_build
+from test_browser_site import browser, serve  # noqa: F401  (browser: the shared fixture)
+
+pytestmark = pytest.mark.browser
+
+BOOT_MS = 120_000
+CALL_MS = 5_000
+# Appended to worker.mjs for the tests only: a simulator call with these prompt tokens hangs
+# (after telling the page it began), throws an uncaught error, or closes the worker silently.
+WORKER_PATCH = """
+const twRealOnMessage = self.onmessage;
+self.onmessage = (event) => {
+  const msg = event.data || {};
+  const mark = msg.fn === "simulate_view" && msg.args && msg.args[0] && msg.args[0].prompt_tokens;
+  if (mark === "424242") { self.postMessage({ type: "begin", id: msg.id }); for (;;) {} }
+  if (mark === "424243") {
+    self.postMessage({ type: "begin", id: msg.id });
+    throw new Error("a crash staged by the test");
+  }
+  if (mark === "424244") { self.close(); return; }
+  return twRealOnMessage(event);
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    if importlib.util.find_spec("article.numbers") is None:
+        pytest.skip("article/numbers.py is missing: the real article cannot build")
+    tmp = tmp_path_factory.mktemp("survives")
+    result = run_build("--out", tmp / "site")
+    assert result.returncode == 0, result.stderr
+    server = serve(tmp / "site")
+    yield f"http://127.0.0.1:{server.server_port}/", tmp / "site"
+    server.shutdown()
+
+
+class Page:
+    def __init__(self, browser, url, limits=None, patch_worker=False, viewport=None):  # noqa: F811
+        self.context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
+        self.urls, self.errors = [], []
+        if limits:
+            self.context.add_init_script(f"window.twPythonLimits = {json.dumps(limits)};")
+        if patch_worker:
+            def patched(route):
+                response = route.fetch()
+                route.fulfill(response=response, body=response.text() + WORKER_PATCH)
+            self.context.route(re.compile(r".*/static/interactive/worker\.mjs(\?.*)?$"), patched)
+        self.url = url
+        self.page = self.context.new_page()
+        self.page.on("request", lambda r: self.urls.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def open(self):
+        self.page.goto(self.url, wait_until="domcontentloaded")
+        return self.page
+
+    def close(self):
+        self.context.close()
+
+
+def status(page, figure: str) -> str:
+    return page.locator(f".tw-{figure} .tw-status").first.inner_text()
+
+
+def wait_tokenizer_counts(page, text: str, timeout=60_000):
+    page.fill("#tw-tok-input", text)
+    page.wait_for_function(
+        f"document.querySelector('.tw-counters [data-counter=characters]').textContent === '{len(text)}'",
+        timeout=timeout)
+
+
+def wait_walk(page, prompt_tokens: int, timeout=60_000):
+    page.wait_for_function(
+        "(n) => { const r = document.querySelector('.tw-sim-result'); return r.dataset.walk "
+        "&& JSON.parse(r.dataset.walk).prompt_tokens === n && !r.classList.contains('is-stale'); }",
+        arg=prompt_tokens, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def staged(browser, site):  # noqa: F811
+    """One page with the test worker and 5 s calls, Python started from the simulator."""
+    p = Page(browser, site[0], limits={"call": CALL_MS}, patch_worker=True)
+    page = p.open()
+    page.locator(".tw-simulator").scroll_into_view_if_needed()
+    page.wait_for_selector(".tw-simulator[data-state=ready]", timeout=BOOT_MS)
+    yield p
+    p.close()
+
+
+def test_a_call_past_its_time_limit_restarts_python_and_the_other_figures_work(staged):
+    page = staged.page
+    page.fill("#tw-sim-prompt_tokens", "424242")
+    page.wait_for_function("document.querySelector('.tw-simulator').dataset.state === 'error'",
+                           timeout=CALL_MS + 30_000)
+    message = status(page, "simulator")
+    assert "took longer than 5 s" in message and "\n" not in message
+    # another figure, on the fresh worker
+    page.locator(".tw-tokenizer").scroll_into_view_if_needed()
+    wait_tokenizer_counts(page, "After the restart.")
+    # and the simulator itself, at its next change
+    page.fill("#tw-sim-prompt_tokens", "300")
+    wait_walk(page, 300)
+    assert status(page, "simulator") == ""
+
+
+def test_a_call_queued_behind_a_wedged_one_runs_again_by_itself(staged):
+    page = staged.page
+    page.fill("#tw-sim-prompt_tokens", "424242")
+    page.fill("#tw-tok-input", "Queued behind the hang.")  # waits in the worker behind the hang
+    wait_tokenizer_counts(page, "Queued behind the hang.", timeout=CALL_MS + 60_000)
+    assert status(page, "tokenizer") == ""
+    page.fill("#tw-sim-prompt_tokens", "301")
+    wait_walk(page, 301)
+
+
+@pytest.mark.parametrize("mark", ["424243", "424244"], ids=["throws", "closes"])
+def test_a_crashed_worker_rejects_its_calls_and_the_figure_recovers(staged, mark):
+    page = staged.page
+    page.fill("#tw-sim-prompt_tokens", mark)
+    page.wait_for_function("document.querySelector('.tw-simulator').dataset.state === 'error'",
+                           timeout=2 * CALL_MS + 30_000)
+    message = status(page, "simulator")
+    assert message and "\n" not in message and "Traceback" not in message
+    page.fill("#tw-sim-prompt_tokens", "302")
+    wait_walk(page, 302)
+    wait_tokenizer_counts(page, f"After {mark}.")
+
+
+def test_settings_are_checked_in_python_and_the_message_is_one_line(staged):
+    page = staged.page
+    page.fill("#tw-sim-prompt_tokens", "1.5")
+    page.wait_for_function("document.querySelector('.tw-simulator').dataset.state === 'error'")
+    assert status(page, "simulator") == "prompt tokens: a whole number is needed, not 1.5"
+    page.fill("#tw-sim-prompt_tokens", "2e3")  # a whole number, however it is written
+    wait_walk(page, 2000)
+    assert "prompt_tokens=2000" in page.url
+
+
+def test_the_import_map_versions_every_module_url(staged, site):
+    html = (site[1] / "index.html").read_text(encoding="utf-8")
+    found = re.search(r'<script type="importmap">(.*?)</script>', html, re.S)
+    assert found, "no import map"
+    assert html.index('type="importmap"') < html.index('type="module"'), "the map comes before the modules"
+    imports = json.loads(found.group(1))["imports"]
+    from publish.assets import fingerprint
+
+    modules = sorted(p for p in (site[1] / "static" / "interactive").iterdir() if p.suffix in (".js", ".mjs"))
+    assert len(modules) >= 7
+    for path in modules:
+        key = f"./static/interactive/{path.name}"
+        assert imports[key] == f"{key}?v={fingerprint(path)}"
+    requested = [u for u in staged.urls if "/static/interactive/" in u and re.search(r"\.m?js(\?|$)", u)]
+    assert {u.split("?")[0].rsplit("/", 1)[1] for u in requested} >= {
+        "client.js", "python.js", "latest.js", "tokenizer.js", "quantizer.js", "simulator.js", "dom.js", "worker.mjs"}
+    assert [u for u in requested if "?v=" not in u] == [], "a module loaded without its version"
+
+
+def test_out_of_order_replies_never_overwrite_a_newer_result(staged):
+    out = staged.page.evaluate("""async () => {
+        const { latestWins } = await import("./static/interactive/latest.js");
+        const tick = () => new Promise((r) => setTimeout(r, 0));
+        const shown = [], failed = [], replies = [];
+        let runs = 0;
+        const request = latestWins(() => { const k = ++runs; return new Promise((ok) => replies.push(() => ok(k))); },
+                                   { show: (v) => shown.push(v), fail: (e) => failed.push(String(e)) });
+        const first = request();   // run 1 starts
+        request(); request();      // two more requests while it runs: one more run, after it
+        replies[0]();              // run 1 replies: stale, a newer request came
+        await tick();
+        replies[1]();              // run 2: the newest inputs
+        await first;
+        // a run rejected for another figure's sake (error.retry) runs once more by itself
+        let tries = 0;
+        const retried = latestWins(async () => {
+            if (++tries === 1) { const e = new Error("restarted"); e.retry = true; throw e; }
+            return "second try";
+        }, { show: (v) => shown.push(v), fail: (e) => failed.push(String(e)) });
+        await retried();
+        return { shown, failed, runs, tries };
+    }""")
+    assert out == {"shown": [2, "second try"], "failed": [], "runs": 2, "tries": 2}
+
+
+def test_a_paste_of_200000_pieces_draws_in_batches_without_overflowing(staged):
+    out = staged.page.evaluate("""async () => {
+        const { chips } = await import("./static/interactive/tokenizer.js");
+        const box = document.createElement("div");
+        document.body.append(box);
+        chips(box, Array.from({ length: 200000 }, (_, i) => i % 2 ? " " : "a"));
+        const more = () => box.querySelector(".tw-chips-more");
+        for (let i = 0; i < 40 && !more(); i++) await new Promise(requestAnimationFrame);
+        const out = { chips: box.querySelectorAll(".tw-chip").length, more: more()?.textContent };
+        chips(box, ["only", "this"]);  // a newer text replaces it, and stops any batch still to come
+        await new Promise(requestAnimationFrame);
+        out.after = box.querySelectorAll(".tw-chip").length;
+        box.remove();
+        return out;
+    }""")
+    assert out == {"chips": 20000, "more": "… and 180,000 more tokens (not drawn)", "after": 2}
+
+
+def test_no_traceback_or_uncaught_error_reached_the_page(staged):
+    assert staged.errors == []
+    texts = staged.page.locator(".tw-interactive").all_inner_texts()
+    assert not any("Traceback" in t for t in texts)
+
+
+def test_a_stalled_or_missing_runtime_shows_a_message_and_the_retry_works(browser, site):  # noqa: F811
+    p = Page(browser, site[0], limits={"boot": 4_000})
+    stalled = []
+    p.context.route("**/pyodide.asm.wasm", lambda route: stalled.append(route))  # never answered
+    page = p.open()
+    try:
+        page.evaluate("document.querySelector('.tw-tokenizer .tw-start').click()")
+        page.wait_for_function("document.querySelector('.tw-tokenizer').dataset.python === 'failed'", timeout=30_000)
+        assert "did not start within 4 s" in status(page, "tokenizer")
+        button = page.locator(".tw-tokenizer .tw-start")
+        assert button.is_visible() and button.inner_text() == "Try again"
+
+        p.context.unroute("**/pyodide.asm.wasm")
+        p.context.route("**/pyodide.asm.wasm", lambda route: route.fulfill(status=404, body="gone"))
+        button.click()
+        page.wait_for_function("document.querySelector('.tw-tokenizer').dataset.python === 'failed'", timeout=30_000)
+        message = status(page, "tokenizer")
+        assert "pyodide.asm.wasm could not be downloaded (HTTP 404)" in message, message
+
+        p.context.unroute("**/pyodide.asm.wasm")
+        page.evaluate("window.twPythonLimits = undefined")  # the usual limits again
+        button.click()
+        page.wait_for_selector(".tw-tokenizer[data-state=ready]", timeout=BOOT_MS)
+        wait_tokenizer_counts(page, "Started after all.")
+        assert "could not start" not in status(page, "tokenizer")
+        assert page.locator(".tw-quantization").get_attribute("data-python") in ("loading", "ready")
+    finally:
+        p.close()
+
+
+def test_a_wheel_that_does_not_load_is_one_line_and_retry_works(browser, site):  # noqa: F811
+    p = Page(browser, site[0])
+    p.context.route("**/wheels/*.whl", lambda route: route.fulfill(status=200, body=b"not a zip"))
+    page = p.open()
+    try:
+        page.evaluate("document.querySelector('.tw-tokenizer .tw-start').click()")
+        page.wait_for_function("document.querySelector('.tw-tokenizer').dataset.python === 'failed'", timeout=BOOT_MS)
+        message = status(page, "tokenizer")
+        assert message.startswith("The interactive version could not start:") and "\n" not in message
+        assert "Traceback" not in message
+        p.context.unroute("**/wheels/*.whl")
+        page.locator(".tw-tokenizer .tw-start").click()
+        page.wait_for_selector(".tw-tokenizer[data-state=ready]", timeout=BOOT_MS)
+    finally:
+        p.close()
+
+
+def test_when_client_js_fails_the_no_js_notes_stay(browser, site):  # noqa: F811
+    p = Page(browser, site[0], viewport={"width": 390, "height": 900})
+    p.context.route(re.compile(r".*/static/interactive/client\.js(\?.*)?$"), lambda route: route.fulfill(status=404))
+    page = p.open()
+    try:
+        page.wait_for_load_state("networkidle")
+        for name in ("tokenizer", "quantization", "simulator"):
+            note = page.locator(f".tw-{name} .tw-nojs").first
+            assert note.is_visible() and "needs JavaScript" in note.inner_text(), name
+        assert page.locator(".tw-sim-form").is_hidden(), "a form that does nothing is not shown"
+    finally:
+        p.close()

@@ -16,7 +16,7 @@ ID = "accounting-execution"
 KIND = "S"
 RENDERER = "svg"
 
-from figures._lanes import NOTE, ms_text
+from figures._lanes import NOTE, ms_text  # noqa: E402
 
 
 def _ms(ms: float) -> str:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import pathlib
 
-from figures._svg import Svg
 from article.toys import toy_attention_row
+from figures._svg import Svg
 
 ID = "attention-row"
 KIND = "S"
@@ -29,7 +29,7 @@ VALUE_X = 540
 def alt(inputs: dict) -> str:
     words = inputs["sentence"]
     q = inputs["query_token"]
-    parts = [f"{w} {_pct(p)}" for w, p in zip(words, inputs["weights"])]
+    parts = [f"{w} {_pct(p)}" for w, p in zip(words, inputs["weights"], strict=False)]
     return (f"One attention head of one layer, toy scores: the query of '{words[q - 1]}' "
             f"(token {q}) over keys 1 to {len(words)}. Softmax weights: " + ", ".join(parts)
             + f". Key {len(words)} comes later and is masked. The output is the weighted sum "
@@ -67,7 +67,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         svg.text(x, TOP - 16, label, "bold", anchor=anchor)
     svg.line(10, TOP - 8, WIDTH - 10, TOP - 8, "stroke-grid")
 
-    for i, (word, s, w) in enumerate(zip(words, inputs["scores"], inputs["weights"])):
+    for i, (word, s, w) in enumerate(zip(words, inputs["scores"], inputs["weights"], strict=False)):
         y = TOP + i * ROW_H
         mid = y + ROW_H / 2 + 5
         row = svg.group("attention-key", data_key=i + 1)

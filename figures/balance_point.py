@@ -27,7 +27,13 @@ def alt(inputs: dict) -> str:
 
 def inputs_for(model, machine) -> dict:
     """The numbers of the figure for any model and machine (tokenwalk does the arithmetic)."""
-    from tokenwalk.physics.roofline import balance_point_tokens, compute_time_s, flops_per_token, memory_time_s, step_time
+    from tokenwalk.physics.roofline import (
+        balance_point_tokens,
+        compute_time_s,
+        flops_per_token,
+        memory_time_s,
+        step_time,
+    )
 
     bytes_per_weight = model.size_bytes / model.params
     balance = balance_point_tokens(machine, bytes_per_weight)

@@ -28,8 +28,12 @@ def alt(inputs: dict) -> str:
 
 def inputs(ctx) -> dict:
     """Every number the figure draws, from tokenwalk (published runs, laptop measurements)."""
-    from tokenwalk.timing.llama_bench import bandwidth_share, published_bandwidth_shares, published_median_bandwidth_share
     from tokenwalk.data_refs import read_data_json
+    from tokenwalk.timing.llama_bench import (
+        bandwidth_share,
+        published_bandwidth_shares,
+        published_median_bandwidth_share,
+    )
 
     published = published_bandwidth_shares()
     measured = read_data_json("measurements/laptop.json")["values"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pathlib
 
-from figures._svg import Svg
 from article.toys import toy_causal_grid
+from figures._svg import Svg
 
 ID = "causal-mask"
 KIND = "S"
@@ -30,7 +30,7 @@ def inputs(ctx) -> dict:
 def alt(inputs: dict) -> str:
     words = inputs["sentence"]
     rows = "; ".join(f"{i + 1} {w}: " + ", ".join(f"{round(100 * x)}" for x in row)
-                     for i, (w, row) in enumerate(zip(words, inputs["weights"])))
+                     for i, (w, row) in enumerate(zip(words, inputs["weights"], strict=False)))
     return (f"Softmax weights in percent of one attention head over '{' '.join(words)}', toy scores, "
             f"in the step that adds token {inputs['step_adds_token']}. Each row is a query, each "
             f"column a key; cells after the query are masked and empty. Rows 1 to "

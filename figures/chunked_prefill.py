@@ -17,7 +17,7 @@ ID = "chunked-prefill"
 KIND = "S"
 RENDERER = "svg"
 
-from figures._lanes import ms_text as _ms
+from figures._lanes import ms_text as _ms  # noqa: E402
 
 
 def alt(inputs: dict) -> str:

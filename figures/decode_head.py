@@ -29,8 +29,8 @@ CANVAS = Canvas(640, 768)
 
 def inputs(ctx) -> dict:
     """GPT-3's d_model and head size from tokenwalk; toy tokens, scores, weights, vectors."""
-    from tokenwalk.physics.attention import attention_row
     from tokenwalk.errors import TokenwalkError
+    from tokenwalk.physics.attention import attention_row
 
     sizes = _manim.gpt3_sizes(ctx.scenario.presets["gpt3"])
     toy, row, n = _manim.toy_decode_sentence()
@@ -95,7 +95,7 @@ def _scene_class():
             total = len(vec) * w + 16
             x0 = cx - total / 2
             for i, v in enumerate(vec):
-                r = self.rect(x0 + i * w, cy - h / 2, w, h, fill=self.cell_color(v), radius_px=0,
+                r = self.rect(x0 + i * w, cy - h / 2, w, h, fill=self.cell_color(v), radius_px=0,  # noqa: F841
                               stroke="grid", stroke_px=1)
             self.t("…", self.SMALL, "muted", x=x0 + len(vec) * w + 9, y=cy + 2)
             if outline:
@@ -160,7 +160,7 @@ def _scene_class():
             # order on the page: query, key, value, in three equal columns; the key and the
             # value go up into their table columns, the query into the scores
             cols = [(330, "Q", "q"), (130, "K", "k"), (530, "V", "v")]
-            for cx, big, small in cols:
+            for cx, big, small in cols:  # noqa: B007
                 self.rect(cx - box_w / 2, y_box, box_w, box_h, fill="panel", stroke="weights", stroke_px=2.5)
                 self.t(f"W<sub>{big}</sub>", self.TEXT, x=cx, y=y_box + 18, markup=True)
                 self.t(f"{d} × {hd}", self.SMALL, "muted", x=cx, y=y_box + 40)

@@ -86,7 +86,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     height = top + row_h * len(stages) + 56
     svg = Svg(width, height, title="The eight kernels of one layer", desc=alt(inputs), id_prefix=ID)
     svg.root.set("style", f"max-width:{MAX_CSS_PX}px;margin:0 auto")
-    svg.text(4, 18, f"one layer of the dense 7B (pre-norm),", "label bold")
+    svg.text(4, 18, "one layer of the dense 7B (pre-norm),", "label bold")
     svg.text(4, 38, f"run {inputs['layers']} times in a row; one kernel per stage", "label bold")
     # The order: a line down through the numbers.
     svg.line(num_x, top + 15, num_x, top + row_h * (len(stages) - 1) + 15, "stroke-grid", stroke_width=2)

@@ -19,7 +19,7 @@ KIND = "S"
 RENDERER = "svg"
 BATCHES = 5  # how many pieces the step's weights are drawn in (a drawing choice, not a tile count)
 
-from figures._lanes import ms_text as _ms
+from figures._lanes import ms_text as _ms  # noqa: E402
 
 
 def double_buffered(bus_s: float, sm_s: float, batches: int) -> tuple[list, list]:

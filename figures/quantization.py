@@ -13,10 +13,9 @@ import html
 import json
 import pathlib
 
-from tokenwalk import format as fmt
-
-from figures._svg import Svg, nested_wide_style
 from article.toys import toy_quant_block
+from figures._svg import Svg, nested_wide_style
+from tokenwalk import format as fmt
 
 ID = "quantization"
 KIND = "I"
@@ -90,7 +89,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
                  stroke_width=1.2 if lv == 0 else 0.8)
         svg.text(PLOT_X0 - 6, y + 5, str(lv).replace("-", "−"), "num", anchor="end", parent=chart)
     col = (PLOT_X1 - PLOT_X0) / n
-    for i, (w, r) in enumerate(zip(weights, rec)):
+    for i, (w, r) in enumerate(zip(weights, rec, strict=False)):
         x = PLOT_X0 + col * (i + 0.5)
         yw, yr = level_y(w / scale), level_y(r / scale)
         g = svg.group("quant-weight", parent=chart, data_index=i)
@@ -121,7 +120,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             big = abs(weights[i]) == q["largest_abs_weight"]
             cells = [str(i + 1), fmt_w(weights[i]), str(levels[i]).replace("-", "−"), fmt_w(rec[i]),
                      fmt_w(err[i])]
-            for (dx, _, anchor), text in zip(cols, cells):
+            for (dx, _, anchor), text in zip(cols, cells, strict=False):
                 svg.text(x0 + dx, y, text, "num bold" if big else "num", anchor=anchor, parent=table)
     y = summary_top
     svg.text(10, y, f"scale {scale:.3g} (fp16) · read back = level × scale · mean error "

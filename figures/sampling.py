@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pathlib
 
-from figures._svg import Svg
 from article.toys import toy_sampling
+from figures._svg import Svg
 
 ID = "sampling"
 KIND = "S"
@@ -45,7 +45,7 @@ def alt(inputs: dict) -> str:
     parts = []
     for t in inputs["temperatures"]:
         p = inputs["probs"][str(t)]
-        parts.append(f"at T = {t:g}: " + ", ".join(f"{w} {fmt_pct(x)}" for w, x in zip(c, p)))
+        parts.append(f"at T = {t:g}: " + ", ".join(f"{w} {fmt_pct(x)}" for w, x in zip(c, p, strict=False)))
     kept = [c[i] for i in inputs["top_p_kept"]]
     return (f"Seven candidates for the word after '{inputs['context']}', toy logits from "
             f"{inputs['logits'][0]:g} ({c[0]}) to {inputs['logits'][-1]:g} ({c[-1]}). "
@@ -85,7 +85,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             svg.rect(x0 + 8, y + 8, TRACK_W * p, ROW_H - 16, "accent" if nucleus is None else "bus",
                      parent=g, data_p=f"{p:.6g}")
             svg.text(x0 + 10 + TRACK_W * p + 3, y + ROW_H / 2 + 5, fmt_pct(p), "num", parent=g)
-    for i, (word, z) in enumerate(zip(cands, logits)):
+    for i, (word, z) in enumerate(zip(cands, logits, strict=False)):
         y = TOP + i * ROW_H + ROW_H / 2 + 5
         svg.text(10, y, word, "bold")
         svg.text(LABEL_W - 8, y, f"{z:.1f}".replace("-", "−"), "num", anchor="end")

@@ -14,8 +14,8 @@ import html
 import json
 import pathlib
 
-from figures._svg import Svg, nested_wide_style
 from article.toys import toy_tokenizer
+from figures._svg import Svg, nested_wide_style
 
 ID = "tokenizer"
 KIND = "I"
@@ -73,7 +73,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
               title="A byte-level BPE tokenizer cuts a sentence into pieces", desc=alt(inputs))
     svg.text(10, 22, f"“{inputs['sentence']}”", "title")
     g = svg.group("token-pieces")
-    for k, (piece, (x, line, w)) in enumerate(zip(pieces, chips)):
+    for k, (piece, (x, line, w)) in enumerate(zip(pieces, chips, strict=False)):
         y = top + line * (CHIP_H + 8)
         svg.rect(x, y, w, CHIP_H, "highlight" if k % 2 == 0 else "free", parent=g, rx=4,
                  style="stroke:var(--fig-grid,#d9d9de)")

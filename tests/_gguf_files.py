@@ -10,7 +10,8 @@ import pathlib
 import numpy as np
 import pytest
 from gguf import GGMLQuantizationType as Q
-from gguf import GGUFEndian, GGUFValueType as V, GGUFWriter
+from gguf import GGUFEndian, GGUFWriter
+from gguf import GGUFValueType as V
 from gguf.quants import quant_shape_to_byte_shape
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -6,6 +6,7 @@ import importlib
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
+
 from tests._context import default_context
 
 _ROOT = Path(__file__).resolve().parents[1]

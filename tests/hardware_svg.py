@@ -4,6 +4,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+
 from tests._context import default_context
 
 NS = {"svg": "http://www.w3.org/2000/svg"}

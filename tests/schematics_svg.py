@@ -4,8 +4,8 @@ figure contract, parse, legible text, and read the to-scale geometry back."""
 import re
 
 import pytest
-
 from hardware_svg import NS, check_common, texts
+
 from tests._context import default_context
 
 SVG = "{http://www.w3.org/2000/svg}"

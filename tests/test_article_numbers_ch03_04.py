@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import statistics
 
-import pytest
-
 from tests._content_helpers import default_numbers, render_chapters
-from tokenwalk.timing.llama_bench import published_bandwidth_shares, published_median_bandwidth_share
 from tokenwalk.specs.model import load_model
+from tokenwalk.timing.llama_bench import published_bandwidth_shares, published_median_bandwidth_share
 
 
 def test_quant_levels_q4_is_two_to_the_bits():

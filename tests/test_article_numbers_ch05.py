@@ -8,9 +8,9 @@ import pytest
 
 from tests._content_helpers import default_numbers, render_chapters
 from tokenwalk.physics.kv_cache import kv_cache_bytes
+from tokenwalk.physics.roofline import decode_ceiling_tok_s, decode_time_s, flops_per_token, weights_bytes_read
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
-from tokenwalk.physics.roofline import decode_ceiling_tok_s, decode_time_s, flops_per_token, weights_bytes_read
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,13 @@
 """Numbers chapters 6 and 7 print (article/numbers: laptop.py spec_*, laptop_free_*; engine.py): each checked against its formula on stand-ins or against its inputs, and against the
-sentence it serves where the sentence states an arithmetic fact."""
+sentence it serves where the sentence states an arithmetic fact."""  # noqa: E501
 
 from __future__ import annotations
 
 import pytest
 
 from article.toys import model_round_cost
-from tokenwalk.physics.speculative import round_cost
-
 from tests._content_helpers import default_numbers, render_chapters
+from tokenwalk.physics.speculative import round_cost
 
 
 def _text(chapter: str) -> str:

@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from article.toys import load_toy, toy_attention_row, toy_causal_grid
 from tokenwalk.physics.attention import (
     attention_row,
     causal_mask,
@@ -12,7 +13,6 @@ from tokenwalk.physics.attention import (
     scaled_scores,
     softmax,
 )
-from article.toys import load_toy, toy_attention_row, toy_causal_grid
 
 
 def test_dot_product_of_the_draft_example():

@@ -34,7 +34,7 @@ assert moe.expected_distinct_experts(1, 256, 8) == 8
 leaked = BLOCKED & {m.split(".")[0] for m in sys.modules}
 assert not leaked, leaked
 print("ok")
-"""
+"""  # noqa: E501
 
 
 def test_toy_math_core_runs_with_non_stdlib_packages_blocked():

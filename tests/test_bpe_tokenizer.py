@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from article.toys import load_toy
 from tokenwalk.text.bpe import (
     BPE,
     bytes_to_unicode,
@@ -13,7 +14,6 @@ from tokenwalk.text.bpe import (
     train_bpe,
     unicode_to_bytes,
 )
-from article.toys import load_toy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,7 +84,7 @@ def test_first_merge_is_the_most_frequent_pair(paragraph):
     counts = {}
     for c in chunks:
         s = [table[b] for b in c.encode()]
-        for p in zip(s, s[1:]):
+        for p in zip(s, s[1:], strict=False):
             counts[p] = counts.get(p, 0) + 1
     top = max(counts.values())
     assert counts[bpe.merges[0]] == top

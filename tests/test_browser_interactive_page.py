@@ -11,11 +11,9 @@ import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-
 from build_support import ROOT, run_build
 from test_browser_site import SCREENSHOTS, Watched, browser, serve  # noqa: F401  (browser: the shared fixture)
 
@@ -59,7 +57,7 @@ def same_numbers(page_value, native_value, path="walk"):
             same_numbers(page_value[key], native_value[key], f"{path}.{key}")
     elif isinstance(native_value, list):
         assert isinstance(page_value, list) and len(page_value) == len(native_value), path
-        for i, (a, b) in enumerate(zip(page_value, native_value)):
+        for i, (a, b) in enumerate(zip(page_value, native_value, strict=False)):
             same_numbers(a, b, f"{path}[{i}]")
     else:
         assert page_value == native_value, path

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tokenwalk.browser import entry as browser
 from article.toys import load_toy, toy_quant_block, toy_tokenizer
+from tokenwalk.browser import entry as browser
 from tokenwalk.errors import TokenwalkError
 
 ROOT = Path(__file__).resolve().parent.parent

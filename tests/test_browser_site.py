@@ -12,13 +12,11 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib.util
-import shutil
 import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from build_support import FIXTURE, ROOT, build_fixture, run_build
 
 pytestmark = pytest.mark.browser

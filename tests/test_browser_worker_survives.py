@@ -16,7 +16,6 @@ import json
 import re
 
 import pytest
-
 from build_support import run_build
 from test_browser_site import browser, serve  # noqa: F401  (browser: the shared fixture)
 

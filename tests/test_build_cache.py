@@ -116,8 +116,9 @@ def test_figure_html_reaches_the_page_when_the_article_uses_it(fakes):
 
 
 def test_renderer_version_joins_the_key():
-    from publish.registry import renderer_version
     import matplotlib
+
+    from publish.registry import renderer_version
     assert renderer_version("matplotlib") == f"matplotlib=={matplotlib.__version__}"
     assert renderer_version("svg") == "svg"
 

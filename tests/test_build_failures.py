@@ -78,7 +78,7 @@ def test_jinja_syntax_error_names_file_and_line(fixture_with_site):
     chapter.write_text(text)
     result = build_fixture(src, out, cache)
     assert_failed_cleanly(result, out, snapshot, "")
-    lineno = text.splitlines().index(next(l for l in text.splitlines() if "{{ n.prompt_tokens | comma " in l)) + 1
+    lineno = text.splitlines().index(next(l for l in text.splitlines() if "{{ n.prompt_tokens | comma " in l)) + 1  # noqa: E741
     assert f"01-intro.md:{lineno}: TemplateSyntaxError" in result.stderr
 
 
@@ -131,6 +131,7 @@ def test_refuses_to_replace_a_folder_that_is_not_a_site(tmp_path):
 def test_template_error_names_the_template_file_and_line(fixture_with_site):
     src, out, cache, snapshot = fixture_with_site
     import shutil
+
     from tests.build_support import ROOT
     shutil.copytree(ROOT / "content" / "templates", src / "content" / "templates")
     shutil.copytree(ROOT / "content" / "static", src / "content" / "static")

@@ -4,15 +4,25 @@ and names. Each test reproduces the number of a figure or section through those 
 
 import pytest
 
+from tests._content_helpers import default_numbers
 from tokenwalk.physics.attention import softmaxes_per_decode_step
 from tokenwalk.physics.kv_cache import kv_cache_bytes
+from tokenwalk.physics.roofline import (
+    achieved_tflops,
+    bus_bandwidth_gbs,
+    decode_time_s,
+    layer_step_time,
+    machine_ops_per_byte,
+    matrix_bytes,
+    prefill_time_s,
+    shared_memory_total_bytes,
+    step_time,
+    tile_bytes,
+    tile_ops,
+    weights_bytes,
+)
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
-from tokenwalk.physics.roofline import (achieved_tflops, bus_bandwidth_gbs, decode_time_s, layer_step_time,
-                                machine_ops_per_byte, matrix_bytes, prefill_time_s, shared_memory_total_bytes,
-                                step_time, tile_bytes, tile_ops, weights_bytes)
-
-from tests._content_helpers import default_numbers
 
 
 @pytest.fixture(scope="module")

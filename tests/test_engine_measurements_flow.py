@@ -14,8 +14,8 @@ import json
 import pytest
 
 from tests._content_helpers import jinja_env
-from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
 from tests._context import fresh_context
+from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
 
 ENGINE_FILE = "measurements/engine.json"
 CHAPTER = "07-numbers.md"
@@ -65,8 +65,8 @@ def test_article_numbers_expose_every_value_of_engine_json():
 
 
 def test_tokenwalk_aside_shows_the_measured_decode_speed_and_follows_the_file(monkeypatch, restore_caches):
-    from tests._content_helpers import default_numbers
     from article.numbers import article_numbers
+    from tests._content_helpers import default_numbers
 
     base = default_numbers()
     before = _box(base)
@@ -104,8 +104,8 @@ def test_without_engine_json_the_box_says_the_machine_was_not_measured(monkeypat
 
 
 def test_this_machine_preset_has_the_measured_bandwidth_and_prefill_rate():
-    from tokenwalk.specs.machine import load_machine, measured_model
     from tokenwalk.physics.roofline import attention_width, flops_per_token
+    from tokenwalk.specs.machine import load_machine, measured_model
 
     data = _engine_file()
     values = {k: v["value"] for k, v in data["values"].items()}

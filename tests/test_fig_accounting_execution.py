@@ -2,13 +2,12 @@
 per layer max(0.13, 0.9) ms x 32 = 29 ms; both levels to scale on one axis."""
 
 import pytest
+from schematics_svg import NS, check_alt_and_phone, check_labels, rendered_once
 
 from figures import accounting_execution as fig17
-from schematics_svg import NS, check_alt_and_phone, check_labels, rendered_once
+from tokenwalk.physics.roofline import step_time
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
-from tokenwalk.physics.roofline import step_time
-
 
 fig = rendered_once(fig17)
 
@@ -45,7 +44,7 @@ def test_fig17_both_levels_to_scale_on_one_axis(fig):
     assert sum(widths("layer-bytes")) == pytest.approx(truth.memory_s * 1e3 * px_per_ms, rel=0.01)
     # layers run in a row: each starts where the previous one's operations end
     ops = [r for r in rects if r.get("data-part") == "layer-ops"]
-    for a, b in zip(ops, ops[1:]):
+    for a, b in zip(ops, ops[1:], strict=False):
         assert float(b.get("x")) == pytest.approx(float(a.get("x")) + float(a.get("width")), abs=0.01)
     assert [g.get("data-level") for g in root.findall(".//svg:g[@class='level']", NS)] == ["accounting", "execution"]
 

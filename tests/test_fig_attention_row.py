@@ -24,6 +24,6 @@ def test_fig3_bars_are_to_scale(tmp_path):
     bars = [r for r in root.iter(f"{SVG_TAG}rect") if r.get("data-weight")]
     assert len(bars) == 7
     unit = float(bars[2].get("width")) / float(bars[2].get("data-weight"))
-    for bar, w in zip(bars, inputs["weights"]):
+    for bar, w in zip(bars, inputs["weights"], strict=False):
         assert abs(float(bar.get("width")) - unit * w) <= 0.01 * unit * max(w, 0.01)
     assert abs(unit - mod.BAR_W) < 0.01 * mod.BAR_W

@@ -1,10 +1,9 @@
 """Figure 16, balance-point: 4.2 ms flat, 0.014 ms per token, crossing at 295, 74 in 4 bits."""
 
 import pytest
-
-from figures import balance_point
 from hardware_svg import NS, check_common, rendered_once, texts
 
+from figures import balance_point
 
 rendered = rendered_once(balance_point)
 
@@ -46,4 +45,4 @@ def test_fig16_the_thick_line_turns_at_the_balance_point(rendered):
 def _points(root, gid):
     group = root.find(f".//svg:g[@id='balance-point-{gid}']", NS)
     numbers = [float(v) for v in group.find("svg:path", NS).get("d").replace("M", " ").replace("L", " ").split()]
-    return list(zip(numbers[::2], numbers[1::2]))
+    return list(zip(numbers[::2], numbers[1::2], strict=False))

@@ -2,13 +2,12 @@
 + 1,000 about 15 ms; two separate steps 4.2 + 14 = 18.2 ms (18.3 unrounded). Lanes to scale."""
 
 import pytest
+from schematics_svg import NS, check_alt_and_phone, check_labels, rendered_once
 
 from figures import chunked_prefill
-from schematics_svg import NS, check_alt_and_phone, check_labels, rendered_once
 from tokenwalk.physics.chunked_prefill import mixed_step, separate_steps
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
-
 
 fig = rendered_once(chunked_prefill)
 

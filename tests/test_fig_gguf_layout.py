@@ -7,12 +7,11 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+from _gguf_files import SMOLLM2, needs_smollm2, write_hybrid_moe_file
 
 from figures import gguf_layout
-from tokenwalk.gguf.header import read_gguf_header
-
-from _gguf_files import SMOLLM2, needs_smollm2, write_hybrid_moe_file
 from tests._context import default_context
+from tokenwalk.gguf.header import read_gguf_header
 
 NS = "{http://www.w3.org/2000/svg}"
 

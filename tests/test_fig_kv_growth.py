@@ -1,10 +1,9 @@
 """Figure 21, kv-growth: 0.5 MB per token; 0 ... 32,000 tokens -> 239, 219, 184, 150, 109 tok/s, bars to scale."""
 
 import pytest
-
-from figures import kv_growth
 from hardware_svg import NS, check_common, rendered_once, texts
 
+from figures import kv_growth
 
 rendered = rendered_once(kv_growth)
 
@@ -24,7 +23,7 @@ def test_fig21_bars_to_scale(rendered):
     px_per_byte = float(root.get("data-px-per-gb")) / 1e9
     rows = root.findall(".//svg:g[@class='row']", NS)
     assert len(rows) == len(n["rows"])
-    for group, row in zip(rows, n["rows"]):
+    for group, row in zip(rows, n["rows"], strict=False):
         rects = {r.get("data-part"): r for r in group.findall("svg:rect", NS)}
         assert float(rects["weights"].get("width")) == pytest.approx(n["weights_bytes"] * px_per_byte, rel=0.01)
         if row["kv_bytes"]:

@@ -1,9 +1,9 @@
 """Figure 13, layer-stages: eight kernels of one pre-norm layer, 32 layers of the 7B."""
 
 
-from figures import layer_stages
 from schematics_svg import NS, check_phone_legible, rendered_once, words
 
+from figures import layer_stages
 
 fig = rendered_once(layer_stages)
 

@@ -1,11 +1,11 @@
 """Figure 24, lifecycle: Ollama's five states; load 55 s cold (measured); keep_alive 5 min by default."""
 
 
-from figures import lifecycle
 from schematics_svg import NS, check_alt_and_phone, check_labels, render, rendered_once, words
-from tokenwalk.data_refs import resolve
-from tests._context import default_context
 
+from figures import lifecycle
+from tests._context import default_context
+from tokenwalk.data_refs import resolve
 
 fig = rendered_once(lifecycle)
 

@@ -8,8 +8,8 @@ import importlib
 
 import pytest
 
-from tokenwalk.specs import model as model_spec
 from tests._context import default_context, fresh_context
+from tokenwalk.specs import model as model_spec
 
 MODULES = ["residual_layer", "decode_head", "kv_cache"]
 SIZE_FIELDS = ["layers", "embedding_length", "head_count", "head_dim", "feed_forward_length", "vocab_size"]
@@ -58,7 +58,7 @@ def test_decode_head_toy_weights_follow_attention_row():
     assert got["tokens"][top] == "warfarin"
     # the output is the weighted sum of the drawn value entries
     for j, out in enumerate(got["output"]):
-        assert out == pytest.approx(sum(w * v[j] for w, v in zip(got["weights"], got["values"])))
+        assert out == pytest.approx(sum(w * v[j] for w, v in zip(got["weights"], got["values"], strict=False)))
     assert got["head_dim"] == model_spec.load_model("gpt3-175b").head_dim
 
 

@@ -39,7 +39,7 @@ def test_renders_light_and_dark_at_low_quality(name, tmp_path):
         # nothing drawn on the outermost pixels: the layout fits the canvas
         edge = [rgb.getpixel((x, y)) for x in range(w) for y in (0, h - 1)]
         edge += [rgb.getpixel((x, y)) for y in range(h) for x in (0, w - 1)]
-        assert all(max(abs(a - b) for a, b in zip(px, bg)) <= 3 for px in edge), f"{theme}: drawing touches the edge"
+        assert all(max(abs(a - b) for a, b in zip(px, bg, strict=False)) <= 3 for px in edge), f"{theme}: drawing touches the edge"
         # and something is drawn: many pixels differ from the background
         colours = rgb.getcolors(maxcolors=1 << 20)
         assert len(colours) > 50

@@ -1,10 +1,9 @@
 """Figure 22, memory-budget: the laptop's 64 GB for num_ctx 16,384 and 262,144, to scale."""
 
 import pytest
-
-from figures import memory_budget
 from hardware_svg import NS, check_common, rendered_once, texts
 
+from figures import memory_budget
 
 rendered = rendered_once(memory_budget)
 
@@ -34,7 +33,7 @@ def test_fig22_bars_to_scale(rendered):
     px_per_byte = float(root.get("data-px-per-gb")) / 1e9
     bars = root.findall(".//svg:g[@class='bar']", NS)
     assert len(bars) == 2
-    for group, bar in zip(bars, n["bars"]):
+    for group, bar in zip(bars, n["bars"], strict=False):
         parts = {r.get("data-part"): r for r in group.findall("svg:rect", NS)}
         expected = {"system": bar["system_bytes"], "weights": bar["weights_bytes"],
                     "kv_cache": bar["kv_cache_bytes"], "free": bar["free_bytes"]}

@@ -2,13 +2,12 @@
 3.35 TB/s -> 4.2 ms; L2 50 MB; 228 KB x 132 SMs (14 GB of the dense 7B in fp16)."""
 
 import pytest
+from schematics_svg import NS, check_labels, check_phone_legible, render, rendered_once, words
 
 from figures import memory_ladder
-from schematics_svg import NS, check_labels, check_phone_legible, render, rendered_once, words
+from tokenwalk.physics.roofline import memory_time_s
 from tokenwalk.specs.machine import memory_ladder as ladder
 from tokenwalk.specs.model import load_model
-from tokenwalk.physics.roofline import memory_time_s
-
 
 fig = rendered_once(memory_ladder)
 

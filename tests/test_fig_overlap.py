@@ -1,13 +1,12 @@
 """Figure 14, overlap: bus and SM lanes, tile batch by batch, decode 4.2 ms vs prefill 29 ms, to scale."""
 
 import pytest
+from schematics_svg import NS, check_alt_and_phone, rendered_once, words
 
 from figures import overlap
-from schematics_svg import NS, check_alt_and_phone, rendered_once, words
+from tokenwalk.physics.roofline import step_time
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
-from tokenwalk.physics.roofline import step_time
-
 
 fig = rendered_once(overlap)
 
@@ -45,11 +44,11 @@ def test_fig14_the_slow_side_never_waits(fig):
     _, _, root = fig
     decode, prefill = root.findall(".//svg:g[@class='panel']", NS)
     for lane in (_lane(decode, "bus"), _lane(prefill, "sm")):
-        for a, b in zip(lane, lane[1:]):
+        for a, b in zip(lane, lane[1:], strict=False):
             assert float(b.get("x")) == pytest.approx(float(a.get("x")) + float(a.get("width")), abs=0.01)
     # the SMs never compute a batch before it has arrived
     for panel in (decode, prefill):
-        for b, s in zip(_lane(panel, "bus"), _lane(panel, "sm")):
+        for b, s in zip(_lane(panel, "bus"), _lane(panel, "sm"), strict=False):
             assert float(s.get("x")) >= float(b.get("x")) + float(b.get("width")) - 0.01
 
 

@@ -1,11 +1,10 @@
 """Figure 10 (quantization, static rendering at 4 bits)."""
 
-import json
 import html
+import json
 import re
 
-from _toy_figs import (SVG_TAG, check_contract, check_nested_wide_scrolls, check_says_it_needs_javascript, render,
-                       texts)
+from _toy_figs import SVG_TAG, check_contract, check_nested_wide_scrolls, check_says_it_needs_javascript, render, texts
 
 
 def test_fig10_quantization_renders_with_its_numbers(tmp_path):
@@ -19,7 +18,7 @@ def test_fig10_quantization_renders_with_its_numbers(tmp_path):
     # all 32 weights, levels, read-back values and errors are in the table
     table = [t.text for g in root.iter(f"{SVG_TAG}g") if g.get("class") == "quant-table"
              for t in g.iter(f"{SVG_TAG}text")]
-    for w, lv in zip(q["weights"], q["levels"]):
+    for w, lv in zip(q["weights"], q["levels"], strict=False):
         assert mod.fmt_w(w) in table and str(lv).replace("-", "−") in table
     assert len(table) == 2 * 5 + 32 * 5
 
@@ -30,14 +29,14 @@ def test_fig10_levels_are_to_scale(tmp_path):
     mod, inputs, out = render("quantization", tmp_path)
     root = check_contract(mod, inputs, out)
     chart = next(g for g in root.iter(f"{SVG_TAG}g") if g.get("class") == "quant-chart")
-    lines = [l for l in chart.findall(f"{SVG_TAG}line")]
-    ys = sorted(float(l.get("y1")) for l in lines)
+    lines = [l for l in chart.findall(f"{SVG_TAG}line")]  # noqa: E741
+    ys = sorted(float(l.get("y1")) for l in lines)  # noqa: E741
     assert len(ys) == 16
-    gaps = {round(b - a, 6) for a, b in zip(ys, ys[1:])}
+    gaps = {round(b - a, 6) for a, b in zip(ys, ys[1:], strict=False)}
     assert gaps == {mod.STEP_H}
     q = inputs["blocks"]["4"]
     marks = [g.findall(f"{SVG_TAG}line")[1] for g in chart.iter(f"{SVG_TAG}g") if g.get("data-index")]
-    for mark, lv in zip(marks, q["levels"]):
+    for mark, lv in zip(marks, q["levels"], strict=False):
         assert abs(float(mark.get("y1")) - (mod.CHART_TOP + (q["level_max"] - lv) * mod.STEP_H)) < 0.01
 
 

@@ -2,14 +2,13 @@
 248,320 logits; about 1.9 GB and 85 ms per step; about 300 steps, 26 s (Qwen3.6 on the laptop)."""
 
 import pytest
-
-from figures import request_trace
 from schematics_svg import NS, check_alt_and_phone, check_labels, rects, render, rendered_once, words
+
 from article.numbers import article_numbers
+from figures import request_trace
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
 from tokenwalk.walk import Request
-
 
 fig = rendered_once(request_trace)
 

@@ -2,13 +2,12 @@
 to scale on one time axis (dense 7B fp16, H100 SXM)."""
 
 import pytest
+from schematics_svg import NS, check_alt_and_phone, check_labels, rects, rendered_once
 
 from figures import three_steps
-from schematics_svg import NS, check_alt_and_phone, check_labels, rects, rendered_once
+from tokenwalk.physics.roofline import step_time
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
-from tokenwalk.physics.roofline import step_time
-
 
 fig = rendered_once(three_steps)
 
@@ -34,7 +33,7 @@ def test_fig15_lanes_to_scale_on_one_axis(fig):
     n, _, root = fig
     px_per_ms = float(root.get("data-px-per-ms"))
     model, machine = load_model("dense-7b-fp16"), load_machine("h100-sxm")
-    for group, s in zip(root.findall(".//svg:g[@class='step']", NS), n["steps"]):
+    for group, s in zip(root.findall(".//svg:g[@class='step']", NS), n["steps"], strict=False):
         truth = step_time(model, machine, s["tokens"])
         parts = {r.get("data-part"): r for r in group.findall("svg:rect", NS)}
         assert float(parts["bus"].get("width")) == pytest.approx(truth.memory_s * 1e3 * px_per_ms, rel=0.01)

@@ -1,11 +1,10 @@
 """Figure 12, tile: one 128 x 128 tile (32 KB) meets 1 token (32K operations) or 128 tokens (4M)."""
 
 import pytest
+from schematics_svg import check_alt_and_phone, check_labels, rects, rendered_once
 
 from figures import tile
-from schematics_svg import check_alt_and_phone, check_labels, rects, rendered_once
 from tokenwalk.physics.roofline import tile_ops
-
 
 fig = rendered_once(tile)
 

@@ -3,8 +3,7 @@
 import html
 import re
 
-from _toy_figs import (SVG_TAG, check_contract, check_nested_wide_scrolls, check_says_it_needs_javascript, render,
-                       texts)
+from _toy_figs import SVG_TAG, check_contract, check_nested_wide_scrolls, check_says_it_needs_javascript, render, texts
 
 
 def test_fig1_tokenizer_renders_pieces_and_counters(tmp_path):

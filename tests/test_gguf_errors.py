@@ -8,11 +8,10 @@ import struct
 import tracemalloc
 
 import pytest
+from _gguf_files import SMOLLM2, FileView, needs_smollm2, write_every_type_file
 
 from tokenwalk.errors import GGUFError
 from tokenwalk.gguf.header import read_gguf_header
-
-from _gguf_files import SMOLLM2, FileView, needs_smollm2, write_every_type_file
 
 ERROR_LINE = re.compile(r"^(?P<file>[^\n]+): byte (?P<byte>\d+): (?P<field>[^\n]+)$")
 # Reading a broken header must stay far below the sizes the file claims.

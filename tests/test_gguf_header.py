@@ -6,13 +6,11 @@ import io
 import math
 
 import pytest
+from _gguf_files import SMOLLM2, needs_smollm2, write_every_type_file, write_hybrid_moe_file
 from gguf import GGUFEndian, GGUFReader
 
 from tokenwalk.errors import GGUFError
 from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header, read_gguf_header_bytes
-
-from _gguf_files import (SMOLLM2, needs_smollm2, write_every_type_file,
-                         write_hybrid_moe_file)
 
 
 def flatten(value):
@@ -28,7 +26,7 @@ def assert_agrees_with_gguf_py(header, path):
     assert header.version == reader.fields["GGUF.version"].contents()
     assert header.kv_count == len(fields) == len(header.fields)
     assert header.tensor_count == len(reader.tensors) == len(header.tensors)
-    for ours, theirs in zip(header.fields, fields):
+    for ours, theirs in zip(header.fields, fields, strict=False):
         assert ours.key == theirs.name
         assert ours.offset == theirs.offset
         assert ours.value_type == theirs.types[0].name.lower()
@@ -42,7 +40,7 @@ def assert_agrees_with_gguf_py(header, path):
         assert type(got) is type(expected), ours.key
     assert header.alignment == reader.alignment
     assert header.data_offset == reader.data_offset
-    for ours, theirs in zip(header.tensors, reader.tensors):
+    for ours, theirs in zip(header.tensors, reader.tensors, strict=False):
         assert ours.name == theirs.name
         assert ours.shape == tuple(int(d) for d in theirs.shape)
         assert ours.ggml_type == theirs.tensor_type.name
@@ -201,7 +199,9 @@ def test_a_qwen_sized_header_in_a_39_gb_file_costs_a_few_mb(tmp_path):
     """248,320 tokens, 247,587 merges and 753 tensors (the shape of Qwen3.6's header) in
     front of 39 GB of tensor data: the reader pulls the ~9 MB header and stops."""
     import numpy as np
-    from gguf import GGMLQuantizationType as Q, GGUFValueType as V, GGUFWriter
+    from gguf import GGMLQuantizationType as Q
+    from gguf import GGUFValueType as V
+    from gguf import GGUFWriter
 
     path = tmp_path / "header-only.gguf"
     writer = GGUFWriter(str(path), "qwen35moe")

@@ -1,8 +1,8 @@
 """KV cache sizes of the article ("The KV cache in bytes", figures 21, 22, 27, 29)."""
 
 import pytest
-
 from hardware_specs import h100, qwen, seven_b
+
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.kv_cache import kv_bytes_per_element, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
 from tokenwalk.physics.roofline import decode_ceiling_tok_s

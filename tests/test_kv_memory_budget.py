@@ -1,9 +1,9 @@
 """The memory budget (figure 22) as a module: parts, free, fits, the measured system share."""
 
 import pytest
-
 from hardware_specs import h100, laptop, qwen, seven_b
 from hardware_standins import StandinMachine
+
 from tokenwalk.data_refs import resolve
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.memory_budget import memory_budget, system_bytes

@@ -4,6 +4,7 @@ import struct
 
 import pytest
 
+from article.toys import toy_quant_block
 from tokenwalk.gguf.ggml_types import ggml_type
 from tokenwalk.physics.quantization import (
     FORMAT_BITS_PER_WEIGHT,
@@ -12,7 +13,6 @@ from tokenwalk.physics.quantization import (
     quantize_block,
     to_fp16,
 )
-from article.toys import toy_quant_block
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def test_fp16_rounding_of_the_draft_example():
 
 def test_reconstruction_is_level_times_scale_and_errors_are_the_difference(fig):
     for q in fig["blocks"].values():
-        for w, lv, r, e in zip(q["weights"], q["levels"], q["reconstructed"], q["errors"]):
+        for w, lv, r, e in zip(q["weights"], q["levels"], q["reconstructed"], q["errors"], strict=False):
             assert r == lv * q["scale"]
             assert e == pytest.approx(r - w)
 
@@ -91,7 +91,7 @@ def test_levels_are_the_nearest_under_the_stored_scale():
     w = [1.0, 0.49, -0.3, 0.0, 0.06]
     q = quantize_block(w, 4)
     d = q.scale
-    for x, lv in zip(w, q.levels):
+    for x, lv in zip(w, q.levels, strict=False):
         best = min(range(-8, 8), key=lambda k: (abs(k * d - x), -k))
         assert abs(lv * d - x) == pytest.approx(abs(best * d - x))
 

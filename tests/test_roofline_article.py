@@ -1,9 +1,9 @@
 """The roofline numbers of the article's hardware part (7B fp16 on one H100 SXM)."""
 
 import pytest
-
 from hardware_specs import h100, seven_b
 from hardware_standins import StandinModel
+
 from tokenwalk.physics.roofline import (
     balance_point_tokens,
     compute_time_s,

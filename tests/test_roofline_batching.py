@@ -1,8 +1,8 @@
 """Batching and chunked prefill on the H100 (article: 'Decode in practice', 'Chunked prefill', figure 20)."""
 
 import pytest
-
 from hardware_specs import h100, seven_b
+
 from tokenwalk.physics.batching import batch_decode_step, max_users_same_step
 from tokenwalk.physics.chunked_prefill import (
     chunk_count,

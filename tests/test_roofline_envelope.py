@@ -2,12 +2,10 @@
 decode-in-practice ceilings of the article, from the presets and the laptop's measurements."""
 
 import pytest
-
 from hardware_specs import h100, laptop, qwen, seven_b
 from hardware_standins import StandinModel
+
 from tokenwalk.data_refs import resolve
-from tokenwalk.specs.machine import memory_ladder
-from tokenwalk.specs.model import load_model
 from tokenwalk.physics.roofline import (
     balance_point_tokens,
     compute_time_s,
@@ -17,6 +15,8 @@ from tokenwalk.physics.roofline import (
     model_ops_per_byte,
     step_time,
 )
+from tokenwalk.specs.machine import memory_ladder
+from tokenwalk.specs.model import load_model
 
 
 def measured(key):

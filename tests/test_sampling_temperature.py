@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 
+from article.toys import toy_sampling
 from tokenwalk.physics.sampling import (
     distribution,
     greedy,
@@ -15,18 +16,15 @@ from tokenwalk.physics.sampling import (
     top_p,
     top_p_kept,
 )
-from article.toys import toy_sampling
 
 
 @pytest.fixture(scope="module")
 def fig():
     return toy_sampling()
-from article.toys import toy_sampling
 
 
 def pct(x, digits=0):
     return round(100 * x, digits)
-from article.toys import toy_sampling
 
 
 def test_fig5_logits_run_from_dose_6_1_to_banana_minus_1_5(fig):
@@ -35,7 +33,6 @@ def test_fig5_logits_run_from_dose_6_1_to_banana_minus_1_5(fig):
     assert (fig["candidates"][0], fig["logits"][0]) == ("dose", 6.1)
     assert (fig["candidates"][-1], fig["logits"][-1]) == ("banana", -1.5)
     assert fig["logits"] == sorted(fig["logits"], reverse=True)
-from article.toys import toy_sampling
 
 
 def test_fig5_t1_dose_65_inr_20_levels_10_banana_0_03(fig):
@@ -63,7 +60,6 @@ def test_fig5_order_never_changes_with_temperature(fig):
     for t in ("0.5", "1.0", "2.0"):
         p = fig["probs"][t]
         assert p == sorted(p, reverse=True)
-from article.toys import toy_sampling
 
 
 def test_fig5_top_p_09_keeps_dose_inr_levels_95(fig):
@@ -78,7 +74,6 @@ def test_top_p_leaves_the_survivors_ratios_alone(fig):
     assert q[0] / q[1] == pytest.approx(p[0] / p[1])
     assert q[3:] == [0.0] * 4
     assert math.fsum(q) == pytest.approx(1.0)
-from article.toys import toy_sampling
 
 
 def test_temperature_zero_is_greedy():
@@ -90,13 +85,11 @@ def test_temperature_zero_is_greedy():
 def test_negative_temperature_is_an_error():
     with pytest.raises(ValueError, match="temperature"):
         softmax_with_temperature([1.0], -1)
-from article.toys import toy_sampling
 
 
 def test_softmax_with_temperature_is_stable():
     p = softmax_with_temperature([10000.0, 9999.0], 1.0)
     assert p[0] == pytest.approx(1 / (1 + math.exp(-1)))
-from article.toys import toy_sampling
 
 
 def test_top_k_keeps_k_and_renormalises():
@@ -128,7 +121,6 @@ def test_sample_frequencies_follow_the_probabilities(fig):
     counts = Counter(sample(fig["logits"], 1.0, rng=rng) for _ in range(20000))
     assert counts[0] / 20000 == pytest.approx(fig["probs"]["1.0"][0], abs=0.015)
     assert counts[1] / 20000 == pytest.approx(fig["probs"]["1.0"][1], abs=0.015)
-from article.toys import toy_sampling
 
 
 def test_sample_never_leaves_the_nucleus(fig):

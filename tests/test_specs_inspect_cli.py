@@ -8,10 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from _gguf_files import ROOT, SMOLLM2, needs_smollm2
 
 from tokenwalk.cli import main
-
-from _gguf_files import ROOT, SMOLLM2, needs_smollm2
 
 
 def run_cli(*args):

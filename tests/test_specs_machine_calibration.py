@@ -9,17 +9,16 @@ import json
 import shutil
 
 import pytest
+from _gguf_files import write_hybrid_moe_file
 
 from tokenwalk import data_refs
+from tokenwalk.gguf.header import read_gguf_header
 from tokenwalk.physics import roofline
 from tokenwalk.physics.memory_budget import system_bytes
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model, model_from_gguf
-from tokenwalk.gguf.header import read_gguf_header
 from tokenwalk.timing import model as timing_model
 from tokenwalk.timing.calibration import is_calibrated
-
-from _gguf_files import write_hybrid_moe_file
 
 PRESET = data_refs.DEFAULT_ROOT / "machines" / "laptop-860m.json"
 

@@ -7,8 +7,7 @@ import json
 import pytest
 
 from tokenwalk.errors import SpecError
-from tokenwalk.specs.machine import (OPTIONAL_FIELDS, REQUIRED_FIELDS, list_machine_presets, load_machine,
-                                    memory_ladder)
+from tokenwalk.specs.machine import OPTIONAL_FIELDS, REQUIRED_FIELDS, list_machine_presets, load_machine, memory_ladder
 from tokenwalk.specs.schema import read_preset
 
 PRESETS = ["h100-sxm", "laptop-860m", "m4-max", "rtx-5080", "rtx-5090"]

@@ -5,14 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from _gguf_files import HYBRID, SMOLLM2, needs_smollm2, write_hybrid_moe_file
 
 from tokenwalk.errors import GGUFError, SpecError
 from tokenwalk.gguf.header import read_gguf_header
-from tokenwalk.specs.model import (OPTIONAL_FIELDS, REQUIRED_FIELDS, list_model_presets, load_model,
-                                  model_from_gguf, model_to_preset)
+from tokenwalk.specs.model import (
+    OPTIONAL_FIELDS,
+    REQUIRED_FIELDS,
+    list_model_presets,
+    load_model,
+    model_from_gguf,
+    model_to_preset,
+)
 from tokenwalk.specs.schema import read_preset
-
-from _gguf_files import HYBRID, SMOLLM2, needs_smollm2, write_hybrid_moe_file
 
 PRESETS = ["qwen3.6-35b-a3b", "qwen3.8-27b", "llama3.1-70b", "dense-7b-fp16", "gpt3-175b", "smollm2-135m",
            "gemma3-270m"]
@@ -146,7 +151,7 @@ def test_json_missing_field_names_file_and_field(tmp_path, field):
     path = _write_json(tmp_path, data)
     with pytest.raises(SpecError) as info:
         load_model(path)
-    assert str(info.value) == f"{path}: missing field '{field}' ({'a string' if field == 'name' else 'a whole number' if REQUIRED_FIELDS[field] == 'int' else 'a number'})"
+    assert str(info.value) == f"{path}: missing field '{field}' ({'a string' if field == 'name' else 'a whole number' if REQUIRED_FIELDS[field] == 'int' else 'a number'})"  # noqa: E501
 
 
 @pytest.mark.parametrize("patch, fragment", [
@@ -181,8 +186,8 @@ def test_unknown_preset_lists_the_presets():
 
 
 def test_gguf_without_the_keys_a_model_needs(tmp_path):
-    from gguf import GGMLQuantizationType as Q
     from _gguf_files import write_gguf
+    from gguf import GGMLQuantizationType as Q
     path = write_gguf(tmp_path / "bare.gguf", "llama", [], [("token_embd.weight", (32, 4), Q.F32)])
     with pytest.raises(GGUFError, match=r"bare.gguf: metadata key 'llama.block_count' is missing"):
         load_model(path)

@@ -8,13 +8,11 @@ import sys
 import pytest
 
 from tokenwalk import data_refs
-
-from tokenwalk.timing import calibration as timing_calibration
-
-from tokenwalk.timing import model as timing_model
 from tokenwalk.errors import SpecError
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
+from tokenwalk.timing import calibration as timing_calibration
+from tokenwalk.timing import model as timing_model
 
 LAPTOP_FILE = "measurements/laptop.json"
 MEASURED = data_refs.read_data_json(LAPTOP_FILE)["values"]

@@ -8,14 +8,13 @@ import sys
 
 import pytest
 
-from tokenwalk.timing import llama_bench
-
-from tokenwalk.physics import roofline
-from tokenwalk.timing import model as timing_model
 from tokenwalk.errors import SpecError
-from tokenwalk.timing.llama_bench import BenchMachine
+from tokenwalk.physics import roofline
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
+from tokenwalk.timing import llama_bench
+from tokenwalk.timing import model as timing_model
+from tokenwalk.timing.llama_bench import BenchMachine
 
 FIT = timing_model.load_fit()
 

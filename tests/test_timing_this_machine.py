@@ -10,11 +10,11 @@ import pytest
 
 from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
 from tokenwalk import data_refs
-from tokenwalk.timing import calibration as timing_calibration
-from tokenwalk.timing import model as timing_model
 from tokenwalk.errors import SpecError
 from tokenwalk.specs.machine import MEASURED_MACHINE, has_measured_machine, load_machine, measured_model
 from tokenwalk.specs.model import load_model
+from tokenwalk.timing import calibration as timing_calibration
+from tokenwalk.timing import model as timing_model
 from tokenwalk.walk import Request, walk_request
 
 ENGINE_FILE = "measurements/engine.json"

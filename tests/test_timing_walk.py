@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from tokenwalk.timing import model as timing_model
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
+from tokenwalk.timing import model as timing_model
 
 MACHINE = {  # a desktop card that is no preset; `backend` picks the fitted row
     "name": "desk-7900xtx", "bandwidth_gbs": 960, "fp16_tflops": 122.8, "memory_gb": 24, "backend": "ROCm",

@@ -4,8 +4,8 @@ import pathlib
 
 import pytest
 
-from tokenwalk.text.chat_template import default_system_message, render_chat
 from tokenwalk.errors import TokenwalkError
+from tokenwalk.text.chat_template import default_system_message, render_chat
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -73,7 +73,7 @@ def test_does_not_fit_warns_on_stderr(capsys):
 ])
 def test_bad_input_exits_2_with_one_line(extra, message, capsys):
     argv = list(ARTICLE)
-    for flag, value in zip(extra[::2], extra[1::2]):
+    for flag, value in zip(extra[::2], extra[1::2], strict=False):
         if flag in argv:
             argv[argv.index(flag) + 1] = value
         else:

@@ -3,8 +3,8 @@ cross-validation error where the machine was not measured, and none where it was
 
 import pytest
 
-from tokenwalk.specs.model import load_model
 from tokenwalk.specs.machine import load_machine
+from tokenwalk.specs.model import load_model
 from tokenwalk.timing.model import error_band
 from tokenwalk.walk import Request, walk_request
 

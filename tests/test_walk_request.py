@@ -3,8 +3,8 @@
 import time
 
 import pytest
-
 from hardware_specs import h100, laptop, qwen, seven_b
+
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.kv_cache import kv_bytes_per_token
 from tokenwalk.physics.roofline import decode_ceiling_tok_s

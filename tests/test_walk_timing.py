@@ -2,12 +2,12 @@
 the laptop's measurements come back at their own sizes, and no time beats the roofline."""
 
 import pytest
-
 from hardware_specs import h100, laptop, qwen, seven_b
 from hardware_standins import StandinMachine
-from tokenwalk.timing import stages as timing
+
 from tokenwalk.data_refs import resolve
 from tokenwalk.physics.roofline import decode_step, prefill_step
+from tokenwalk.timing import stages as timing
 
 
 def measured(key):

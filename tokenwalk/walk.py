@@ -289,7 +289,7 @@ def _load_time(model, machine) -> tuple:
 
 
 def _prefill_stage(model, machine, prompt: int, chunk: int, kv_type: str) -> Stage:
-    starts, sizes = zip(*prompt_chunks(prompt, chunk))
+    starts, sizes = zip(*prompt_chunks(prompt, chunk), strict=False)
     # Evaluate every chunk when there are few, else a sample (first, last, evenly between).
     if len(sizes) <= _EXACT_LIMIT:
         picked = list(range(len(sizes)))
@@ -395,7 +395,7 @@ def _sum_sampled(picked: list, values: dict, count: int) -> float:
     if len(picked) == count:
         return math.fsum(values[i] for i in picked)
     total = values[picked[0]]
-    for a, b in zip(picked, picked[1:]):
+    for a, b in zip(picked, picked[1:], strict=False):
         # indices a+1 .. b: (b - a) values, linear from values[a] to values[b]
         n = b - a
         total += n * (values[a] + values[b]) / 2 + (values[b] - values[a]) / 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 def words(k: int) -> str:
     """Small counts in words, as prose writes them."""
     names = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",

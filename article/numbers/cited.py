@@ -4,7 +4,6 @@ plain combinations (laptop_bus_*, gpt3_training_*)."""
 from __future__ import annotations
 
 
-
 def group(n: dict, c: dict, sizes: dict) -> None:
     """Cited facts and the article's scenario sizes, with a few plain combinations."""
     from tokenwalk.physics.roofline import bus_bandwidth_gbs

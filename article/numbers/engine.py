@@ -14,8 +14,8 @@ def group(n: dict) -> None:
     engine.json): every value as `engine_<name>`, plus the step times that put its decode
     speed beside its bandwidth. Without the file `n.engine` is None and the chapters say the
     machine has not been measured (never a build failure)."""
-    from tokenwalk.specs.machine import MEASURED_MACHINE, engine_measurements, measured_model
     from tokenwalk.physics.roofline import memory_time_s
+    from tokenwalk.specs.machine import MEASURED_MACHINE, engine_measurements, measured_model
 
     data = engine_measurements()
     if data is None:

@@ -13,11 +13,23 @@ def group(n: dict, scenario) -> None:
     s, sc = scenario.presets, scenario.sizes
     from tokenwalk.physics.batching import batch_decode_step, max_users_same_step
     from tokenwalk.physics.chunked_prefill import chunked_prefill, free_ride_tokens, mixed_step, separate_steps
-    from tokenwalk.physics.kv_cache import kv_bytes_per_token
-    from tokenwalk.physics.roofline import (balance_point_tokens, compute_time_s, decode_ceiling_tok_s, decode_time_s,
-                           flops_per_token, layer_step_time, machine_ops_per_byte, matrix_bytes,
-                           memory_time_s, prefill_time_s, step_time, tile_bytes, tile_ops, weights_bytes)
-    from tokenwalk.physics.kv_cache import kv_cache_bytes
+    from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_cache_bytes
+    from tokenwalk.physics.roofline import (
+        balance_point_tokens,
+        compute_time_s,
+        decode_ceiling_tok_s,
+        decode_time_s,
+        flops_per_token,
+        layer_step_time,
+        machine_ops_per_byte,
+        matrix_bytes,
+        memory_time_s,
+        prefill_time_s,
+        step_time,
+        tile_bytes,
+        tile_ops,
+        weights_bytes,
+    )
     from tokenwalk.specs.machine import memory_ladder
 
     d7, h100, qwen = s["d7"], s["h100"], s["qwen"]

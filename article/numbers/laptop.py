@@ -11,16 +11,29 @@ GB = 1e9
 def group(n: dict, scenario, c: dict, meas: dict) -> None:
     """The request on the laptop: the walk, the memory budget, the tricks, the shares."""
     s, sc = scenario.presets, scenario.sizes
+    from article import toys
     from tokenwalk.physics.kv_cache import kv_bytes_per_element, kv_cache_bytes, kv_reservation_bytes
-    from tokenwalk.timing.llama_bench import (bandwidth_share, published_bandwidth_shares, published_median_bandwidth_share,
-                              published_run_count)
     from tokenwalk.physics.memory_budget import memory_budget
     from tokenwalk.physics.moe import expected_distinct_experts, max_distinct_experts
-    from tokenwalk.physics.roofline import (achieved_tflops, balance_point_tokens, decode_ceiling_tok_s, flops_per_token,
-                           machine_ops_per_byte, memory_time_s, model_ops_per_byte, step_time, weights_bytes,
-                           weights_bytes_read)
-    from article import toys
+    from tokenwalk.physics.roofline import (
+        achieved_tflops,
+        balance_point_tokens,
+        decode_ceiling_tok_s,
+        flops_per_token,
+        machine_ops_per_byte,
+        memory_time_s,
+        model_ops_per_byte,
+        step_time,
+        weights_bytes,
+        weights_bytes_read,
+    )
     from tokenwalk.physics.speculative import expected_tokens_per_round
+    from tokenwalk.timing.llama_bench import (
+        bandwidth_share,
+        published_bandwidth_shares,
+        published_median_bandwidth_share,
+        published_run_count,
+    )
     from tokenwalk.timing.model import coefficients
     from tokenwalk.walk import Request, walk_request
 

@@ -11,8 +11,8 @@ GB = 1e9
 def group(n: dict, sc) -> None:
     """Sizes of the models and machines, straight from their presets."""
     s = sc.presets
-    from tokenwalk.physics.attention import softmaxes_per_decode_step
     from tokenwalk.gguf.ggml_types import bits_per_weight
+    from tokenwalk.physics.attention import softmaxes_per_decode_step
     from tokenwalk.physics.roofline import shared_memory_total_bytes, weights_bytes
 
     qwen, d27, l70, d7, gpt3 = s["qwen"], s["dense27"], s["llama70"], s["d7"], s["gpt3"]

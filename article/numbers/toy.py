@@ -11,8 +11,8 @@ def group(n: dict, sc, c: dict) -> None:
     """Hand-written toy numbers of the figures, through the toy-math modules."""
     s = sc.presets
     from article.toys import load_toy, toy_attention_row, toy_causal_grid, toy_quant_block, toy_sampling, toy_tokenizer
-    from tokenwalk.physics.attention import dot
     from tokenwalk.gguf.ggml_types import bits_per_weight
+    from tokenwalk.physics.attention import dot
     from tokenwalk.physics.moe import expected_distinct_experts
     from tokenwalk.physics.quantization import FORMAT_BITS_PER_WEIGHT, level_range, to_fp16
 

@@ -140,7 +140,7 @@ def draw_weights(seed: int, n: int = 32, sd: float = 0.0065, large: float = 0.04
 def _model(name: str):
     if name in _gguf_models:
         return _gguf_models[name]
-    from tokenwalk.specs.model import load_model, list_model_presets
+    from tokenwalk.specs.model import list_model_presets, load_model
 
     if name not in list_model_presets():
         raise TokenwalkError(f"simulator: model {name!r} is neither a preset nor a GGUF file read on this page")

@@ -34,6 +34,6 @@ def run(args) -> int:
         print(dump_json({"ids": ids, "pieces": pieces}, indent=None))
     else:
         print(f"{len(ids)} tokens")
-        for i, p in zip(ids, pieces):
+        for i, p in zip(ids, pieces, strict=False):
             print(f"{i:>7}  {p!r}")
     return 0

@@ -17,7 +17,7 @@ def dot(x: Sequence[float], w: Sequence[float]) -> float:
     """Dot product of two vectors of the same length (unitless)."""
     if len(x) != len(w):
         raise ValueError(f"dot: lengths differ ({len(x)} and {len(w)})")
-    return math.fsum(a * b for a, b in zip(x, w))
+    return math.fsum(a * b for a, b in zip(x, w, strict=False))
 
 
 def softmax(scores: Sequence[float]) -> list[float]:
@@ -69,7 +69,7 @@ def attention_row(
     if len(values) != len(weights):
         raise ValueError(f"attention_row: {len(weights)} scores but {len(values)} values")
     width = len(values[0]) if values else 0
-    output = [math.fsum(w * v[j] for w, v in zip(weights, values) if w) for j in range(width)]
+    output = [math.fsum(w * v[j] for w, v in zip(weights, values, strict=False) if w) for j in range(width)]
     return weights, output
 
 

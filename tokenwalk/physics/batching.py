@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tokenwalk.physics.roofline import StepTime, compute_time_s, decode_step, flops_per_token, memory_time_s, weights_bytes_read
+from tokenwalk.physics.roofline import (
+    StepTime,
+    compute_time_s,
+    decode_step,
+    flops_per_token,
+    memory_time_s,
+    weights_bytes_read,
+)
 
 
 @dataclass(frozen=True)

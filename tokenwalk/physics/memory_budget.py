@@ -13,6 +13,7 @@ Units: bytes (GB = 1e9 bytes).
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from tokenwalk.physics.kv_cache import kv_reservation_bytes
 
 GB = 1e9

@@ -88,7 +88,7 @@ def quantize_block(weights: Sequence[float], bits: int) -> QuantizedBlock:
     else:
         levels = [0] * len(weights)
     rec = [q * scale for q in levels]
-    errors = [r - w for r, w in zip(rec, weights)]
+    errors = [r - w for r, w in zip(rec, weights, strict=False)]
     amax = abs(m)
     mean_abs = math.fsum(abs(e) for e in errors) / len(errors)
     max_abs = max(abs(e) for e in errors)

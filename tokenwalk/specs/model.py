@@ -29,7 +29,8 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field, fields as dataclass_fields
+from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from tokenwalk.errors import GGUFError, SpecError, printable
@@ -72,7 +73,7 @@ class ModelSpec:
     sources: field -> where its value comes from. tensor_types: per ggml type, tensors,
     elements, bytes and bits per weight. gguf: a description of the GGUF header (see
     `gguf_header.describe_header`), for the figure of the file's layout.
-    """
+    """  # noqa: E501
 
     name: str
     params: float

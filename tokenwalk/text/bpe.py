@@ -129,7 +129,7 @@ class BPE:
         ranks = self._ranks
         while len(word) > 1:
             # Lowest-rank pair present = the earliest merge that still applies.
-            best = min(zip(word, word[1:]), key=lambda p: ranks.get(p, 1 << 60))
+            best = min(zip(word, word[1:], strict=False), key=lambda p: ranks.get(p, 1 << 60))
             if best not in ranks:
                 break
             word = _merge_pair(word, *best)
@@ -189,7 +189,7 @@ def train_bpe(text: str, n_merges: int) -> BPE:
     for _ in range(n_merges):
         pairs: Counter[tuple[str, str]] = Counter()
         for w, n in words.items():
-            for p in zip(w, w[1:]):
+            for p in zip(w, w[1:], strict=False):
                 pairs[p] += n
         if not pairs:
             break

@@ -237,7 +237,7 @@ class Tokenizer:
             left, _, right = merge.partition(" ")
             self._ranks[(left, right)] = rank
         self._specials = sorted(
-            (t for t, k in zip(self.tokens, self.token_types) if k in (TOKEN_TYPE_CONTROL, TOKEN_TYPE_USER_DEFINED) and t),
+            (t for t, k in zip(self.tokens, self.token_types, strict=False) if k in (TOKEN_TYPE_CONTROL, TOKEN_TYPE_USER_DEFINED) and t),
             key=len, reverse=True)
         self._byte_enc = bytes_to_unicode()
         self._byte_dec = {c: b for b, c in self._byte_enc.items()}

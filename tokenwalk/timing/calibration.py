@@ -31,6 +31,7 @@ from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
 from tokenwalk.physics import roofline
 
+
 def is_calibrated(machine) -> bool:
     """Whether `machine` is timed on its own measurements: its spec carries a calibration."""
     return bool(machine.calibration)
@@ -182,7 +183,7 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
         note = note + ("; " if note else "") + why + f": compute efficiency held at {e_c:g}"
     # The decode solve took each step as bound by its reads; a machine whose FP16 figure is
     # low (this-machine's is the achieved prefill rate) could have its arithmetic bind instead.
-    for (model_name, tok_s), (memory_s, _layers, _t), compute_s in zip(points, equations, decode_compute_s):
+    for (model_name, tok_s), (memory_s, _layers, _t), compute_s in zip(points, equations, decode_compute_s, strict=False):
         if compute_s / e_c > memory_s / e_bw:
             note = note + ("; " if note else "") + (
                 f"decode of {model_name} is bound by its arithmetic at the solved compute efficiency, "
@@ -211,14 +212,14 @@ def _solve_decode(equations: list, bounds: dict, name: str, points: tuple) -> tu
 
     candidates = []
     for fixed_x in (x_lo, x_hi):
-        o = _minimise(lambda o: loss(fixed_x, o), o_lo, o_hi)
+        o = _minimise(lambda o: loss(fixed_x, o), o_lo, o_hi)  # noqa: B023
         candidates.append((loss(fixed_x, o), fixed_x, o))
     for fixed_o in (o_lo, o_hi):
-        x = _minimise(lambda x: loss(x, fixed_o), x_lo, x_hi)
+        x = _minimise(lambda x: loss(x, fixed_o), x_lo, x_hi)  # noqa: B023
         candidates.append((loss(x, fixed_o), x, fixed_o))
     _, x, o = min(candidates)
     misses = ", ".join(f"{model} {tok_s:g} -> {1.0 / (m * x + layers * o):.3g} tok/s"
-                       for (model, tok_s), (m, layers, _t) in zip(points, equations))
+                       for (model, tok_s), (m, layers, _t) in zip(points, equations, strict=False))
     note = (f"the two decode speeds give bandwidth efficiency {1.0 / inverse_e:.3g} and per-layer cost "
             f"{overhead * 1e6:.0f} us, outside the fit's bounds; closest within them: {misses}")
     return x, o, note

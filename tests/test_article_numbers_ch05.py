@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests import hardware_specs
 from tests._content_helpers import default_numbers, render_chapters
 from tokenwalk.physics.kv_cache import kv_cache_bytes
 from tokenwalk.physics.roofline import decode_ceiling_tok_s, decode_time_s, flops_per_token, weights_bytes_read
 from tokenwalk.specs.machine import load_machine
-from tokenwalk.specs.model import load_model
 
 
 @pytest.fixture(scope="module")
@@ -25,17 +25,17 @@ def text(n):
 
 @pytest.fixture(scope="module")
 def qwen():
-    return load_model("qwen3.6-35b-a3b")
+    return hardware_specs.qwen()
 
 
 @pytest.fixture(scope="module")
 def d7():
-    return load_model("dense-7b-fp16")
+    return hardware_specs.seven_b()
 
 
 @pytest.fixture(scope="module")
 def h100():
-    return load_machine("h100-sxm")
+    return hardware_specs.h100()
 
 
 # ----------------------------------------------------- "Prefill in practice" (error 1)

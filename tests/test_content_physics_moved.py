@@ -4,6 +4,7 @@ and names. Each test reproduces the number of a figure or section through those 
 
 import pytest
 
+from tests import hardware_specs
 from tests._content_helpers import default_numbers
 from tokenwalk.physics.attention import softmaxes_per_decode_step
 from tokenwalk.physics.kv_cache import kv_cache_bytes
@@ -27,12 +28,12 @@ from tokenwalk.specs.model import load_model
 
 @pytest.fixture(scope="module")
 def d7():
-    return load_model("dense-7b-fp16")
+    return hardware_specs.seven_b()
 
 
 @pytest.fixture(scope="module")
 def h100():
-    return load_machine("h100-sxm")
+    return hardware_specs.h100()
 
 
 def test_figure12_tile_bytes_and_operations(d7):

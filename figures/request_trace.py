@@ -27,40 +27,65 @@ PHASES = (
 )
 
 
-def _steps(a: dict) -> list[tuple[str, str]]:
-    """(what happens, its numbers) for the ten steps."""
+def _steps(a: dict) -> list[tuple[str, list]]:
+    """(what happens, its numbers) for the ten steps. The numbers are a list of plain text and
+    (quantity, text) pairs: a quantity the article also prints, in the same format as there
+    (tokenwalk.format, article/numbers/quantities.py), drawn in a tspan that names it."""
+    from tokenwalk import format as fmt
+
+    counted = f", by {a['counted_by']}'s count" if a.get("counted_by") else ""
     return [
-        ("Ollama receives the messages over HTTP", f"localhost:{a['port']}"),
-        ("the chat template makes one ChatML string", "system + user + assistant"),
-        ("the tokenizer cuts it into token IDs", f"≈ {round(a['prompt_tokens'], -1):,.0f} tokens"),
-        ("each ID picks its row of the embeddings", f"{a['width']:,} numbers each"),
+        ("Ollama receives the messages over HTTP", [f"localhost:{a['port']}"]),
+        ("the chat template makes one ChatML string", ["system + user + assistant"]),
+        ("the tokenizer cuts it into token IDs",
+         [("request_prompt_tokens", fmt.comma(a["prompt_tokens"])), f" tokens{counted}"]),
+        ("each ID picks its row of the embeddings", [f"{a['width']:,} numbers each"]),
         (f"prefill: chunks through all {a['layers']} layers",
-         f"{a['chunk_count']} chunks of {a['chunk_tokens']} · ≈ {a['prefill_s']:.0f} s"),
-        (f"the {a['kv_layers']} attention layers keep K and V", f"{a['kv_bytes'] / 1e6:.0f} MB of KV cache"),
-        ("the LM head scores the last column", f"{a['vocab']:,} logits"),
-        ("the sampler draws the first token", f"at ≈ {a['ttft_s']:.0f} s"),
-        ("each next token: one decoding step", f"reads ≈ {a['step_bytes'] / 1e9:.2f} GB · ≈ {a['step_s'] * 1e3:.0f} ms"),
-        ("the end-of-turn token stops the loop", f"≈ {a['decode_steps']} steps · ≈ {a['decode_s']:.0f} s"),
+         [f"{a['chunk_count']} chunks of {a['chunk_tokens']} · ", ("request_prefill_s", fmt.seconds(a["prefill_s"]))]),
+        (f"the {a['kv_layers']} attention layers keep K and V",
+         [("request_kv_prompt", fmt.bytes_si(a["kv_bytes"])), " of KV cache"]),
+        ("the LM head scores the last column", [f"{a['vocab']:,} logits"]),
+        ("the sampler draws the first token", ["at ", ("request_ttft_s", fmt.seconds(a["ttft_s"]))]),
+        ("each next token: one decoding step",
+         ["reads ", ("request_step_bytes", fmt.bytes_si(a["step_bytes"])), " (weights + KV) · ",
+          ("request_step_s", fmt.seconds(a["step_s"]))]),
+        ("the end-of-turn token stops the loop",
+         [f"{a['decode_steps']} steps · ", ("request_decode_s", fmt.seconds(a["decode_s"]))]),
     ]
+
+
+def _plain(parts: list) -> str:
+    return "".join(p if isinstance(p, str) else p[1] for p in parts)
+
+
+def _strip(a: dict) -> list:
+    """The time strip's parts: (key, seconds, colour class, label parts)."""
+    from tokenwalk import format as fmt
+
+    return [("load", a["load_s"], "accent", ["cold load ", ("cold_load_s", fmt.seconds(a["load_s"]))]),
+            ("first-token", a["ttft_s"], "compute", ["first token ", ("request_ttft_s", fmt.seconds(a["ttft_s"]))]),
+            ("decode", a["decode_s"], "bus", ["writing ", ("request_decode_s", fmt.seconds(a["decode_s"]))])]
 
 
 def alt(inputs: dict) -> str:
     a = inputs
-    steps = "; ".join(f"({i}) {what}: {value}" for i, (what, value) in enumerate(_steps(a), 1))
+    steps = "; ".join(f"({i}) {what}: {_plain(value)}" for i, (what, value) in enumerate(_steps(a), 1))
+    load, first, writing = (p[3][1][1] for p in _strip(a))
     return (f"The article's request, {a['model_title']} on the {a['machine_title']}, with num_ctx "
-            f"{a['num_ctx']:,}, in ten steps: {steps}. Below, the request's time to scale: a cold load of "
-            f"{a['load_s']:.0f} s if the model was unloaded, {a['ttft_s']:.0f} s to the first token, and "
-            f"{a['decode_s']:.0f} s of writing.")
+            f"{a['num_ctx']:,}, in ten steps, timed by TokenWalk's timing model: {steps}. Below, the request's "
+            f"time to scale: a cold load of {load} if the model was unloaded, {first} to the first token, and "
+            f"{writing} of writing.")
 
 
-def inputs_for(model, machine, request, port: int) -> dict:
-    """The trace's numbers for any request on any model and machine (tokenwalk's walk)."""
+def inputs_for(model, machine, request, port: int, counted_by: str = "") -> dict:
+    """The trace's numbers for any request on any model and machine (tokenwalk's walk);
+    `counted_by`: whose tokenizer counted the prompt, when it is not the model's own."""
     from tokenwalk.walk import walk_request
 
     w = walk_request(model, machine, request)
     prefill, decode = w.stage("prefill"), w.stage("decode")
     return {
-        "model": model.name, "machine": machine.name, "port": port,
+        "model": model.name, "machine": machine.name, "port": port, "counted_by": counted_by,
         "model_title": getattr(model, "title", None) or model.name,
         "machine_title": getattr(machine, "title", None) or machine.name,
         "prompt_tokens": request.prompt_tokens, "output_tokens": request.output_tokens,
@@ -82,7 +107,7 @@ def inputs(ctx) -> dict:
     request = Request(prompt_tokens=n["request_prompt_tokens"], output_tokens=n["request_output_tokens"],
                       num_ctx=n["request_num_ctx"], chunk_tokens=n["request_chunk_tokens"],
                       kv_type=n["request_kv_type"])
-    return inputs_for(ex.model, ex.machine, request, n["ollama_port"])
+    return inputs_for(ex.model, ex.machine, request, n["ollama_port"], counted_by=n["token_count_tokenizer"])
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
@@ -120,7 +145,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         svg.circle(num_x, y + 15, 11, f"stroke-{cls}", parent=g, stroke_width=2)
         svg.text(num_x, y + 20, str(i), "label bold num", anchor="middle", parent=g, style="font-size:13px")
         svg.text(text_x, y + 20, desc, "label", parent=g)
-        svg.text(text_x, y + 38, value, "label num bold", parent=g)
+        _parts_text(svg, text_x, y + 38, value, "label num bold", parent=g)
     # A thin band down the left of each group, in its colour.
     for members, cls, _ in PHASES:
         y0 = group_top[cls]
@@ -128,13 +153,11 @@ def render(inputs: dict, out: pathlib.Path) -> str:
 
     # The request's time, to scale: load (if cold), to the first token, writing.
     x0, x1 = 6, width - 6
-    parts = [("load", a["load_s"], "accent", f"cold load {a['load_s']:.0f} s"),
-             ("first-token", a["ttft_s"], "compute", f"first token {a['ttft_s']:.0f} s"),
-             ("decode", a["decode_s"], "bus", f"writing {a['decode_s']:.0f} s")]
+    parts = _strip(a)
     total = sum(p[1] for p in parts)
     px_per_s = (x1 - x0) / total
     svg.root.set("data-px-per-s", f"{px_per_s:.6g}")
-    svg.text(x0, strip_y - 10, "the request's time, to scale", "label bold")
+    svg.text(x0, strip_y - 10, "the request's time, to scale (timing model)", "label bold")
     x = x0
     for k, (key, seconds, cls, label) in enumerate(parts):
         w = seconds * px_per_s
@@ -142,7 +165,26 @@ def render(inputs: dict, out: pathlib.Path) -> str:
                  **{"data-part": key, "data-s": f"{seconds:.6g}"})
         svg.line(x, strip_y + 24, x, strip_y + 32, "stroke-muted")
         anchor, lx = ("end", x + w) if k == len(parts) - 1 else ("start", x)
-        svg.text(lx, strip_y + 48, label, "label num", anchor=anchor)
+        _parts_text(svg, lx, strip_y + 48, label, "label num", anchor=anchor)
         x += w
-    svg.text(x0, strip_y + 72, "the load: only if the model was unloaded", "note", **NOTE)
+    svg.text(x0, strip_y + 72, "the load (measured): only if the model was unloaded", "note", **NOTE)
     return svg.to_string()
+
+
+def _parts_text(svg, x, y, parts: list, cls: str, anchor: str = "start", parent=None):
+    """One text line of plain strings and (quantity, text) pairs; each quantity in a tspan with
+    data-q (its name in article/numbers/quantities.py), so a test can read it back."""
+    from xml.etree import ElementTree as ET
+
+    node = svg.text(x, y, "", cls, anchor=anchor, parent=parent)
+    node.text, last = "", None
+    for part in parts:
+        if isinstance(part, str):
+            if last is None:
+                node.text += part
+            else:
+                last.tail = (last.tail or "") + part
+            continue
+        last = ET.SubElement(node, "tspan", {"data-q": part[0]})
+        last.text = part[1]
+    return node

@@ -16,7 +16,7 @@ import json
 import pathlib
 
 from tokenwalk.browser.entry import SETTINGS_DEFAULTS, explain, smollm2_vocab_data
-from tokenwalk.browser.view import fmt_s, live_summary, walk_html
+from tokenwalk.browser.view import fmt_rate, fmt_s, live_summary, walk_html
 
 ID = "simulator"
 KIND = "I"
@@ -65,8 +65,9 @@ def alt(inputs: dict) -> str:
     w = inputs["walk"]
     return (f"TokenWalk, the simulator. Without JavaScript it shows the article's request: {w['prompt_tokens']:,} "
             f"prompt tokens and {w['output_tokens']} output tokens on {w['model']} and {w['machine']}: load "
-            f"{fmt_s(w['load_s'])}, time to first token {fmt_s(w['ttft_s'])} ({w['prefill_tok_s']:.0f} tok/s "
-            f"prefill), decode {w['decode_tok_s']:.1f} tok/s, stage by stage with the timeline and memory to scale.")
+            f"{fmt_s(w['load_s'])}, time to first token {fmt_s(w['ttft_s'])} (prefill {fmt_rate(w['prefill_tok_s'])}), "
+            f"decode {fmt_rate(w['decode_tok_s'])}, by TokenWalk's timing model, stage by stage with the timeline and "
+            "memory to scale.")
 
 
 ALT = alt

@@ -39,3 +39,12 @@ def default_numbers() -> dict:
     from article.numbers import article_numbers
 
     return article_numbers()
+
+
+def reader_words(markdown: str) -> str:
+    """A rendered chapter's words as the reader sees them: the quantities' spans
+    (`<span data-q=...>74.9 s</span>`, article/numbers/quantities.py) reduced to their text,
+    whitespace (no-break spaces too) to single spaces."""
+    import re
+
+    return " ".join(re.sub(r'<span data-q="[^"]*">([^<]*)</span>', r"\1", markdown).split())

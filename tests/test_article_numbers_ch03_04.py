@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 
-from tests._content_helpers import default_numbers, render_chapters
+from tests._content_helpers import default_numbers, reader_words, render_chapters
 from tokenwalk.specs.model import load_model
 from tokenwalk.timing.llama_bench import published_bandwidth_shares, published_median_bandwidth_share
 
@@ -45,6 +45,6 @@ def test_model_in_memory_states_spec_peaks_with_the_quartiles():
     """Section "Bandwidth and the memory ladder": the dropped "real systems reach 60-80 % of
     spec peaks" comes back, computed: the quartiles of the published runs and the laptop's shares."""
     n = default_numbers()
-    text = " ".join(render_chapters(n)["04-model-in-memory.md"].split())
+    text = reader_words(render_chapters(n)["04-model-in-memory.md"])
     assert f"between {round(100 * n['published_share_q1'])} % and {round(100 * n['published_share_q3'])} %" in text
     assert f"{round(100 * n['laptop_share_moe'])} % with the MoE" in text

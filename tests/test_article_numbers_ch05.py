@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests import hardware_specs
-from tests._content_helpers import default_numbers, render_chapters
+from tests._content_helpers import default_numbers, reader_words, render_chapters
 from tokenwalk.physics.kv_cache import kv_cache_bytes
 from tokenwalk.physics.roofline import decode_ceiling_tok_s, decode_time_s, flops_per_token, weights_bytes_read
 from tokenwalk.specs.machine import load_machine
@@ -20,7 +20,7 @@ def n():
 
 @pytest.fixture(scope="module")
 def text(n):
-    return " ".join(render_chapters(n)["05-prefill-decode.md"].split())
+    return reader_words(render_chapters(n)["05-prefill-decode.md"])
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from article.toys import model_round_cost
-from tests._content_helpers import default_numbers, render_chapters
+from tests._content_helpers import default_numbers, reader_words, render_chapters
 from tokenwalk.physics.speculative import round_cost
 
 
 def _text(chapter: str) -> str:
-    return " ".join(render_chapters(default_numbers())[chapter].split())
+    return reader_words(render_chapters(default_numbers())[chapter])
 
 
 # --- Chapter 6, "Three ways to wait less", tab "Speculative decoding" -------------------------
@@ -69,7 +69,7 @@ def test_retrieval_delay_uses_the_speed_it_prints():
     """Issue #12, error 6: the delay is tokens / the prefill speed the sentence names (93, not 90)."""
     n = default_numbers()
     text = _text("06-laptop.md")
-    assert f"At {n['prefill_tok_s_moe']} tokens a second" in text
+    assert f"At the measured {n['prefill_tok_s_moe']} tok/s" in text
     assert f"about {round(n['rag_added_tokens'] / n['prefill_tok_s_moe'])} seconds" in text
 
 
@@ -99,7 +99,7 @@ def test_the_trace_says_whose_tokenizer_counted_the_prompt():
     n = default_numbers()
     text = _text("07-numbers.md")
     step = text[text.index("(3) the tokenizer"):text.index("(4) each ID")]
-    assert f"{round(n['request_prompt_tokens'], -1):,}" in step
+    assert f"{n['request_prompt_tokens']:,}" in step
     assert f"{n['token_count_tokenizer']}'s tokenizer" in step
 
 

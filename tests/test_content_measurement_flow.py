@@ -21,9 +21,10 @@ MEASUREMENT = "decode_tok_s_moe"
 LAPTOP_FILE = "measurements/laptop.json"
 
 # Names computed from the laptop's decode speed by this project's own modules: the measured
-# speed itself, the envelope's answer time, the share of the ceiling and of the bandwidth, the
+# speed itself and its printed string, the envelope's answer time, the share of the bandwidth (the
+# same as the share of the ceiling) and its string, the
 # dense/MoE ratio of the decode section.
-MUST_MOVE = ["decode_tok_s_moe", "env_answer_s", "moe_ceiling_share", "laptop_share_moe",
+MUST_MOVE = ["decode_tok_s_moe", "env_answer_s", "laptop_share_moe", "q_decode_tok_s_moe", "q_laptop_share_moe",
              "dense_vs_moe_speed_ratio"]
 # Names the walk computes with the fitted timing model (decode of the request, the trace).
 WALK_DEPENDENTS = ["request_decode_s", "request_step_ms", "request_decode_tok_s"]

@@ -14,6 +14,8 @@ what they describe, one module per group, named after the prefix of the names it
     h100       the H100 example: d7_* steps, balance_*, tile_*, batch_*, chunk_*, kv_*
     laptop     the request on the laptop: the walk, env_*, budget_*, spec_*, shares
     settings   settings_rows
+    quantities q_*: each quantity printed in more than one place, as its one string (in a span
+               that names it), with its provenance: measured, computed or modelled
 
 Which model and machine each group uses is decided once, in article.scenario; sizes come
 from the presets, times from roofline, kv_cache, timing and walk, toy numbers from
@@ -35,7 +37,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from article import _data
-from article.numbers import cited, engine, h100, laptop, measured, models, request, settings, toy
+from article.numbers import cited, engine, h100, laptop, measured, models, quantities, request, settings, toy
 from article.references import references
 
 
@@ -57,5 +59,6 @@ def article_numbers(request_dir: str | Path | None = None, scenario=None) -> dic
     h100.group(n, sc)
     laptop.group(n, sc, c, meas)
     settings.group(n)
+    quantities.group(n)
     n["ref"] = references()
     return n

@@ -19,10 +19,12 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
         achieved_tflops,
         balance_point_tokens,
         decode_ceiling_tok_s,
+        decode_step,
         flops_per_token,
         machine_ops_per_byte,
         memory_time_s,
         model_ops_per_byte,
+        peaks,
         step_time,
         weights_bytes,
         weights_bytes_read,
@@ -67,7 +69,6 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     # ceilings and shares
     n["qwen_ceiling_tok_s"] = decode_ceiling_tok_s(qwen, laptop)
     n["dense27_ceiling_tok_s"] = decode_ceiling_tok_s(d27, laptop)
-    n["moe_ceiling_share"] = meas["decode_tok_s_moe"] / n["qwen_ceiling_tok_s"]
     n["laptop_share_moe"] = bandwidth_share(meas["decode_tok_s_moe"], qwen.bytes_read_per_token, laptop.bandwidth_gbs)
     n["laptop_share_dense"] = bandwidth_share(meas["decode_tok_s_dense"], d27.size_bytes, laptop.bandwidth_gbs)
     n["published_share_median"] = published_median_bandwidth_share()
@@ -138,6 +139,16 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     n["laptop_chunk_past_balance"] = n["request_chunk_tokens"] / n["laptop_chunk_balance_tokens"]
     # the laptop's bandwidth efficiency as the timing model solves it from its measured decode speeds
     n["laptop_bandwidth_efficiency"] = coefficients(laptop).bandwidth_efficiency
+    # ... and how it splits one measured decode step of the MoE (at the benchmark's context) into
+    # reading at that efficiency and the fixed toll per layer; the share of the bandwidth a step
+    # uses on average (laptop_share_moe) is the weights' time at the spec rate over the whole step
+    coeffs = coefficients(laptop)
+    measured_step = decode_step(qwen, peaks(laptop), meas["prefill_prompt_tokens"], 1)
+    n["laptop_decode_step_ms"] = 1e3 / meas["decode_tok_s_moe"]
+    n["laptop_decode_read_ms"] = measured_step.memory_s / coeffs.bandwidth_efficiency * 1e3
+    n["laptop_layer_overhead_ms"] = coeffs.layer_overhead_s * 1e3
+    n["laptop_decode_overhead_ms"] = qwen.layers * coeffs.layer_overhead_s * 1e3
+    n["laptop_decode_weights_spec_ms"] = memory_time_s(qwen.bytes_read_per_token, laptop.bandwidth_gbs) * 1e3
     # Chapter 7: the memory Windows and its applications leave before any model loads, and the
     # decode ceiling of dense weights that would fill it
     n["laptop_free_before_load_gb"] = n["laptop_memory_gb"] - n["system_apps_gb"]

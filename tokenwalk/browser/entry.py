@@ -298,9 +298,12 @@ def explain(walk: dict) -> dict:
     measured = _measured_lines(walk["machine"], walk["model"])
     eff = walk.get("efficiency", {})
     load = next((s for s in walk["stages"] if s["name"] == "load"), None)
-    of = {"decode": "of the memory bandwidth", "prefill": "of the FP16 peak", "load": "of the disk's speed"}
-    assumed = [f"{phase} reaches {100 * e['value']:.1f} % {of.get(phase, 'of the peak')} ({e['from']})"
-               for phase, e in eff.items()]
+    # The decode entry is the reads' efficiency, not the share of the bus a step uses on
+    # average: each step also pays a fixed cost per layer (tokenwalk.timing.model).
+    say = {"decode": "decode's reads run at {v} % of the memory bandwidth, plus a fixed cost per layer per step",
+           "prefill": "prefill reaches {v} % of the FP16 peak", "load": "load reaches {v} % of the disk's speed"}
+    assumed = [say.get(phase, phase + " reaches {v} % of the peak").format(v=f"{100 * e['value']:.1f}")
+               + f" ({e['from']})" for phase, e in eff.items()]
     if load is not None:
         assumed.append(f"the disk reads {load['disk_gbs']:g} GB/s")
     assumed.append(f"the system and other apps use {walk['memory']['system_bytes'] / 1e9:g} GB")

@@ -37,47 +37,62 @@ def _likely(walk: dict, key: str, fmt) -> str:
     return f"; likely {fmt(band[0])}–{fmt(band[1])}" if band else ""
 
 
+def _w(key: str, text: str) -> str:
+    """A number of the walk in a span naming its Walk.to_dict() key (escaped), so a page or a
+    test can find where each number is printed."""
+    return f'<span data-walk="{escape(key)}">{escape(text)}</span>'
+
+
 def numbers_html(walk: dict) -> str:
-    load = "— (warm: already in memory)" if walk["warm"] else fmt_s(walk["load_s"])
+    load = escape("— (warm: already in memory)") if walk["warm"] else _w("load_s", fmt_s(walk["load_s"]))
     cells = [
-        ("load", "Load", load, "from disk, before the first token" if not walk["warm"] else "keep-alive"),
-        ("ttft", "Time to first token", fmt_s(walk["ttft_s"]),
-         f"prefill {fmt_rate(walk['prefill_tok_s'])}{_likely(walk, 'ttft_s', fmt_s)}"),
-        ("decode", "Decode", fmt_rate(walk["decode_tok_s"]) if walk["output_tokens"] else "—",
-         f"{walk['output_tokens']:,} tokens in {fmt_s(walk['decode_s'])}{_likely(walk, 'decode_tok_s', fmt_rate)}"),
+        ("load", "Load", load, escape("from disk, before the first token" if not walk["warm"] else "keep-alive")),
+        ("ttft", "Time to first token", _w("ttft_s", fmt_s(walk["ttft_s"])),
+         f"prefill {_w('prefill_tok_s', fmt_rate(walk['prefill_tok_s']))}{escape(_likely(walk, 'ttft_s', fmt_s))}"),
+        ("decode", "Decode", _w("decode_tok_s", fmt_rate(walk["decode_tok_s"])) if walk["output_tokens"] else "—",
+         f"{walk['output_tokens']:,} tokens in {_w('decode_s', fmt_s(walk['decode_s']))}"
+         f"{escape(_likely(walk, 'decode_tok_s', fmt_rate))}"),
     ]
     note = ('<p class="tw-sub tw-sim-band">"Likely": on chip families the timing model was not fitted on, '
             '8 runs in 10 fell inside such a range (<code>tokenwalk validate</code>).</p>'
             if walk.get("ranges") else "")
     return '<dl class="tw-sim-numbers">' + "".join(
-        f'<div data-number="{key}"><dt>{label}</dt><dd><span class="tw-big">{escape(value)}</span>'
-        f'<span class="tw-sub">{escape(sub)}</span></dd></div>' for key, label, value, sub in cells) + "</dl>" + note
+        f'<div data-number="{key}"><dt>{label}</dt><dd><span class="tw-big">{value}</span>'
+        f'<span class="tw-sub">{sub}</span></dd></div>' for key, label, value, sub in cells) + "</dl>" + note
 
 
 def _stage_detail(stage: dict) -> str:
+    """What moves in a stage, as markup (text escaped; the numbers the article quotes in data-walk spans)."""
     name = stage["name"]
     if name == "load":
-        return f"{fmt_bytes(stage['bytes'])} at {stage['disk_gbs']:g} GB/s"
+        return escape(f"{fmt_bytes(stage['bytes'])} at {stage['disk_gbs']:g} GB/s")
     if name == "tokenize":
-        return f"{stage['tokens']:,} tokens"
+        return escape(f"{stage['tokens']:,} tokens")
     if name == "prefill":
-        return (f"{stage['chunk_count']:,} chunks of {stage['chunk_tokens']:,} tokens; "
-                f"{fmt_bytes(stage['bytes'])} moved; KV cache written {fmt_bytes(stage['kv_written_bytes'])}")
+        return (escape(f"{stage['chunk_count']:,} chunks of {stage['chunk_tokens']:,} tokens; "
+                       f"{fmt_bytes(stage['bytes'])} moved; KV cache written ")
+                + _w("kv_written_bytes", fmt_bytes(stage["kv_written_bytes"])))
     if name == "decode":
         per = stage["tokens_per_step"]
         steps = f"{stage['steps']:,} steps" + (f" of {per:.2f} tokens (speculative)" if per != 1 else "")
-        return (f"{steps}; {fmt_s(stage['first_step_s'])} → {fmt_s(stage['last_step_s'])} a step; "
-                f"{fmt_bytes(stage['first_step_bytes'])} read a step at first")
+        return (f"{escape(steps)}; {_w('first_step_s', fmt_s(stage['first_step_s']))} → "
+                f"{escape(fmt_s(stage['last_step_s']))} a step; "
+                f"{_w('first_step_bytes', fmt_bytes(stage['first_step_bytes']))} read a step at first")
     if name == "stop":
-        return stage.get("reason", "")
+        return escape(stage.get("reason", ""))
     return ""
+
+
+def _stage_seconds(stage: dict) -> str:
+    text = fmt_s(stage["seconds"])
+    return _w("prefill_s", text) if stage["name"] == "prefill" else escape(text)
 
 
 def stages_html(walk: dict) -> str:
     rows = "".join(
         f'<tr data-stage="{escape(s["name"])}"><th scope="row"><span class="tw-swatch tw-st-{escape(s["name"])}">'
-        f'</span>{escape(STAGE_LABELS.get(s["name"], s["name"]))}</th><td class="tw-num">{escape(fmt_s(s["seconds"]))}</td>'
-        f'<td>{escape(s["bound"])}</td><td>{escape(_stage_detail(s))}</td></tr>' for s in walk["stages"])
+        f'</span>{escape(STAGE_LABELS.get(s["name"], s["name"]))}</th><td class="tw-num">{_stage_seconds(s)}</td>'
+        f'<td>{escape(s["bound"])}</td><td>{_stage_detail(s)}</td></tr>' for s in walk["stages"])
     return ('<table class="tw-sim-stages"><caption>The request, stage by stage</caption><thead><tr>'
             '<th scope="col">stage</th><th scope="col">time</th><th scope="col">bound</th><th scope="col">what moves</th>'
             f'</tr></thead><tbody>{rows}</tbody><tfoot><tr><th scope="row">total</th>'
@@ -139,7 +154,8 @@ def live_summary(walk: dict) -> str:
 def walk_html(walk: dict, explanation: dict | None = None) -> str:
     """The whole result panel of one walk."""
     head = (f'<p class="tw-sim-head"><b>{escape(walk["model"])}</b> on <b>{escape(walk["machine"])}</b>: '
-            f'{walk["prompt_tokens"]:,} prompt tokens, {walk["output_tokens"]:,} output tokens, '
+            + _w("prompt_tokens", f'{walk["prompt_tokens"]:,}')
+            + f' prompt tokens, {walk["output_tokens"]:,} output tokens, '
             f'num_ctx {walk["num_ctx"]:,}, KV {escape(walk["kv_type"])}, chunks of {walk["chunk_tokens"]:,}, '
             + ("warm" if walk["warm"] else "cold start")
             + (f', {walk["users"]} users' if walk["users"] > 1 else "")

@@ -107,7 +107,9 @@ def inputs(ctx) -> dict:
     request = Request(prompt_tokens=n["request_prompt_tokens"], output_tokens=n["request_output_tokens"],
                       num_ctx=n["request_num_ctx"], chunk_tokens=n["request_chunk_tokens"],
                       kv_type=n["request_kv_type"])
-    return inputs_for(ex.model, ex.machine, request, n["ollama_port"], counted_by=n["token_count_tokenizer"])
+    # the tokenizer's family name ("SmolLM2"), short enough for the step's line on a phone
+    counted_by = n["token_count_tokenizer"].split("-")[0]
+    return inputs_for(ex.model, ex.machine, request, n["ollama_port"], counted_by=counted_by)
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

@@ -58,6 +58,7 @@ def article_numbers(request_dir: str | Path | None = None, scenario=None) -> dic
     toy.group(n, sc, c)
     h100.group(n, sc)
     laptop.group(n, sc, c, meas)
+    engine.beside_the_laptop(n)
     settings.group(n)
     quantities.group(n)
     n["ref"] = references()

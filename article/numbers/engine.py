@@ -54,3 +54,11 @@ def group(n: dict) -> None:
     # device: one per core it was given); None when its name does not say
     units = re.search(r"(\d+) compute units?", str(n.get("engine_device", "")))
     n["engine_compute_units"] = int(units.group(1)) if units else None
+
+
+def beside_the_laptop(n: dict) -> None:
+    """After the laptop's group: whether the build machine's measured time to first token lands
+    within a second of the timing model's for the article's request (the aside then says the
+    match is a coincidence, so a reader does not take it for a copying slip)."""
+    near = n.get("engine") and "engine_ttft_s" in n and abs(n["engine_ttft_s"] - n["request_ttft_s"]) < 1
+    n["engine_ttft_near_request"] = bool(near)

@@ -67,7 +67,7 @@ def places(n, tmp_path_factory) -> dict[str, list[tuple[str, str]]]:
     for line in sim["explain"]["measured"]:
         what, _, value = line.partition(" ")
         if what in measured:
-            found[measured[what]].append(("simulator (measured)", _norm(value.split(" (")[0])))
+            found[measured[what]].append(("simulator (measured)", _norm(value.split(" (")[0].split(" on a ")[0])))
     for line in sim["explain"]["assumed"]:
         if line.startswith("decode's reads run at "):
             found["laptop_bandwidth_efficiency"].append(

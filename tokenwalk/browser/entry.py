@@ -289,7 +289,11 @@ def _measured_lines(machine: str, model: str) -> list[str]:
         for key, label in labels:
             entry = values.get(key, {})
             if entry.get("model") == model:
-                lines.append(label.format(v=entry["value"]) + f" ({data.get('measured_by', name)})")
+                # a speed measured on another prompt than the walk's says on which (the article
+                # prints the measurement and the walk's prediction side by side)
+                prompt = (values.get("prefill_prompt_tokens") or {}).get("value") if key != "cold_load_s" else None
+                on = f" on a {prompt:,}-token prompt" if isinstance(prompt, int) else ""
+                lines.append(label.format(v=entry["value"]) + on + f" ({data.get('measured_by', name)})")
     return lines
 
 

@@ -21,7 +21,7 @@ PART_CLASSES = {"system": "system", "weights": "weights", "kv_cache": "kv", "fre
 def alt(inputs: dict) -> str:
     bars = "; ".join(
         f"num_ctx {b['num_ctx']:,}: system {b['system_bytes'] / 1e9:.0f} GB, weights {b['weights_bytes'] / 1e9:.1f} GB, "
-        f"KV cache {_size(b['kv_cache_bytes'])}, free {b['free_bytes'] / 1e9:.1f} GB" for b in inputs["bars"])
+        f"KV cache {_size(b['kv_cache_bytes'])}, free {_free(b['free_bytes'])}" for b in inputs["bars"])
     return (f"Two bars, each the laptop's {inputs['total_bytes'] / 1e9:.0f} GB to scale, with Qwen3.6 35B-A3B in "
             f"Q4_K_M and an f16 KV cache: {bars}. Without the hybrid layers the larger cache would take "
             f"{inputs['kv_all_layers_bytes'] / 1e9:.1f} GB.")
@@ -55,6 +55,14 @@ def _size(n_bytes: float) -> str:
     return f"{n_bytes / 1e6:.0f} MB" if n_bytes < 1e9 else f"{n_bytes / 1e9:.1f} GB"
 
 
+def _free(n_bytes: float) -> str:
+    """What is left, with the three digits the article and the simulator print it with
+    (tokenwalk.format.bytes_si; article/numbers/quantities.py)."""
+    from tokenwalk import format as fmt
+
+    return fmt.bytes_si(n_bytes)
+
+
 def render(inputs: dict, out: pathlib.Path) -> str:
     from figures._svg import Svg
 
@@ -83,7 +91,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
                 svg.text(x + w / 2, y + bar_h + 22, f"KV {_size(n_bytes)}", "small num", anchor="middle", parent=g)
             elif name == "free":
                 # Above the bar's right end: the free part can be too narrow for its label.
-                svg.text(right, y - 10, f"free ≈ {label}", "label num", anchor="end", parent=g)
+                svg.text(right, y - 10, f"free {_free(n_bytes)}", "label num", anchor="end", parent=g)
             else:
                 svg.text(x + 8, y + bar_h / 2 + 5, label, "small num bold", parent=g,
                          style="fill:var(--fig-bg,#ffffff)")

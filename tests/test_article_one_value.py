@@ -94,7 +94,7 @@ def test_the_request_times_are_collected_from_all_three_places(places):
                  "request_kv_prompt", "request_prompt_tokens", "cold_load_s"):
         assert where(name) >= {"prose", "figure 29", "simulator"}, (name, places.get(name))
     for name in ("request_prefill_tok_s", "request_decode_tok_s", "prefill_tok_s_moe", "decode_tok_s_moe",
-                 "laptop_bandwidth_efficiency"):
+                 "laptop_bandwidth_efficiency", "budget_small_kv", "budget_small_free"):
         assert where(name) >= {"prose", "simulator"}, (name, places.get(name))
     assert len(places["laptop_share_moe"]) >= 4 and len(places["qwen_bytes_per_token"]) >= 4
 

@@ -79,6 +79,13 @@ QUANTITIES: dict[str, Quantity] = {
     "request_kv_prompt": Quantity("request_kv_prompt_mb", COMPUTED,
                                   "the GGUF header: keys and values of the prompt in the 10 attention layers, f16",
                                   "bytes_si", scale=1e6),
+    # the memory budget at the request's num_ctx (figure 22, the simulator's memory bar)
+    "budget_small_kv": Quantity("budget_small_kv_mb", COMPUTED, "the GGUF header: the f16 KV cache Ollama reserves "
+                                "for num_ctx 16,384 in the 10 attention layers", "bytes_si", scale=1e6),
+    "budget_small_free": Quantity("budget_small_free_gb", COMPUTED, "64 GB - the measured 32 GB of Windows and "
+                                  "applications - the weights - that reservation", "bytes_si", scale=1e9),
+    "budget_big_free": Quantity("budget_big_free_gb", COMPUTED, "the same, at Ollama's own num_ctx of 262,144",
+                                "bytes_si", scale=1e9),
     "laptop_bandwidth_efficiency": Quantity("laptop_bandwidth_efficiency", MODELLED,
                                             "the timing model's read efficiency, solved from the laptop's two "
                                             "measured decode speeds with a fixed cost per layer", "pct", decimals=1),
@@ -89,7 +96,8 @@ QUANTITIES: dict[str, Quantity] = {
 WALK_KEYS = {"ttft_s": "request_ttft_s", "prefill_s": "request_prefill_s", "prefill_tok_s": "request_prefill_tok_s",
              "decode_tok_s": "request_decode_tok_s", "decode_s": "request_decode_s", "load_s": "cold_load_s",
              "first_step_s": "request_step_s", "first_step_bytes": "request_step_bytes",
-             "kv_written_bytes": "request_kv_prompt", "prompt_tokens": "request_prompt_tokens"}
+             "kv_written_bytes": "request_kv_prompt", "prompt_tokens": "request_prompt_tokens",
+             "memory_kv_cache_bytes": "budget_small_kv", "memory_free_bytes": "budget_small_free"}
 
 
 def text(name: str, n: dict) -> str:

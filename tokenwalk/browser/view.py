@@ -122,7 +122,7 @@ def memory_html(walk: dict) -> str:
             segs.append(f'<span class="tw-seg tw-mem-{css}" style="width:{_pct(value, whole)}" '
                         f'title="{escape(label)}: {escape(fmt_bytes(value))}"></span>')
         legend.append(f'<li><span class="tw-swatch tw-mem-{css}"></span>{escape(label)} '
-                      f'<b>{escape(fmt_bytes(value))}</b></li>')
+                      f'<b>{_w("memory_" + key, fmt_bytes(value))}</b></li>')
     verdict = "fits" if m["fits"] else f"does not fit: {fmt_bytes(asked - m['total_bytes'])} short"
     return (f'<div class="tw-sim-bar-block"><p class="tw-bar-title">Memory to scale: {escape(fmt_bytes(m["total_bytes"]))} '
             f'on the machine, {escape(verdict)}</p><div class="tw-bar" role="img" aria-label="'

@@ -79,6 +79,9 @@ QUANTITIES: dict[str, Quantity] = {
     "request_kv_prompt": Quantity("request_kv_prompt_mb", COMPUTED,
                                   "the GGUF header: keys and values of the prompt in the 10 attention layers, f16",
                                   "bytes_si", scale=1e6),
+    # the H100 example: one stream of the dense 7B in fp16 (the step view and the ceiling agree)
+    "d7_ceiling_tok_s": Quantity("d7_ceiling_tok_s", COMPUTED, "the H100's spec-sheet 3.35 TB/s / the dense 7B's "
+                                 "14 GB of fp16 weights", "count"),
     # the memory budget at the request's num_ctx (figure 22, the simulator's memory bar)
     "budget_small_kv": Quantity("budget_small_kv_mb", COMPUTED, "the GGUF header: the f16 KV cache Ollama reserves "
                                 "for num_ctx 16,384 in the 10 attention layers", "bytes_si", scale=1e6),

@@ -4,7 +4,7 @@ place prints the same string everywhere.
 The places are collected from what the build renders, through the build's own functions:
 the chapters (Jinja with `n`, then the Markdown renderer: each `{{ n.q_<name> }}` is a
 `<span data-q="<name>">`), figure 29 (request-trace: `<tspan data-q>`), and the simulator's
-default view (tokenwalk.browser.view: `<span data-walk="<walk key>">`, mapped to quantities by
+default view (tokenwalk.browser.view: `<span data-walk-key="<walk key>">`, mapped to quantities by
 article.numbers.quantities.WALK_KEYS; the "measured" and "assumed" lines of its provenance).
 A quantity found in two places with two strings fails, naming both places.
 """
@@ -25,7 +25,7 @@ from tests._content_helpers import chapter_files, default_numbers
 from tests._content_helpers import render_chapters as render_chapter_sources
 from tests._context import default_context
 
-SPAN = re.compile(r'<(?:t?span) data-(q|walk)="([^"]+)">([^<]*)</t?span>')
+SPAN = re.compile(r'<(?:t?span) data-(q|walk-key)="([^"]+)">([^<]*)</t?span>')
 
 
 def _norm(text: str) -> str:
@@ -49,18 +49,18 @@ def places(n, tmp_path_factory) -> dict[str, list[tuple[str, str]]]:
     pages = render_chapters(list(sources.items()), Article(figures={}))
     for page in pages:
         for kind, name, text in SPAN.findall(page["html"]):
-            assert kind == "q", f"{page['file']}: a data-walk span in a chapter"
+            assert kind == "q", f"{page['file']}: a data-walk-key span in a chapter"
             found[name].append((Path(page["file"]).name, _norm(text)))
 
     ctx = default_context()
     svg = request_trace.render(request_trace.inputs(ctx), tmp_path_factory.mktemp("trace"))
     for kind, name, text in SPAN.findall(svg):
-        assert kind == "q", "figure 29: a data-walk span"
+        assert kind == "q", "figure 29: a data-walk-key span"
         found[name].append(("figure 29 (request-trace)", _norm(text)))
 
     sim = simulator.inputs(ctx)
     for kind, key, text in SPAN.findall(walk_html(sim["walk"], sim["explain"])):
-        assert kind == "walk"
+        assert kind == "walk-key"
         if key in quantities.WALK_KEYS:
             found[quantities.WALK_KEYS[key]].append((f"simulator ({key})", _norm(text)))
     measured = {"load": "cold_load_s", "prefill": "prefill_tok_s_moe", "decode": "decode_tok_s_moe"}

@@ -37,7 +37,7 @@ def test_three_numbers_are_the_walks():
     html = walk_html(walk)
     for key, value in (("load", fmt_s(walk["load_s"])), ("ttft", fmt_s(walk["ttft_s"]))):
         cell = html[html.index(f'data-number="{key}"'):]
-        assert f'<span class="tw-big"><span data-walk="{key}_s">{value}</span></span>' in cell[:300]
+        assert f'<span class="tw-big"><span data-walk-key="{key}_s">{value}</span></span>' in cell[:300]
     assert f"{walk['decode_tok_s']:.3g} tok/s" in html
 
 

@@ -6,7 +6,7 @@ view is formatted by the same function of tokenwalk.format in all three, so a ti
 "74.9 s" wherever it appears, never 75 s here and 74.9 s there. The chapters print it as
 `{{ n.q_request_ttft_s }}`: the string inside a `<span data-q="request_ttft_s">`, so
 tests/test_article_one_value.py can collect every place a quantity appears on the page
-(the chapters' spans, the figure's `data-q` tspans, the simulator's `data-walk` spans) and
+(the chapters' spans, the figure's `data-q` tspans, the simulator's `data-walk-key` spans) and
 fail when two of them disagree.
 
 Each quantity has one kind and one source:
@@ -94,7 +94,7 @@ QUANTITIES: dict[str, Quantity] = {
                                             "measured decode speeds with a fixed cost per layer", "pct", decimals=1),
 }
 
-# The simulator's numbers (Walk.to_dict() keys, tokenwalk.browser.view's data-walk spans) and
+# The simulator's numbers (Walk.to_dict() keys, tokenwalk.browser.view's data-walk-key spans) and
 # the quantity each prints for the article's request.
 WALK_KEYS = {"ttft_s": "request_ttft_s", "prefill_s": "request_prefill_s", "prefill_tok_s": "request_prefill_tok_s",
              "decode_tok_s": "request_decode_tok_s", "decode_s": "request_decode_s", "load_s": "cold_load_s",

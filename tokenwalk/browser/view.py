@@ -40,7 +40,7 @@ def _likely(walk: dict, key: str, fmt) -> str:
 def _w(key: str, text: str) -> str:
     """A number of the walk in a span naming its Walk.to_dict() key (escaped), so a page or a
     test can find where each number is printed."""
-    return f'<span data-walk="{escape(key)}">{escape(text)}</span>'
+    return f'<span data-walk-key="{escape(key)}">{escape(text)}</span>'
 
 
 def numbers_html(walk: dict) -> str:
@@ -62,7 +62,7 @@ def numbers_html(walk: dict) -> str:
 
 
 def _stage_detail(stage: dict) -> str:
-    """What moves in a stage, as markup (text escaped; the numbers the article quotes in data-walk spans)."""
+    """What moves in a stage, as markup (text escaped; the numbers the article quotes in data-walk-key spans)."""
     name = stage["name"]
     if name == "load":
         return escape(f"{fmt_bytes(stage['bytes'])} at {stage['disk_gbs']:g} GB/s")

@@ -19,10 +19,12 @@ LAPTOP_POINTS = (("decode_tok_s_dense", "dense"), ("decode_tok_s_moe", "MoE"))
 
 
 def alt(inputs: dict) -> str:
-    laptop = ", ".join(f"the {p['label']} {p['share']:.0%}" for p in inputs["laptop"])
+    from tokenwalk import format as fmt
+
+    laptop = ", ".join(f"the {p['label']} {fmt.pct(p['share'])} ({fmt.rate(p['tok_s'])})" for p in inputs["laptop"])
     return (f"Scatter plot of the share of the spec-sheet memory bandwidth one decoding stream uses, against the "
             f"machine's bandwidth: {inputs['published_runs']} published llama-bench runs of dense models in grey, "
-            f"median {inputs['median_share']:.0%}; the laptop's Radeon 860M at {inputs['laptop_bandwidth_gbs']:g} GB/s "
+            f"median {fmt.pct(inputs['median_share'])}; the laptop's Radeon 860M at {inputs['laptop_bandwidth_gbs']:g} GB/s "
             f"in blue: {laptop}.")
 
 

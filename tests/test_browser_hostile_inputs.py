@@ -233,3 +233,23 @@ def test_a_sliding_window_file_shows_its_kv_by_kind_of_layer(picker):
     assert info["kv_layer_kinds"] == {"full": 2, "sliding": 10, "none": 0, "window": 64}
     kv = page.locator(".tw-gguf-info [data-out=kv]").inner_text()
     assert "2 layers keep every token" in kv and "10 keep the last 64 tokens" in kv
+
+
+@pytest.mark.parametrize("text, says", [
+    ("'x'.repeat(60000)", "the text has 60,000 characters; this figure cuts at most 50,000"),
+    ("'a\\ud800b'", ""),  # a lone surrogate: one line, whatever it says
+], ids=["too-long", "lone-surrogate"])
+def test_a_hostile_paste_is_one_line_and_the_message_goes_when_the_text_is_fixed(picker, text, says):
+    p, _folder = picker
+    page = p.page
+    page.locator(".tw-tokenizer").scroll_into_view_if_needed()
+    wait_tokenizer_counts(page, "Before the paste.", timeout=BOOT_MS)
+    start = time.monotonic()
+    page.evaluate(f"""() => {{ const box = document.getElementById('tw-tok-input');
+        box.value = {text}; box.dispatchEvent(new Event('input')); }}""")
+    page.wait_for_function("document.querySelector('.tw-tokenizer .tw-status').textContent !== ''", timeout=30_000)
+    assert time.monotonic() - start < ANSWER_S
+    message = status(page, "tokenizer")
+    assert message.startswith(says) and "\n" not in message and "Traceback" not in message, message
+    wait_tokenizer_counts(page, "Fixed text.")
+    assert status(page, "tokenizer") == "", "a message about the earlier text is cleared"

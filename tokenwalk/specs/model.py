@@ -36,7 +36,15 @@ from typing import Any
 from tokenwalk.errors import GGUFError, SpecError, printable
 from tokenwalk.gguf.ggml_types import GGML_TYPES
 from tokenwalk.gguf.header import GGUFHeader, read_gguf_header
-from tokenwalk.specs.schema import MODEL_DOMAINS, check_domains, check_fields, preset_names, read_json_object, read_preset
+from tokenwalk.specs.schema import (
+    MODEL_DOMAINS,
+    check_domains,
+    check_fields,
+    check_value,
+    preset_names,
+    read_json_object,
+    read_preset,
+)
 
 REQUIRED_FIELDS = {
     "name": "str", "params": "number", "size_bytes": "number", "layers": "int",
@@ -379,6 +387,9 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         raise GGUFError(f"{header.source}: {key('block_count')} = {block_count} leaves no layers")
     if mtp:
         sources["layers"] = f"{src}: {key('block_count')} - {key('nextn_predict_layers')}"
+    # before any per-layer list is read: a header claiming 10^12 layers stops here
+    check_value(layers, MODEL_DOMAINS["layers"], f"{printable(header.source)}: layers ({key('block_count')})",
+                GGUFError)
 
     width = _scalar(get("embedding_length", "embedding_length", required=True), header, key("embedding_length"))
     head_count = _max(get("attention.head_count", "head_count", required=True))

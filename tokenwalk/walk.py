@@ -351,7 +351,9 @@ def _decode_stage(model, machine, request: Request, kv_type: str) -> Stage:
             bound = roof.bound
         return seconds, roof.bytes_moved, 1.0 if bound == "memory" else 0.0, roof.bytes_moved
 
-    (total_s, total_bytes, memory_steps), seen = _sum_steps(one_step, steps)
+    # a speculative round's time is a ratio of lines in the context, a smooth curve: summed
+    # as lines between the samples, without bisecting
+    (total_s, total_bytes, memory_steps), seen = _sum_steps(one_step, steps, refine=not speculative)
     first, last = seen[0], seen[steps - 1]
     detail = {
         "steps": steps,
@@ -387,7 +389,7 @@ def _speculative_round(model, machine, context: int, users: int, gamma: int, kv_
     return check_s + draft_s, roof
 
 
-def _sum_steps(f, count: int) -> tuple[tuple, dict]:
+def _sum_steps(f, count: int, refine: bool = True) -> tuple[tuple, dict]:
     """(sums, seen): the sums over i in 0..count-1 of the numbers f(i) returns (a tuple whose
     last item may be a label, not summed), and {i: f(i)} of the indices evaluated.
 
@@ -399,6 +401,8 @@ def _sum_steps(f, count: int) -> tuple[tuple, dict]:
     compared with the chord, until each piece is straight or one step long, within
     _MAX_REFINE extra evaluations in all (then the rest is summed as lines). The work is
     bounded whatever `count` is: about 17 evaluations on a line, a few dozen per bend.
+    refine=False sums every stretch as a line (a smooth curve, where bisecting would only
+    spend the budget on its curvature).
     """
     seen: dict = {}
 
@@ -414,7 +418,7 @@ def _sum_steps(f, count: int) -> tuple[tuple, dict]:
         return tuple(math.fsum(r[k] for r in rows) for k in range(3)), seen
     picked = sorted({round(i * (count - 1) / _SAMPLES) for i in range(_SAMPLES + 1)})
     values = [at(i)[:3] for i in picked]
-    budget = [_MAX_REFINE]
+    budget = [_MAX_REFINE if refine else 0]
 
     def line(a, b):  # f over a+1..b as a line from f(a) to f(b)
         n, fa, fb = b - a, at(a)[:3], at(b)[:3]
@@ -443,7 +447,7 @@ def _sum_steps(f, count: int) -> tuple[tuple, dict]:
         a, b = picked[k], picked[k + 1]
         here = slope(k)
         neighbours = [slope(j) for j in (k - 1, k + 1) if 0 <= j < len(picked) - 1]
-        straight = all(_close(s, t, v, w) for other in neighbours
+        straight = not refine or all(_close(s, t, v, w) for other in neighbours
                        for s, t, v, w in zip(here, other, values[k], values[k + 1], strict=True))
         part = line(a, b) if straight else stretch(a, b)
         totals = [x + y for x, y in zip(totals, part, strict=True)]

@@ -267,3 +267,23 @@ def test_the_page_calibrates_no_custom_machine():
     walk = json.loads(entry.call("simulate", json.dumps([form])))["ok"]
     assert walk["machine"] == "custom" and walk["ranges"] is not None
     assert "laptop-860m" not in walk["efficiency"]["decode"]["from"]
+
+
+def test_the_page_keeps_a_bounded_number_of_files_and_names_them_by_file():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_hostile", ROOT / "tests/fixtures/hostile/make_hostile.py")
+    make_hostile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_hostile)
+    data = make_hostile.gguf_bytes(make_hostile.model_kvs(**{"general.name": (make_hostile.STR, "qwen3.6-35b-a3b")}))
+    keys = [entry.inspect_gguf(data, len(data), f" model {i}\x1b.gguf ")["key"] for i in range(entry.MAX_GGUF_MODELS + 4)]
+    assert keys[0] == "file:model 0\\x1b.gguf" and len(set(keys)) == len(keys)
+    assert len(entry._gguf_models) <= entry.MAX_GGUF_MODELS and keys[-1] in entry._gguf_models
+    with pytest.raises(TokenwalkError, match="pick it again"):
+        entry.simulate({"model": keys[0], "machine": "laptop-860m", "prompt_tokens": 10, "output_tokens": 1})
+    # the preset its general.name borrows is still the preset
+    walk = entry.simulate({"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": 10,
+                           "output_tokens": 1})
+    assert walk["weights_bytes"] == load_model("qwen3.6-35b-a3b").size_bytes
+    walk = entry.simulate({"model": keys[-1], "machine": "laptop-860m", "prompt_tokens": 10, "output_tokens": 1})
+    assert walk["model"] == f"model {entry.MAX_GGUF_MODELS + 3}\\x1b.gguf"

@@ -339,6 +339,8 @@ def simulate_view(settings: dict) -> dict:
 # option of the picker ("gguf") and no number can be, so a file never replaces a preset.
 GGUF_KEY_PREFIX = "file:"
 MAX_SHOWN_NAME = 80
+# Files kept read in one visit (each a ModelSpec with its header's description).
+MAX_GGUF_MODELS = 16
 
 
 def shown_file_name(name) -> str:
@@ -405,7 +407,10 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
     shown = shown_file_name(name)
     model = model_from_gguf(header, name=shown)
     key = gguf_key(name)
+    _gguf_models.pop(key, None)
     _gguf_models[key] = model
+    while len(_gguf_models) > MAX_GGUF_MODELS:  # the oldest file goes; picking it again reads it again
+        _gguf_models.pop(next(iter(_gguf_models)))
     info = model.to_dict()
     info.pop("sources", None)
     general = header.metadata.get("general.name")

@@ -143,12 +143,15 @@ def test_gguf_header_in_slices_matches_inspect(smollm2_header):
     assert rounds == 2 and out["header_bytes_read"] < size / 10, "the header only, never the weights"
     expected = cli("inspect", str(SMOLLM2))
     for key in ("architecture", "params", "active_params", "layers", "head_count_kv", "kv_bytes_per_token",
-                "size_bytes", "name"):
+                "size_bytes"):
         assert out[key] == expected[key], key
+    # named by the reader's file, offered under a key no preset can have; its own name kept apart
+    assert out["name"] == SMOLLM2.name and out["key"] == "file:" + SMOLLM2.name
+    assert out["general_name"] == expected["name"]
     # the model read from the header walks like the file given to the CLI
-    walk = browser.simulate({"model": out["name"], "machine": "laptop-860m", "prompt_tokens": 100, "output_tokens": 20})
-    assert walk == cli("walk", "--model", str(SMOLLM2), "--machine", "laptop-860m", "--prompt-tokens", "100",
-                       "--output-tokens", "20")
+    walk = browser.simulate({"model": out["key"], "machine": "laptop-860m", "prompt_tokens": 100, "output_tokens": 20})
+    assert walk == {**cli("walk", "--model", str(SMOLLM2), "--machine", "laptop-860m", "--prompt-tokens", "100",
+                          "--output-tokens", "20"), "model": SMOLLM2.name}
 
 
 def test_smollm2_vocabulary_file_cuts_text_like_the_model_file(smollm2_header):

@@ -158,7 +158,7 @@ def test_json_missing_field_names_file_and_field(tmp_path, field):
     ({"layers": "forty"}, "field 'layers' must be a whole number"),
     ({"layers": 40.5}, "field 'layers' must be a whole number"),
     ({"params": -1}, "field 'params' must be a finite number >= 0"),
-    ({"head_count": 0}, "field 'head_count' must be > 0"),
+    ({"head_count": 0}, "field 'head_count' must be a whole number from 1 to 100,000, not 0"),
     ({"expert_count": 8, "expert_used_count": 9}, "'expert_used_count' (9) exceeds 'expert_count' (8)"),
     ({"tensor_types": {"Q9_Z": {}}}, "'Q9_Z' is not a ggml type"),
 ])

@@ -9,7 +9,12 @@ load, time to first token (prefill) and decode speed, and a check that the weigh
 the reserved cache fit in the machine's memory.
 
 The browser's simulator calls `walk_request` on every change of its inputs, so it stays
-cheap: a few dozen step evaluations, whatever the request's size.
+cheap: a few dozen step evaluations, whatever the request's size. A stage of many steps
+(10^8 one-token chunks, a million decoded tokens) is summed without a list: the step time is
+a piecewise-linear function of the step's index (linear in the context, bent where the
+bound changes or a sliding window fills), so it is evaluated at 17 points, each stretch
+between them summed as a line, and a stretch that bends bisected until it is straight
+(`_sum_steps`); the full chunks of a prompt so, the shorter last chunk on its own.
 
 Units: seconds, bytes (GB = 1e9), tokens.
 """
@@ -20,16 +25,20 @@ import math
 from dataclasses import dataclass, field, replace
 
 from tokenwalk.errors import TokenwalkError
+from tokenwalk.physics.chunked_prefill import ChunkPlan
 from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
 from tokenwalk.physics.memory_budget import memory_budget
-from tokenwalk.physics.roofline import decode_step, prefill_step, prompt_chunks, step_time
+from tokenwalk.physics.roofline import decode_step, prefill_step, step_time
 from tokenwalk.specs.protocols import Machine, Model
+from tokenwalk.specs.schema import MAX_CONTEXT_TOKENS, REQUEST_DOMAINS, check_domains
 from tokenwalk.timing import stages as timing
 
 # Above this many chunks or steps a stage is evaluated at sample points and summed as a
-# piecewise-linear function (exact where the step time is linear in the context).
+# piecewise-linear function (`_sum_steps`).
 _EXACT_LIMIT = 32
 _SAMPLES = 16
+# Extra evaluations a stage may spend bisecting the stretches where its step time bends.
+_MAX_REFINE = 256
 
 
 @dataclass(frozen=True)
@@ -57,36 +66,33 @@ class Request:
         return self.num_ctx if self.num_ctx is not None else self.prompt_tokens + self.output_tokens
 
     def check(self) -> None:
-        """Raise TokenwalkError naming the field when a value cannot describe a request."""
+        """Raise TokenwalkError naming the field when a value cannot describe a request: each
+        value within its domain (`tokenwalk.specs.schema.REQUEST_DOMAINS`), a known KV type,
+        a context that holds the prompt and the answer."""
         for name in ("prompt_tokens", "output_tokens", "chunk_tokens", "users"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
                 raise TokenwalkError(f"request: {name} must be an integer, got {value!r}")
-        if self.prompt_tokens < 1:
-            raise TokenwalkError(f"request: prompt_tokens must be >= 1, got {self.prompt_tokens}")
-        if self.output_tokens < 0:
-            raise TokenwalkError(f"request: output_tokens must be >= 0, got {self.output_tokens}")
-        if self.chunk_tokens < 1:
-            raise TokenwalkError(f"request: chunk_tokens must be >= 1, got {self.chunk_tokens}")
-        if self.users < 1:
-            raise TokenwalkError(f"request: users must be >= 1, got {self.users}")
+        check_domains({name: getattr(self, name) for name in REQUEST_DOMAINS}, REQUEST_DOMAINS,
+                      lambda name: f"request: {name}", TokenwalkError)
         if str(self.kv_type).lower() not in KV_TYPES:
             raise TokenwalkError(f"request: kv_type {self.kv_type!r} unknown (known: {', '.join(KV_TYPES)})")
+        needed = self.prompt_tokens + self.output_tokens
         if self.num_ctx is not None:
-            if not isinstance(self.num_ctx, int) or isinstance(self.num_ctx, bool) or self.num_ctx < 1:
+            if not isinstance(self.num_ctx, int) or isinstance(self.num_ctx, bool):
                 raise TokenwalkError(f"request: num_ctx must be a positive integer, got {self.num_ctx!r}")
-            needed = self.prompt_tokens + self.output_tokens
             if self.num_ctx < needed:
                 raise TokenwalkError(
                     f"request: num_ctx {self.num_ctx} is smaller than prompt_tokens + output_tokens = {needed} "
                     "(the engine would drop the start of the prompt)")
+        elif needed > MAX_CONTEXT_TOKENS:
+            raise TokenwalkError(f"request: prompt_tokens + output_tokens = {needed:,} is more than the "
+                                 f"{MAX_CONTEXT_TOKENS:,} tokens of context tokenwalk walks")
         if (self.spec_alpha is None) != (self.spec_gamma is None):
             raise TokenwalkError("request: speculative decoding needs both spec_alpha and spec_gamma")
         if self.spec_alpha is not None:
-            if not 0 <= self.spec_alpha < 1:
-                raise TokenwalkError(f"request: spec_alpha must be in [0, 1), got {self.spec_alpha}")
-            if not isinstance(self.spec_gamma, int) or self.spec_gamma < 1:
-                raise TokenwalkError(f"request: spec_gamma must be an integer >= 1, got {self.spec_gamma!r}")
+            if not isinstance(self.spec_gamma, int) or isinstance(self.spec_gamma, bool):
+                raise TokenwalkError(f"request: spec_gamma must be an integer, got {self.spec_gamma!r}")
 
 
 @dataclass(frozen=True)
@@ -289,30 +295,31 @@ def _load_time(model, machine) -> tuple:
 
 
 def _prefill_stage(model, machine, prompt: int, chunk: int, kv_type: str) -> Stage:
-    starts, sizes = zip(*prompt_chunks(prompt, chunk), strict=False)
-    # Evaluate every chunk when there are few, else a sample (first, last, evenly between).
-    if len(sizes) <= _EXACT_LIMIT:
-        picked = list(range(len(sizes)))
-    else:
-        picked = sorted({round(i * (len(sizes) - 1) / _SAMPLES) for i in range(_SAMPLES + 1)})
-    chunks, seconds_at, bytes_at, compute_time = [], {}, {}, 0.0
-    for i in picked:
-        roof = prefill_step(model, machine, sizes[i], starts[i], kv_type)
-        seconds = timing.prefill_chunk_s(model, machine, sizes[i], starts[i], kv_type)
-        seconds_at[i], bytes_at[i] = seconds, roof.bytes_moved
-        if roof.bound == "compute":
-            compute_time += seconds
-        chunks.append({"tokens": sizes[i], "context_before": starts[i], "seconds": seconds, "bound": roof.bound})
-    total_s = _sum_sampled(picked, seconds_at, len(sizes))
-    total_bytes = _sum_sampled(picked, bytes_at, len(sizes))
-    sampled_s = math.fsum(seconds_at.values())
-    bound = "compute" if compute_time >= sampled_s / 2 else "memory"
+    plan = ChunkPlan(prompt, chunk)
+    chunks = []
+
+    def one_chunk(i: int) -> tuple:
+        before, tokens = plan.chunk(i)
+        roof = prefill_step(model, machine, tokens, before, kv_type)
+        seconds = timing.prefill_chunk_s(model, machine, tokens, before, kv_type)
+        return seconds, roof.bytes_moved, seconds if roof.bound == "compute" else 0.0, roof.bound
+
+    # the full chunks as one piecewise-linear sum, the shorter last chunk on its own
+    (total_s, total_bytes, compute_s), seen = _sum_steps(one_chunk, plan.full)
+    if plan.rest:
+        rest = one_chunk(plan.full)
+        seen[plan.full] = rest
+        total_s, total_bytes, compute_s = total_s + rest[0], total_bytes + rest[1], compute_s + rest[2]
+    for i in sorted(seen):
+        before, tokens = plan.chunk(i)
+        chunks.append({"tokens": tokens, "context_before": before, "seconds": seen[i][0], "bound": seen[i][3]})
+    bound = "compute" if compute_s >= total_s / 2 else "memory"
     detail = {
-        "chunk_count": len(sizes),
+        "chunk_count": plan.count,
         "chunk_tokens": chunk,
         "kv_written_bytes": prompt * kv_bytes_per_token(model, kv_type),
         "chunks": chunks,
-        "chunks_sampled": len(picked) < len(sizes),
+        "chunks_sampled": len(chunks) < plan.count,
     }
     return Stage("prefill", total_s, total_bytes, bound, detail)
 
@@ -330,40 +337,36 @@ def _decode_stage(model, machine, request: Request, kv_type: str) -> Stage:
         steps = output
     step_span = output - 1  # contexts run from `prompt` to `prompt + output - 1`
 
-    def one_step(i: int):
-        context = prompt + (step_span * i // max(steps - 1, 1) if steps > 1 else 0)
+    def one_step(i: int) -> tuple:
         if not speculative:
+            context = prompt + i  # one token a step
             roof = decode_step(model, machine, context, users, kv_type)
             # the bound at the fitted efficiencies, which set the step's time
             bound = timing.decode_step_bound(model, machine, context, users, kv_type)
-            return timing.decode_step_s(model, machine, context, users, kv_type), roof, bound
-        seconds, roof = _speculative_round(model, machine, context, users, request.spec_gamma, kv_type)
-        return seconds, roof, roof.bound
+            seconds = timing.decode_step_s(model, machine, context, users, kv_type)
+        else:
+            # rounds spread evenly over the answer's contexts (a line in i, so summed exactly)
+            context = prompt + (step_span * i / (steps - 1) if steps > 1 else 0)
+            seconds, roof = _speculative_round(model, machine, context, users, request.spec_gamma, kv_type)
+            bound = roof.bound
+        return seconds, roof.bytes_moved, 1.0 if bound == "memory" else 0.0, roof.bytes_moved
 
-    picked = list(range(steps)) if steps <= _EXACT_LIMIT else sorted(
-        {round(i * (steps - 1) / _SAMPLES) for i in range(_SAMPLES + 1)})
-    seconds_at, bytes_at, memory_bound = {}, {}, 0
-    first = last = None
-    for i in picked:
-        seconds, roof, bound = one_step(i)
-        seconds_at[i], bytes_at[i] = seconds, roof.bytes_moved
-        memory_bound += bound == "memory"
-        if first is None:
-            first = (seconds, roof)
-        last = (seconds, roof)
-    total_s = _sum_sampled(picked, seconds_at, steps)
+    # a speculative round's time is a ratio of lines in the context, a smooth curve: summed
+    # as lines between the samples, without bisecting
+    (total_s, total_bytes, memory_steps), seen = _sum_steps(one_step, steps, refine=not speculative)
+    first, last = seen[0], seen[steps - 1]
     detail = {
         "steps": steps,
         "tokens_per_step": tokens_per_round,
         "first_step_s": first[0],
         "last_step_s": last[0],
-        "first_step_bytes": first[1].bytes_moved,
-        "last_step_bytes": last[1].bytes_moved,
+        "first_step_bytes": first[3],
+        "last_step_bytes": last[3],
         "context_start": prompt,
         "context_end": prompt + output,
     }
-    bound = "memory" if memory_bound * 2 >= len(picked) else "compute"
-    return Stage("decode", total_s, _sum_sampled(picked, bytes_at, steps), bound, detail)
+    bound = "memory" if memory_steps * 2 >= steps else "compute"
+    return Stage("decode", total_s, total_bytes, bound, detail)
 
 
 def _speculative_round(model, machine, context: int, users: int, gamma: int, kv_type: str):
@@ -386,17 +389,71 @@ def _speculative_round(model, machine, context: int, users: int, gamma: int, kv_
     return check_s + draft_s, roof
 
 
-def _sum_sampled(picked: list, values: dict, count: int) -> float:
-    """Sum of a per-index quantity over indices 0..count-1 from the values at `picked`.
+def _sum_steps(f, count: int, refine: bool = True) -> tuple[tuple, dict]:
+    """(sums, seen): the sums over i in 0..count-1 of the numbers f(i) returns (a tuple whose
+    last item may be a label, not summed), and {i: f(i)} of the indices evaluated.
 
-    Exact when every index is picked; otherwise the quantity is taken as linear between
-    picked indices (trapezoid over the gaps, counting each index once).
+    Up to _EXACT_LIMIT steps: every one, summed exactly. Beyond: f is taken as piecewise
+    linear in i (a step's time is linear in its context, bent where its bound changes or a
+    sliding window fills). It is evaluated at _SAMPLES + 1 evenly spaced indices; a stretch
+    between two of them whose slope is that of both neighbours is summed as a line
+    (trapezoid, exact for a line); a stretch whose slope differs is bisected, its middle
+    compared with the chord, until each piece is straight or one step long, within
+    _MAX_REFINE extra evaluations in all (then the rest is summed as lines). The work is
+    bounded whatever `count` is: about 17 evaluations on a line, a few dozen per bend.
+    refine=False sums every stretch as a line (a smooth curve, where bisecting would only
+    spend the budget on its curvature).
     """
-    if len(picked) == count:
-        return math.fsum(values[i] for i in picked)
-    total = values[picked[0]]
-    for a, b in zip(picked, picked[1:], strict=False):
-        # indices a+1 .. b: (b - a) values, linear from values[a] to values[b]
-        n = b - a
-        total += n * (values[a] + values[b]) / 2 + (values[b] - values[a]) / 2
-    return total
+    seen: dict = {}
+
+    def at(i: int):
+        if i not in seen:
+            seen[i] = f(i)
+        return seen[i]
+
+    if count <= 0:
+        return (0.0, 0.0, 0.0), seen
+    if count <= _EXACT_LIMIT:
+        rows = [at(i) for i in range(count)]
+        return tuple(math.fsum(r[k] for r in rows) for k in range(3)), seen
+    picked = sorted({round(i * (count - 1) / _SAMPLES) for i in range(_SAMPLES + 1)})
+    values = [at(i)[:3] for i in picked]
+    budget = [_MAX_REFINE if refine else 0]
+
+    def line(a, b):  # f over a+1..b as a line from f(a) to f(b)
+        n, fa, fb = b - a, at(a)[:3], at(b)[:3]
+        return [n * (x + y) / 2 + (y - x) / 2 for x, y in zip(fa, fb, strict=True)]
+
+    def stretch(a, b):  # f over a+1..b, bisected while it bends
+        if b - a <= 1:
+            return list(at(b)[:3])
+        m = (a + b) // 2
+        if budget[0] <= 0:
+            return line(a, b)
+        if m not in seen:
+            budget[0] -= 1
+        fa, fm, fb = at(a)[:3], at(m)[:3], at(b)[:3]
+        share = (m - a) / (b - a)
+        if all(_close(x + (y - x) * share, z, x, y) for x, y, z in zip(fa, fb, fm, strict=True)):
+            return line(a, b)
+        return [x + y for x, y in zip(stretch(a, m), stretch(m, b), strict=True)]
+
+    def slope(k):  # of the k-th stretch between picked indices
+        n = picked[k + 1] - picked[k]
+        return [(y - x) / n for x, y in zip(values[k], values[k + 1], strict=True)]
+
+    totals = list(values[0])
+    for k in range(len(picked) - 1):
+        a, b = picked[k], picked[k + 1]
+        here = slope(k)
+        neighbours = [slope(j) for j in (k - 1, k + 1) if 0 <= j < len(picked) - 1]
+        straight = not refine or all(_close(s, t, v, w) for other in neighbours
+                       for s, t, v, w in zip(here, other, values[k], values[k + 1], strict=True))
+        part = line(a, b) if straight else stretch(a, b)
+        totals = [x + y for x, y in zip(totals, part, strict=True)]
+    return tuple(totals), seen
+
+
+def _close(x: float, y: float, *scale: float) -> bool:
+    """x and y equal to 1e-9 of the largest magnitude among them and `scale`."""
+    return abs(x - y) <= 1e-9 * max(abs(x), abs(y), *(abs(v) for v in scale), 1e-300)

@@ -24,6 +24,7 @@ import json
 import random
 
 from tokenwalk.errors import TokenwalkError
+from tokenwalk.specs.schema import MACHINE_DOMAINS, REQUEST_DOMAINS, check_value
 
 # Metadata keys of the compact SmolLM2 vocabulary file (GGUF names, so the core's
 # tokenizer_from_metadata reads it unchanged).
@@ -138,7 +139,9 @@ def draw_weights(seed: int, n: int = 32, sd: float = 0.0065, large: float = 0.04
 # ----------------------------------------------------------------- simulator
 
 def _model(name: str):
-    if name in _gguf_models:
+    if name.startswith(GGUF_KEY_PREFIX):
+        if name not in _gguf_models:
+            raise TokenwalkError("simulator: that GGUF file is not read on this page any more (pick it again)")
         return _gguf_models[name]
     from tokenwalk.specs.model import list_model_presets, load_model
 
@@ -206,7 +209,8 @@ def settings_from_form(form: dict) -> dict:
     ("300", "1e3", "") or as JSON numbers; an empty optional field is None; `spec`
     (absent: on when spec_alpha is given) switches speculative decoding; the machine
     "custom" needs bandwidth_gbs, fp16_tflops and memory_gb. Every problem is one
-    line naming the field (TokenwalkError); the ranges are Request's and the specs'.
+    line naming the field (TokenwalkError); the ranges are the schemas' domains
+    (`tokenwalk.specs.schema`: REQUEST_DOMAINS, MACHINE_DOMAINS), as on the command line.
     Returns the settings simulate() takes, JSON-able (the page writes them to its URL)."""
     if not isinstance(form, dict):
         raise TokenwalkError("simulator: settings must be an object")
@@ -235,7 +239,10 @@ def settings_from_form(form: dict) -> dict:
                 raise TokenwalkError(f"{FIELD_LABELS[name]}: a value is needed")
             settings[name] = SETTINGS_DEFAULTS.get(name)
             continue
-        settings[name] = _number(name, value, whole=name in WHOLE_FIELDS)
+        # the domains of the request and machine schemas, the same as the command line's
+        settings[name] = check_value(_number(name, value, whole=name in WHOLE_FIELDS),
+                                     REQUEST_DOMAINS.get(name) or MACHINE_DOMAINS[name], FIELD_LABELS[name],
+                                     TokenwalkError)
     return settings
 
 
@@ -335,6 +342,52 @@ def simulate_view(settings: dict) -> dict:
 
 # ----------------------------------------------------------------- GGUF header
 
+# An uploaded file is offered under "file:" + its trimmed name: a key no preset, no other
+# option of the picker ("gguf") and no number can be, so a file never replaces a preset.
+GGUF_KEY_PREFIX = "file:"
+MAX_SHOWN_NAME = 80
+# Files kept read in one visit (each a ModelSpec with its header's description).
+MAX_GGUF_MODELS = 16
+
+
+def shown_file_name(name) -> str:
+    """A file name as the page shows it: control and bidirectional characters escaped
+    (`errors.printable`), blanks trimmed, at most MAX_SHOWN_NAME characters."""
+    from tokenwalk.errors import printable
+
+    text = printable(str(name)).strip() or "unnamed.gguf"
+    return text if len(text) <= MAX_SHOWN_NAME else text[:MAX_SHOWN_NAME - 1] + "…"
+
+
+def gguf_key(name) -> str:
+    """The picker's option value of an uploaded file (see GGUF_KEY_PREFIX)."""
+    return GGUF_KEY_PREFIX + shown_file_name(name)
+
+
+def kv_summary(model) -> str:
+    """One line on the model's KV cache by kind of layer, for the GGUF picker: what a token
+    costs in the layers that keep the whole context, what the sliding layers keep, and the
+    cache at the model's own context (as llama.cpp allocates it)."""
+    from tokenwalk import format as fmt
+    from tokenwalk.physics.kv_cache import kv_at_context, kv_bytes_per_token_per_layer, kv_layer_kinds
+
+    kinds = kv_layer_kinds(model)
+    per_layer = kv_bytes_per_token_per_layer(model, "f16")
+    parts = []
+    if kinds["full"]:
+        parts.append(f"{kinds['full']:,} layers keep every token ({fmt.comma(kinds['full'] * per_layer)} bytes a token)")
+    if kinds["sliding"]:
+        parts.append(f"{kinds['sliding']:,} keep the last {kinds['window']:,} tokens")
+    if kinds["none"]:
+        parts.append(f"{kinds['none']:,} keep none")
+    line = "KV cache (f16): " + ", ".join(parts)
+    if model.context_length:
+        at = kv_at_context(model, int(model.context_length))
+        line += (f"; {fmt.bytes_si(at['allocated_bytes']['total'])} at its context of "
+                 f"{int(model.context_length):,} tokens")
+    return line
+
+
 def inspect_gguf(data, file_size: int, name: str) -> dict:
     """Read a GGUF header from the first bytes of a file (`data`, bytes or a Pyodide
     buffer with to_bytes()), `file_size` the whole file's size, `name` its file name.
@@ -342,8 +395,11 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
     Returns {"need_bytes": n} when the header goes on past `data` (read a larger slice
     and call again), else what `tokenwalk inspect --json` reports of the model
     (architecture, layers, heads, params, active_params, size_bytes, kv_bytes_per_token
-    per cache type, ...) and remembers the model under `name` for simulate().
-    Raises TokenwalkError (one line) for a file that is not a GGUF model.
+    per cache type, kv_layer_kinds, kv_at_context, ...) with "key" (the picker's option
+    value, `gguf_key`), "name" (the reader's file name, trimmed: the model is named by
+    the file, never by its general.name), "general_name" and "kv_summary"; remembers the
+    model under its key for simulate(). Raises TokenwalkError (one line) for a file that
+    is not a GGUF model.
     """
     from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header_bytes
     from tokenwalk.physics.kv_cache import kv_at_context, kv_bytes_per_token, kv_layer_kinds
@@ -352,17 +408,26 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
     if hasattr(data, "to_bytes"):
         data = data.to_bytes()
     try:
-        header = read_gguf_header_bytes(data, file_size=int(file_size), name=name)
+        header = read_gguf_header_bytes(data, file_size=int(file_size), name=str(name))
     except GGUFNeedMoreBytes as need:
         return {"need_bytes": int(need.needed_bytes)}
-    model = model_from_gguf(header)
-    _gguf_models[model.name] = model
+    shown = shown_file_name(name)
+    model = model_from_gguf(header, name=shown)
+    key = gguf_key(name)
+    _gguf_models.pop(key, None)
+    _gguf_models[key] = model
+    while len(_gguf_models) > MAX_GGUF_MODELS:  # the oldest file goes; picking it again reads it again
+        _gguf_models.pop(next(iter(_gguf_models)))
     info = model.to_dict()
     info.pop("sources", None)
+    general = header.metadata.get("general.name")
+    info["key"] = key
+    info["general_name"] = shown_file_name(general) if isinstance(general, (str, int)) and general != "" else None
     info["kv_bytes_per_token"] = {kv: kv_bytes_per_token(model, kv) for kv in ("f16", "q8_0")}
     info["kv_layer_kinds"] = kv_layer_kinds(model)      # the same as `tokenwalk inspect` prints
     if model.context_length:
         info["kv_at_context"] = kv_at_context(model, int(model.context_length))
+    info["kv_summary"] = kv_summary(model)
     info["header_bytes_read"] = header.header_bytes_read
     return info
 

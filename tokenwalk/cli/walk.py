@@ -27,25 +27,24 @@ example:
 """
 
 
-def _checked(kind, low: float, high: float | None = None, what: str = "a number"):
-    """An argparse type: `kind(text)` within [low, high) (no upper bound when high is None)."""
-    span = f"must be >= {low}" if high is None else f"must be in [{low}, {high})"
+def _checked(field: str):
+    """An argparse type for a request field: a number within its domain, the schema's
+    (`tokenwalk.specs.schema.REQUEST_DOMAINS`), the same check as the page's form."""
+    from tokenwalk.specs.schema import REQUEST_DOMAINS, check_value
+
+    domain = REQUEST_DOMAINS[field]
 
     def convert(text: str):
         try:
-            value = kind(text)
+            value = int(text) if domain.whole else float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
-        if value < low or (high is not None and value >= high):
-            raise argparse.ArgumentTypeError(f"{span}, got {value}")
-        return value
+            raise argparse.ArgumentTypeError(f"not {'an integer' if domain.whole else 'a number'}: {text!r}") from None
+        try:
+            return check_value(value, domain, "")
+        except TokenwalkError as error:
+            raise argparse.ArgumentTypeError(str(error).strip()) from None
 
     return convert
-
-
-_positive_int = _checked(int, 1, what="an integer")
-_non_negative_int = _checked(int, 0, what="an integer")
-_alpha = _checked(float, 0, 1)
 
 
 def _presets_epilog() -> str:
@@ -65,20 +64,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = _presets_epilog()
     parser.add_argument("--model", required=True, metavar="MODEL", help="preset name, .gguf file or .json spec")
     parser.add_argument("--machine", required=True, metavar="MACHINE", help="preset name or .json spec")
-    parser.add_argument("--prompt-tokens", required=True, type=_positive_int, metavar="N",
+    parser.add_argument("--prompt-tokens", required=True, type=_checked("prompt_tokens"), metavar="N",
                         help="tokens in the prompt (template included)")
-    parser.add_argument("--output-tokens", required=True, type=_non_negative_int, metavar="K",
+    parser.add_argument("--output-tokens", required=True, type=_checked("output_tokens"), metavar="K",
                         help="tokens of the answer")
-    parser.add_argument("--num-ctx", type=_positive_int, metavar="C",
+    parser.add_argument("--num-ctx", type=_checked("num_ctx"), metavar="C",
                         help="context reserved at load (default: prompt + output)")
     parser.add_argument("--kv-type", default="f16", choices=["f16", "q8_0", "q4_0"], help="KV cache type (default f16)")
-    parser.add_argument("--chunk", type=_positive_int, default=512, metavar="N",
+    parser.add_argument("--chunk", type=_checked("chunk_tokens"), default=512, metavar="N",
                         help="prefill chunk in tokens (default 512, as Ollama)")
     parser.add_argument("--warm", action="store_true", help="the model is already loaded: skip the load")
-    parser.add_argument("--users", type=_positive_int, default=1, metavar="U",
+    parser.add_argument("--users", type=_checked("users"), default=1, metavar="U",
                         help="conversations decoded together (default 1)")
-    parser.add_argument("--spec-alpha", type=_alpha, metavar="A", help="speculative decoding: acceptance rate")
-    parser.add_argument("--spec-gamma", type=_positive_int, metavar="G", help="speculative decoding: draft tokens per round")
+    parser.add_argument("--spec-alpha", type=_checked("spec_alpha"), metavar="A", help="speculative decoding: acceptance rate")
+    parser.add_argument("--spec-gamma", type=_checked("spec_gamma"), metavar="G", help="speculative decoding: draft tokens per round")
     parser.add_argument("--json", action="store_true", help="print the walk as JSON")
 
 

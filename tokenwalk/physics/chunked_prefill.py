@@ -19,9 +19,48 @@ from tokenwalk.physics.batching import max_users_same_step
 from tokenwalk.physics.roofline import StepTime, prefill_step, prompt_chunks, step_time
 
 
+@dataclass(frozen=True)
+class ChunkPlan:
+    """A prompt cut into chunks, described without a list: `full` chunks of `chunk_tokens`,
+    then one chunk of `rest` tokens when the prompt does not divide evenly. What the walk
+    sums over, so 10^8 one-token chunks cost no more memory than 13.
+
+    6,550 tokens in chunks of 512: full 12, rest 406, count 13; chunk(12) = (6144, 406).
+    """
+
+    prompt_tokens: int
+    chunk_tokens: int
+
+    def __post_init__(self):
+        if self.chunk_tokens < 1:
+            raise ValueError(f"chunk_tokens must be >= 1, got {self.chunk_tokens}")
+
+    @property
+    def full(self) -> int:
+        """Chunks of exactly chunk_tokens tokens."""
+        return max(self.prompt_tokens, 0) // self.chunk_tokens
+
+    @property
+    def rest(self) -> int:
+        """Tokens of the last, shorter chunk (0 when there is none)."""
+        return max(self.prompt_tokens, 0) % self.chunk_tokens
+
+    @property
+    def count(self) -> int:
+        return self.full + (1 if self.rest else 0)
+
+    def chunk(self, i: int) -> tuple[int, int]:
+        """(tokens already cached, tokens in the chunk) of chunk i, as `roofline.prompt_chunks` gives it."""
+        if not 0 <= i < self.count:
+            raise IndexError(f"chunk {i} of {self.count}")
+        before = i * self.chunk_tokens
+        return before, min(self.chunk_tokens, self.prompt_tokens - before)
+
+
 def chunk_sizes(prompt_tokens: int, chunk_tokens: int) -> list[int]:
     """Sizes of the chunks a prompt is cut into (`roofline.prompt_chunks`): full chunks,
     then the rest. 6,550 tokens in chunks of 512 -> 13 chunks (12 of 512 and one of 406).
+    A list, for a figure's few chunks; the walk sums over a `ChunkPlan` instead.
     """
     return [n for _before, n in prompt_chunks(prompt_tokens, chunk_tokens)]
 

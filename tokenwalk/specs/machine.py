@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError, TokenwalkError
-from tokenwalk.specs.schema import check_fields, preset_names, read_json_object, read_preset
+from tokenwalk.specs.schema import MACHINE_DOMAINS, check_fields, preset_names, read_json_object, read_preset
 
 REQUIRED_FIELDS = {"name": "str", "bandwidth_gbs": "number", "fp16_tflops": "number", "memory_gb": "number"}
 OPTIONAL_FIELDS = {
@@ -94,7 +94,7 @@ def machine_from_dict(data: dict, label: str) -> MachineSpec:
     given as a reference into a measurements file is resolved (`data_refs.resolve`)."""
     data = {k: data_refs.resolve(v, f"{label}: {k}")
             if (REQUIRED_FIELDS.get(k) or OPTIONAL_FIELDS.get(k)) == "number" else v for k, v in data.items()}
-    values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS)
+    values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS, MACHINE_DOMAINS)
     for name in ("bandwidth_gbs", "fp16_tflops", "memory_gb"):
         if values[name] <= 0:
             raise SpecError(f"{label}: field '{name}' must be > 0, not {values[name]!r}")

@@ -36,7 +36,15 @@ from typing import Any
 from tokenwalk.errors import GGUFError, SpecError, printable
 from tokenwalk.gguf.ggml_types import GGML_TYPES
 from tokenwalk.gguf.header import GGUFHeader, read_gguf_header
-from tokenwalk.specs.schema import check_fields, preset_names, read_json_object, read_preset
+from tokenwalk.specs.schema import (
+    MODEL_DOMAINS,
+    check_domains,
+    check_fields,
+    check_value,
+    preset_names,
+    read_json_object,
+    read_preset,
+)
 
 REQUIRED_FIELDS = {
     "name": "str", "params": "number", "size_bytes": "number", "layers": "int",
@@ -264,7 +272,7 @@ def _lcm(a: int, b: int) -> int:
 
 def model_from_dict(data: dict, label: str) -> ModelSpec:
     """A ModelSpec from a JSON object in the model schema; SpecError names label and field."""
-    values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS)
+    values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS, MODEL_DOMAINS)
     stored = values.pop("bytes_read_per_token", None)
     if values["params"] <= 0:
         raise SpecError(f"{label}: field 'params' must be > 0, not {values['params']!r}")
@@ -379,6 +387,9 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         raise GGUFError(f"{header.source}: {key('block_count')} = {block_count} leaves no layers")
     if mtp:
         sources["layers"] = f"{src}: {key('block_count')} - {key('nextn_predict_layers')}"
+    # before any per-layer list is read: a header claiming 10^12 layers stops here
+    check_value(layers, MODEL_DOMAINS["layers"], f"{printable(header.source)}: layers ({key('block_count')})",
+                GGUFError)
 
     width = _scalar(get("embedding_length", "embedding_length", required=True), header, key("embedding_length"))
     head_count = _max(get("attention.head_count", "head_count", required=True))
@@ -457,6 +468,16 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
     context = get("context_length", "context_length", default=None)
     expert_ffn = get("expert_feed_forward_length", "expert_ffn_length", default=None)
     file_type = header.metadata.get("general.file_type")
+    # the domains of the model schema, each named by the key it was read from
+    check_domains({"layers": layers, "mtp_layers": mtp, "embedding_length": width, "head_count": head_count,
+                   "head_count_kv": head_count_kv, "head_dim": head_dim, "kv_layers": kv_layers,
+                   "kv_layers_swa": kv_layers_swa, "sliding_window": window, "context_length": context,
+                   "vocab_size": vocab, "feed_forward_length": ffn if not isinstance(ffn, list) else _max(ffn),
+                   "expert_count": expert_count, "expert_used_count": expert_used,
+                   "expert_ffn_length": expert_ffn, "params": counts["params"], "size_bytes": size_bytes,
+                   "full_attention_interval": interval if not isinstance(interval, list) else None},
+                  MODEL_DOMAINS, lambda name: f"{printable(header.source)}: {name} "
+                  f"({printable(sources.get(name, name).removeprefix(src + ': '))})", GGUFError)
     return ModelSpec(
         name=name or general_name or os.path.splitext(src)[0],
         architecture=arch,

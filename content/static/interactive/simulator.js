@@ -130,21 +130,24 @@ export function enhanceSimulator(figure, api) {
           n = Math.min(file.size, Math.max(info.need_bytes, 2 * n));
           continue;
         }
-        let option = [...modelSelect.options].find((o) => o.value === info.name);
+        // named by the reader's file (info.key: "file:" + its trimmed name), never by the
+        // file's own general.name, so it can replace no preset and no other option
+        let option = [...modelSelect.options].find((o) => o.value === info.key);
         if (!option) {
-          option = el("option", { value: info.name, "data-gguf": "1" }, `${info.name} (${file.name})`);
+          option = el("option", { value: info.key, "data-gguf": "1" }, info.name);
           modelSelect.querySelector("option[value=gguf]").before(option);
         }
-        modelSelect.value = info.name;
+        modelSelect.value = info.key;
         ggufInfo.replaceChildren(
           el("span", { "data-out": "architecture" }, `architecture ${info.architecture}`), ", ",
           el("span", { "data-out": "layers" }, `${info.layers} layers`), ", ",
-          el("span", { "data-out": "params" }, `${info.params.toLocaleString("en-US")} parameters`), ", ",
-          el("span", { "data-out": "kv" }, `KV cache ${info.kv_bytes_per_token.f16.toLocaleString("en-US")} bytes a token (f16)`),
+          el("span", { "data-out": "params" }, `${info.params.toLocaleString("en-US")} parameters`), "; ",
+          el("span", { "data-out": "kv" }, info.kv_summary),
           `; ${info.header_bytes_read.toLocaleString("en-US")} bytes of ${file.size.toLocaleString("en-US")} read.`);
         ggufInfo.dataset.state = "ok";
         ggufInfo.dataset.info = JSON.stringify({ architecture: info.architecture, params: info.params,
-          kv_bytes_per_token: info.kv_bytes_per_token, name: info.name });
+          kv_bytes_per_token: info.kv_bytes_per_token, kv_layer_kinds: info.kv_layer_kinds, name: info.name,
+          key: info.key });
         schedule();
         return;
       }

@@ -22,7 +22,8 @@ from tokenwalk.text.tokenizer import load_tokenizer, tokenizer_from_metadata
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = ROOT / ".cache" / "models" / "gemma-3-270m-q4_k_m.gguf"
 FIXTURE = ROOT / "tests" / "fixtures" / "llamacpp" / "gemma3_tokenizer.json"
-CASES = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]
+REFERENCE = json.loads(FIXTURE.read_text(encoding="utf-8"))
+CASES = REFERENCE["cases"]
 
 needs_model = pytest.mark.skipif(not MODEL.exists(), reason="Gemma 3 270M file not fetched (run make setup)")
 
@@ -80,6 +81,15 @@ def test_gemma_header_flags_and_end_of_turn(tok):
     # Without special parsing a control token is plain text; a user-defined one (\n) is still cut.
     assert tok.encode("<end_of_turn>", parse_special=False) != [end]
     assert tok.encode("\n", parse_special=False) == [tok.token_id("\n")]
+
+
+@needs_model
+def test_end_of_generation_ids_are_llamacpps(tok):
+    # <eos>, <end_of_turn>, and </s>: a user-defined HTML tag in the file that llama.cpp
+    # recognises by its text, makes a control token and stops at
+    assert tok.eot_ids == tuple(REFERENCE["end_of_generation_ids"])
+    strike = tok.token_id("</s>")
+    assert strike in tok.eot_ids and tok.token_types[strike] == 3
 
 
 @needs_model
@@ -150,6 +160,17 @@ def test_special_partition_order_is_llamacpps():
     assert special.partition("abcdab cd") == ["a", 2, 1, " ", 3]
     assert special.partition("abcd<u>", parse_special=False) == ["abcd", 4]
     assert special.partition("") == []
+
+
+def test_llamacpp_marks_tokens_it_knows_by_their_text():
+    from tokenwalk.text.special import llamacpp_token_types
+
+    tokens = ["<unk>", "<|im_end|>", "</s>", "<|tool_response>", "<|channel|>", "<fim_pad>", "x"]
+    types, eog = llamacpp_token_types(tokens, [2, 4, 4, 4, 3, 1, 1], {"eos": None})
+    # end of turn and FIM pad become control tokens that end a generation; </s> is let go
+    # where <|tool_response> is there (Gemma 4), and <|channel|> is always user-defined
+    assert types == [2, 3, 1, 3, 4, 3, 1]
+    assert eog == (1, 3, 5)
 
 
 def test_unknown_tokenizer_model_is_one_line():

@@ -27,10 +27,6 @@ TOKEN_TYPE_USER_DEFINED = 4
 TOKEN_TYPE_UNUSED = 5
 TOKEN_TYPE_BYTE = 6
 
-# Tokens llama.cpp treats as ending the generation, found by their text (llama-vocab.cpp).
-END_OF_GENERATION_NAMES = ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
-                           "<|eom_id|>", "<EOT>", "<|end_of_text|>", "<end_of_utterance>")
-
 _END = ""  # trie key of a complete token (no character is the empty string)
 
 
@@ -111,9 +107,70 @@ class SpecialTokens:
         return out
 
 
-def end_of_generation_ids(tokens: list[str], *ids: int | None) -> tuple[int, ...]:
-    """The ids that end a generation: the given ones (the file's eos/eot) and the chat
-    markers llama.cpp recognises by their text (``special_eog_ids``)."""
-    out = {int(x) for x in ids if x is not None}
-    out.update(i for i, t in enumerate(tokens) if t in END_OF_GENERATION_NAMES)
-    return tuple(sorted(out))
+# llama.cpp finds some special tokens by their text and marks them control, whatever type
+# the file gives (llama_vocab::impl::load in llama-vocab.cpp). Where the file names no id,
+# the first token found with one of these texts becomes the end-of-turn / FIM token;
+# llama.cpp takes the first in a hash map's order, here the lowest id.
+_FOUND_BY_TEXT = {
+    "eot": ("<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<EOT>",
+            "_<EOT>", "[EOT]", "<\uff5cend\u2581of\u2581sentence\uff5c>", "<end_of_utterance>"),
+    "eom": ("<|eom_id|>",),
+    "fim_pre": ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<\uff5cfim\u2581begin\uff5c>", "<PRE>",
+                "\u2581<PRE>", "<|code_prefix|>", "<|prefix|>"),
+    "fim_suf": ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<\uff5cfim\u2581hole\uff5c>", "<SUF>",
+                "\u2581<SUF>", "<|code_suffix|>", "<|suffix|>"),
+    "fim_mid": ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<\uff5cfim\u2581end\uff5c>", "<MID>",
+                "\u2581<MID>", "<|code_middle|>", "<|middle|>"),
+    "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
+    "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
+    "fim_sep": ("<|file_sep|>",),
+}
+# Texts that end a generation (special_eog_ids); they become control tokens too.
+END_OF_GENERATION_NAMES = frozenset((
+    "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>", "<end_of_turn>",
+    "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]", "<|end_of_text|>",
+    "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "[e~[",
+))
+_ALWAYS_USER_DEFINED = ("<|channel|>", "<|message|>", "<|start|>", "<|constrain|>")
+
+
+def llamacpp_token_types(tokens: list[str], token_types: list[int], ids: dict) -> tuple[list[int], tuple[int, ...]]:
+    """(token types, end-of-generation ids) as llama.cpp sees the vocabulary after loading it.
+
+    ``ids`` holds the special ids the file names (``eos``, ``eot``, ``eom``, ``fim_pre``...;
+    None where it names none). llama.cpp marks as control the tokens it recognises by their
+    text (end of turn, fill-in-the-middle, end of generation): Gemma 3's ``</s>``, a
+    user-defined HTML tag in the file, becomes a control token that ends the generation and
+    is no longer cut from a text when special tokens are not parsed.
+    """
+    types = list(token_types)
+    index: dict[str, int] = {}
+    wanted = set(END_OF_GENERATION_NAMES).union(*_FOUND_BY_TEXT.values(), _ALWAYS_USER_DEFINED)
+    for i, t in enumerate(tokens):
+        if t in wanted:
+            index.setdefault(t, i)
+    found = dict(ids)
+    for name, texts in _FOUND_BY_TEXT.items():
+        if found.get(name) is None:
+            hits = [index[t] for t in texts if t in index]
+            if hits:
+                found[name] = min(hits)
+                types[found[name]] = TOKEN_TYPE_CONTROL
+    eog = {found[k] for k in ("fim_pad", "fim_rep", "fim_sep") if found.get(k) is not None}
+    for t in END_OF_GENERATION_NAMES:
+        if t in index:
+            eog.add(index[t])
+            types[index[t]] = TOKEN_TYPE_CONTROL
+    for t in _ALWAYS_USER_DEFINED:
+        if t in index:
+            types[index[t]] = TOKEN_TYPE_USER_DEFINED
+    eog.update(found[k] for k in ("eos", "eot", "eom") if found.get(k) is not None)
+    texts = {tokens[i] for i in eog}
+    calls = "<|call|>" in texts or "<|calls|>" in texts
+    if "<|end|>" in texts and calls and ("<|return|>" in texts or "<|flush|>" in texts):
+        eog.discard(index["<|end|>"])
+        types[index["<|end|>"]] = TOKEN_TYPE_USER_DEFINED
+    if "<|tool_response>" in texts and "</s>" in texts:
+        eog.discard(index["</s>"])
+        types[index["</s>"]] = TOKEN_TYPE_NORMAL
+    return types, tuple(sorted(eog))

@@ -39,7 +39,7 @@ from tokenwalk.text.special import (
     TOKEN_TYPE_UNKNOWN,
     TOKEN_TYPE_USER_DEFINED,
     SpecialTokens,
-    end_of_generation_ids,
+    llamacpp_token_types,
 )
 
 SPACE = "\u2581"  # ▁, SentencePiece's visible space
@@ -236,8 +236,9 @@ def spm_from_metadata(metadata: dict, tokens: list[str], token_types: list[int],
     eos = special["eos"] if special["eos"] is not None else (2 if n > 2 else None)
     # llama.cpp writes "[EMPTY_i]" for an empty token text, so that no text maps to it
     tokens = [t if t else f"[EMPTY_{i}]" for i, t in enumerate(tokens)]
+    token_types, eog = llamacpp_token_types(tokens, token_types, {**special, "eos": eos})
     return SentencePieceTokenizer(
         tokens=tokens, scores=[float(s) for s in scores], token_types=token_types,
-        bos_id=bos, eos_id=eos, eot_ids=end_of_generation_ids(tokens, eos, special["eot"]),
+        bos_id=bos, eos_id=eos, eot_ids=eog,
         add_bos=flag("add_bos_token", True), add_eos=flag("add_eos_token", False),
         add_space_prefix=flag("add_space_prefix", True), source=source)

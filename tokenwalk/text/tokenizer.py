@@ -39,7 +39,7 @@ from tokenwalk.text.special import (
     TOKEN_TYPE_NORMAL,
     TOKEN_TYPE_USER_DEFINED,
     SpecialTokens,
-    end_of_generation_ids,
+    llamacpp_token_types,
 )
 
 # tokenizer.ggml.model -> what it is, for the one-line refusal of the others
@@ -341,7 +341,7 @@ def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata"):
     else:
         types = [TOKEN_TYPE_NORMAL] * len(tokens)
     special = {}
-    for name in ("bos", "eos", "eot"):
+    for name in ("bos", "eos", "eot", "eom", "fim_pre", "fim_suf", "fim_mid", "fim_pad", "fim_rep", "fim_sep"):
         key = f"tokenizer.ggml.{name}_token_id"
         value = metadata.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
@@ -353,8 +353,9 @@ def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata"):
         from tokenwalk.text.spm import spm_from_metadata
 
         return spm_from_metadata(metadata, tokens, types, special, source=source)
+    types, eog = llamacpp_token_types(tokens, types, special)
     merges = _list_of(metadata, "tokenizer.ggml.merges", str, source)
-    eos, eot = special["eos"], special["eot"]
+    eos = special["eos"]
     flags = {}
     for name in ("add_bos", "add_eos"):
         value = metadata.get(f"tokenizer.ggml.{name}_token", False)
@@ -363,11 +364,9 @@ def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata"):
                                  f"not {printable(repr(value)[:40])}")
         flags[name] = value
     pre = metadata.get("tokenizer.ggml.pre", "default")
-    # End of turn: the file's eos and eot ids and the chat markers llama.cpp recognises.
     return Tokenizer(tokens=tokens, merges=merges, token_types=types,
                      pre=pre if isinstance(pre, str) else repr(pre),
-                     bos_id=special["bos"], eos_id=eos,
-                     eot_ids=end_of_generation_ids(tokens, eot, eos), source=source, **flags)
+                     bos_id=special["bos"], eos_id=eos, eot_ids=eog, source=source, **flags)
 
 
 def _list_of(metadata: dict, key: str, kind: type, source: str) -> list:

@@ -203,3 +203,21 @@ def test_cli_tokenize_gemma(capsys):
     assert main(["tokenize", "--model", str(MODEL), "Hello world", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ids"] == [2, 9259, 1902] and out["pieces"] == ["<bos>", "Hello", " world"]
+
+
+@needs_model
+def test_cli_tokenize_takes_a_preset_name(capsys, monkeypatch):
+    from tokenwalk.cli import main
+
+    monkeypatch.chdir(ROOT)  # the model cache is relative to the repository root
+    assert main(["tokenize", "--model", "gemma3-270m", "Hello world", "--json", "--no-bos"]) == 0
+    assert json.loads(capsys.readouterr().out)["ids"] == [9259, 1902]
+
+
+def test_cli_tokenize_preset_without_a_file_is_one_line(capsys, monkeypatch):
+    from tokenwalk.cli import main
+
+    monkeypatch.chdir(ROOT)
+    assert main(["tokenize", "--model", "qwen3.6-35b-a3b", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "names no GGUF file" in err

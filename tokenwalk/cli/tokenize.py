@@ -13,12 +13,13 @@ BPE for tokenizer.ggml.model = gpt2 (SmolLM2, Qwen, Llama 3), SentencePiece-styl
 
 example:
   tokenwalk tokenize --model .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf "Hello world" --json
-  tokenwalk tokenize --model .cache/models/gemma-3-270m-q4_k_m.gguf "Hello world"
+  tokenwalk tokenize --model gemma3-270m "Hello world"
 """
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", help="GGUF file (default: the SmolLM2 file `make setup` fetches)")
+    parser.add_argument("--model", help="GGUF file or a model preset that names one, e.g. gemma3-270m "
+                                        "(default: the SmolLM2 file `make setup` fetches)")
     parser.add_argument("text", metavar="TEXT", help="the text to tokenize")
     parser.add_argument("--json", action="store_true", help='print {"ids": [...], "pieces": [...]}')
     parser.add_argument("--no-special", action="store_true", help="treat control-token text as plain text")

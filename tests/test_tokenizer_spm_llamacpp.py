@@ -221,3 +221,15 @@ def test_cli_tokenize_preset_without_a_file_is_one_line(capsys, monkeypatch):
     assert main(["tokenize", "--model", "qwen3.6-35b-a3b", "x"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "names no GGUF file" in err
+
+
+def test_hostile_vocabulary_entries_decode_without_crashing():
+    # a byte token not written <0xNN>, a token whose bytes were not UTF-8 in the file
+    tok = tokenizer_from_metadata({
+        "tokenizer.ggml.model": "llama", "tokenizer.ggml.tokens": ["<unk>", "<s>", "</s>", "oops", "a\udcff", "a"],
+        "tokenizer.ggml.token_type": [2, 3, 3, 6, 1, 1]}, source="toy")
+    assert tok.token_bytes(3) == b"oops" and tok.token_bytes(4) == b"a\xff"
+    assert tok.decode([4, 5]) == "a\ufffda"
+    with pytest.raises(TokenwalkError, match="not in the vocabulary") as info:
+        tok.encode("\x1b")
+    assert "\x1b" not in str(info.value)

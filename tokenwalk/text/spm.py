@@ -30,7 +30,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from tokenwalk.errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError, printable
 from tokenwalk.text import check_text
 from tokenwalk.text.special import (
     TOKEN_TYPE_BYTE,
@@ -149,7 +149,7 @@ class SentencePieceTokenizer:
             for b in symbol.encode("utf-8"):
                 t = self._bytes[b]
                 if t is None:
-                    raise TokenwalkError(f"{self.source}: the character {symbol!r} is not in the vocabulary and "
+                    raise TokenwalkError(f"{self.source}: the character {printable(repr(symbol))} is not in the vocabulary and "
                                          f"the byte 0x{b:02X} has no <0x{b:02X}> token to fall back to")
                 ids.append(t)
         if len(text) < 64 and len(self._cache) < 100_000:
@@ -179,15 +179,19 @@ class SentencePieceTokenizer:
     # -- decoding -----------------------------------------------------------------------
     def token_bytes(self, token_id: int) -> bytes:
         """The bytes token ``token_id`` stands for (special tokens: their text), as
-        llama.cpp's token_to_piece with special tokens shown."""
+        llama.cpp's token_to_piece with special tokens shown (a token text that was not
+        UTF-8 in the file gives its bytes back)."""
         kind = self.token_types[token_id]
         text = self.tokens[token_id]
         if kind == TOKEN_TYPE_NORMAL:
-            return text.replace(SPACE, " ").encode("utf-8")
+            return text.replace(SPACE, " ").encode("utf-8", "surrogateescape")
         if kind == TOKEN_TYPE_BYTE:
-            return bytes([int(text[3:5], 16)])
+            try:  # "<0xNN>"
+                return bytes([int(text[3:5], 16)])
+            except ValueError:  # a byte token that is not written <0xNN>: its text
+                return text.encode("utf-8", "surrogateescape")
         if kind in (TOKEN_TYPE_CONTROL, TOKEN_TYPE_USER_DEFINED, TOKEN_TYPE_UNKNOWN):
-            return text.encode("utf-8")
+            return text.encode("utf-8", "surrogateescape")
         return b""  # unused and undefined tokens print nothing
 
     def piece(self, token_id: int) -> str:

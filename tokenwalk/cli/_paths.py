@@ -10,36 +10,26 @@ from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
 
-MODEL_CACHE = Path(".cache") / "models"
-DEFAULT_MODEL = MODEL_CACHE / "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_MODEL = Path(".cache") / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+# The model files `make setup` fetches, by the preset names the engine's commands accept for --model.
+ENGINE_MODELS = {
+    "smollm2-135m": DEFAULT_MODEL,
+    "gemma3-270m": Path(".cache") / "models" / "gemma-3-270m-q4_k_m.gguf",
+}
 ARTICLE_REQUEST = Path("content") / "request" / "request.json"
 MEASUREMENTS_FILE = Path(__file__).resolve().parent.parent / "data" / "measurements" / "engine.json"
 
 
 def model_path(path) -> Path:
-    """``path`` (default: DEFAULT_MODEL) if the file exists, else a one-line error saying what to do.
-
-    A model preset name whose preset names its GGUF file (``gguf.file``, e.g. gemma3-270m)
-    stands for that file in the model cache, where `make setup` puts it."""
+    """``path`` (default: DEFAULT_MODEL; a name of ENGINE_MODELS: its file) if the file exists,
+    else a one-line error saying what to do."""
+    if path in ENGINE_MODELS:
+        p = ENGINE_MODELS[path]
+        if not p.exists():
+            raise TokenwalkError(f"{p}: the file of {path} is not fetched; run `make setup`")
+        return p
     p = Path(path) if path else DEFAULT_MODEL
-    if path and not p.exists():
-        p = _preset_file(str(path)) or p
     if not p.exists():
-        hint = "run `make setup` to fetch it, or pass --model PATH" if not path or p.parent == MODEL_CACHE \
-            else "pass --model with a .gguf path or a model preset that names its file"
+        hint = "run `make setup` to fetch it, or pass --model PATH" if not path else "pass --model with a .gguf path"
         raise TokenwalkError(f"{p}: model file not found; {hint}")
     return p
-
-
-def _preset_file(name: str) -> Path | None:
-    """The model cache's copy of the GGUF file the model preset ``name`` was read from, if it names one."""
-    from tokenwalk.specs.schema import preset_names, read_preset
-
-    if name not in preset_names("models"):
-        return None
-    data, _ = read_preset("models", name)
-    file = data["gguf"].get("file") if isinstance(data.get("gguf"), dict) else None
-    if not (isinstance(file, str) and file.endswith(".gguf")):
-        raise TokenwalkError(f"{name}: this model preset names no GGUF file that `make setup` fetches; "
-                             "pass --model with a .gguf path")
-    return MODEL_CACHE / Path(file).name

@@ -18,8 +18,8 @@ example:
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", help="GGUF file or a model preset that names one, e.g. gemma3-270m "
-                                        "(default: the SmolLM2 file `make setup` fetches)")
+    parser.add_argument("--model", help="GGUF file, or smollm2-135m / gemma3-270m for the files `make setup` "
+                        "fetches (default: smollm2-135m)")
     parser.add_argument("text", metavar="TEXT", help="the text to tokenize")
     parser.add_argument("--json", action="store_true", help='print {"ids": [...], "pieces": [...]}')
     parser.add_argument("--no-special", action="store_true", help="treat control-token text as plain text")

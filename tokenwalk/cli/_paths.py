@@ -11,12 +11,23 @@ from pathlib import Path
 from tokenwalk.errors import TokenwalkError
 
 DEFAULT_MODEL = Path(".cache") / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
+# The model files `make setup` fetches, by the preset names the engine's commands accept for --model.
+ENGINE_MODELS = {
+    "smollm2-135m": DEFAULT_MODEL,
+    "gemma3-270m": Path(".cache") / "models" / "gemma-3-270m-q4_k_m.gguf",
+}
 ARTICLE_REQUEST = Path("content") / "request" / "request.json"
 MEASUREMENTS_FILE = Path(__file__).resolve().parent.parent / "data" / "measurements" / "engine.json"
 
 
 def model_path(path) -> Path:
-    """``path`` (default: DEFAULT_MODEL) if the file exists, else a one-line error saying what to do."""
+    """``path`` (default: DEFAULT_MODEL; a name of ENGINE_MODELS: its file) if the file exists,
+    else a one-line error saying what to do."""
+    if path in ENGINE_MODELS:
+        p = ENGINE_MODELS[path]
+        if not p.exists():
+            raise TokenwalkError(f"{p}: the file of {path} is not fetched; run `make setup`")
+        return p
     p = Path(path) if path else DEFAULT_MODEL
     if not p.exists():
         hint = "run `make setup` to fetch it, or pass --model PATH" if not path else "pass --model with a .gguf path"

@@ -56,7 +56,7 @@ def run(args) -> int:
     tok = load_tokenizer(path)
     meta = read_gguf_header(path).metadata
     text = args.prompt if args.raw else chat_prompt(tok, meta, args.prompt, args.system)
-    ids = tok.encode(text)
+    ids = tok.encode(text, add_special=True)  # BOS where the file asks (Gemma)
     ctx_max = int(meta.get(f"{meta.get('general.architecture')}.context_length", 0) or 0)
     need = len(ids) + args.max_tokens
     if ctx_max and len(ids) >= ctx_max:

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 NAME = "tokenize"
-HELP = "token ids and pieces of a text with a GGUF model's own byte-level BPE tokenizer"
+HELP = "token ids and pieces of a text with a GGUF model's own tokenizer (byte-level BPE or SentencePiece)"
 DESCRIPTION = """\
-Tokenize TEXT with the vocabulary, merges and pre-tokenizer stored in a GGUF file (only the
-header is read). Special tokens such as <|im_start|> are recognised unless --no-special.
+Tokenize TEXT with the tokenizer stored in a GGUF file (only the header is read): byte-level
+BPE for tokenizer.ggml.model = gpt2 (SmolLM2, Qwen, Llama 3), SentencePiece-style for llama
+(Gemma, Llama 2, Mistral). As llama.cpp: special tokens such as <|im_start|> or
+<start_of_turn> are recognised unless --no-special, and BOS is added where the file says so
+(tokenizer.ggml.add_bos_token, e.g. Gemma) unless --no-bos.
 
 example:
   tokenwalk tokenize --model .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf "Hello world" --json
+  tokenwalk tokenize --model gemma3-270m "Hello world"
 """
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", help="GGUF file (default: the SmolLM2 file `make setup` fetches)")
+    parser.add_argument("--model", help="GGUF file, or smollm2-135m / gemma3-270m for the files `make setup` "
+                        "fetches (default: smollm2-135m)")
     parser.add_argument("text", metavar="TEXT", help="the text to tokenize")
     parser.add_argument("--json", action="store_true", help='print {"ids": [...], "pieces": [...]}')
-    parser.add_argument("--no-special", action="store_true", help="treat special-token text as plain text")
+    parser.add_argument("--no-special", action="store_true", help="treat control-token text as plain text")
+    parser.add_argument("--no-bos", action="store_true", help="do not add the BOS token the file asks for")
 
 
 def run(args) -> int:
@@ -26,7 +32,7 @@ def run(args) -> int:
 
     path = model_path(args.model)
     tok = load_tokenizer(path)
-    ids = tok.encode(args.text, parse_special=not args.no_special)
+    ids = tok.encode(args.text, parse_special=not args.no_special, add_special=not args.no_bos)
     pieces = [tok.piece(i) for i in ids]
     if args.json:
         from tokenwalk.cli import dump_json

@@ -78,7 +78,7 @@ def request_prompt(tok: Tokenizer, metadata: dict, request: Request, ctx_tokens:
         body = "\n\n".join(paragraphs[dropped:])
         text = render_chat(template, [{"role": "system", "content": request.system},
                                       {"role": "user", "content": f"{body}\n\n{request.question}"}])
-        n = len(tok.encode(text))
+        n = len(tok.encode(text, add_special=True))
         if n + output_tokens <= ctx_tokens or dropped >= len(paragraphs):
             break
         # drop roughly as many paragraphs as the excess needs (at least one)
@@ -100,7 +100,7 @@ def measure(model, request: Request, device=None, ctx_tokens=None, output_tokens
     if output_tokens is None:
         output_tokens = request.output_tokens
     text, info = request_prompt(tok, engine.model.metadata, request, engine.ctx_tokens, output_tokens)
-    ids = tok.encode(text)
+    ids = tok.encode(text, add_special=True)  # BOS where the file asks (Gemma)
     bandwidth = measure_bandwidth_gbs(engine)
     # ignore_eos: measure a full answer's length, as llama-bench does
     out, stats = engine.generate(ids, max_tokens=output_tokens, pick=picker(0.0), is_stop=None)

@@ -1,4 +1,5 @@
-"""Text: the byte-level BPE, the model's tokenizer and chat template."""
+"""Text: the toy byte-level BPE, the model tokenizers (byte-level BPE and SentencePiece-style,
+chosen by the GGUF header), special tokens and chat templates."""
 
 from tokenwalk.errors import TokenwalkError
 

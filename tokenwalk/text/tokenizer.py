@@ -1,6 +1,11 @@
-"""The model's own byte-level BPE tokenizer, built from a GGUF header (pure Python).
+"""The model's own tokenizer, built from a GGUF header (pure Python).
 
-Domain: GGUF files whose ``tokenizer.ggml.model`` is ``gpt2`` (byte-level BPE: GPT-2,
+``tokenizer_from_metadata`` / ``load_tokenizer`` choose the tokenizer from
+``tokenizer.ggml.model``, as llama.cpp does: ``gpt2`` is the byte-level BPE of this module,
+``llama`` the SentencePiece-style tokenizer of tokenwalk.text.spm; any other is refused in
+one line. Both give ``encode``/``decode``/``token_bytes``/``piece``/``is_end_of_turn``.
+
+The byte-level BPE: GGUF files whose ``tokenizer.ggml.model`` is ``gpt2`` (GPT-2,
 SmolLM2, Qwen, Llama 3 style vocabularies). The vocabulary (``tokenizer.ggml.tokens``),
 the merge ranks (``tokenizer.ggml.merges``) and the token types
 (``tokenizer.ggml.token_type``: 3 = control, 4 = user-defined) come from the file's
@@ -8,7 +13,8 @@ metadata; the pre-tokenizer is chosen by ``tokenizer.ggml.pre``.
 
 Encoding follows llama.cpp, so that ids match the engine the article measures:
 
-1. special tokens (control and user-defined) are cut out first when ``parse_special``;
+1. special tokens are cut out first (tokenwalk.text.special): control tokens when
+   ``parse_special``, user-defined ones always;
 2. the rest is split into words by the pre-tokenizer. llama.cpp applies its pre-tokenizer
    regular expressions one after the other, each inside the pieces left by the previous
    one, keeping the text between matches as pieces too. The patterns use Unicode classes
@@ -28,10 +34,16 @@ from tokenwalk.errors import TokenwalkError, printable
 from tokenwalk.gguf.header import read_gguf_header
 from tokenwalk.text import check_text
 from tokenwalk.text.bpe import bytes_to_unicode
+from tokenwalk.text.special import (
+    TOKEN_TYPE_CONTROL,
+    TOKEN_TYPE_NORMAL,
+    TOKEN_TYPE_USER_DEFINED,
+    SpecialTokens,
+    llamacpp_token_types,
+)
 
-TOKEN_TYPE_NORMAL = 1
-TOKEN_TYPE_CONTROL = 3
-TOKEN_TYPE_USER_DEFINED = 4
+# tokenizer.ggml.model -> what it is, for the one-line refusal of the others
+SUPPORTED_MODELS = {"gpt2": "byte-level BPE", "llama": "SentencePiece-style"}
 
 # llama.cpp's whitespace set (unicode.cpp), which differs from str.isspace on U+001C-U+001F.
 _WHITESPACE = frozenset([0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
@@ -220,10 +232,13 @@ class Tokenizer:
     bos_id: int | None = None
     eos_id: int | None = None
     eot_ids: tuple[int, ...] = ()
+    add_bos: bool = False
+    add_eos: bool = False
     source: str = "GGUF metadata"
+    kind: str = "gpt2"
     _ranks: dict = field(default_factory=dict, repr=False)
     _ids: dict = field(default_factory=dict, repr=False)
-    _specials: list = field(default_factory=list, repr=False)
+    _special: SpecialTokens | None = field(default=None, repr=False)
     _byte_enc: dict = field(default_factory=dict, repr=False)
     _byte_dec: dict = field(default_factory=dict, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
@@ -236,9 +251,7 @@ class Tokenizer:
         for rank, merge in enumerate(self.merges):
             left, _, right = merge.partition(" ")
             self._ranks[(left, right)] = rank
-        self._specials = sorted(
-            (t for t, k in zip(self.tokens, self.token_types, strict=False) if k in (TOKEN_TYPE_CONTROL, TOKEN_TYPE_USER_DEFINED) and t),
-            key=len, reverse=True)
+        self._special = SpecialTokens(self.tokens, self.token_types)
         self._byte_enc = bytes_to_unicode()
         self._byte_dec = {c: b for b, c in self._byte_enc.items()}
 
@@ -266,36 +279,22 @@ class Tokenizer:
             self._cache[word] = ids
         return ids
 
-    def _split_special(self, text: str) -> list[tuple[str, bool]]:
-        """Cut out special tokens (longest first), as llama.cpp's special-token partition."""
-        parts = [(text, False)]
-        for special in self._specials:
-            nxt = []
-            for part, is_special in parts:
-                if is_special or special not in part:
-                    nxt.append((part, is_special))
-                    continue
-                chunks = part.split(special)
-                for k, chunk in enumerate(chunks):
-                    if chunk:
-                        nxt.append((chunk, False))
-                    if k < len(chunks) - 1:
-                        nxt.append((special, True))
-            parts = nxt
-        return parts
-
-    def encode(self, text: str, parse_special: bool = True) -> list[int]:
-        """Token ids of ``text`` (no BOS added: SmolLM2's ``add_bos_token`` is false)."""
+    def encode(self, text: str, parse_special: bool = True, add_special: bool = False) -> list[int]:
+        """Token ids of ``text``; ``add_special`` adds BOS/EOS where the file's
+        ``add_bos_token``/``add_eos_token`` say so (SmolLM2: neither)."""
         check_text(text)
         ids: list[int] = []
-        parts = self._split_special(text) if parse_special else [(text, False)]
+        if add_special and self.add_bos and self.bos_id is not None:
+            ids.append(self.bos_id)
         enc = self._byte_enc
-        for part, is_special in parts:
-            if is_special:
-                ids.append(self._ids[part])
+        for part in self._special.partition(text, parse_special):
+            if isinstance(part, int):
+                ids.append(part)
                 continue
             for word in pre_tokenize(part, self.pre):
                 ids.extend(self._bpe("".join(enc[b] for b in word.encode("utf-8"))))
+        if add_special and self.add_eos and self.eos_id is not None:
+            ids.append(self.eos_id)
         return ids
 
     # -- decoding -----------------------------------------------------------------------
@@ -320,17 +319,20 @@ class Tokenizer:
         return token_id in self.eot_ids or token_id == self.eos_id
 
 
-def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata") -> Tokenizer:
-    """Build the tokenizer from a GGUF metadata dict (key -> python value)."""
+def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata"):
+    """The model's tokenizer from a GGUF metadata dict (key -> python value): a ``Tokenizer``
+    (byte-level BPE) for ``tokenizer.ggml.model = gpt2``, a ``SentencePieceTokenizer`` for
+    ``llama``; any other model is a one-line TokenwalkError naming it."""
     model = metadata.get("tokenizer.ggml.model")
-    if model != "gpt2":
-        raise TokenwalkError(f"{source}: tokenizer.ggml.model is {model!r}; only byte-level BPE ('gpt2') "
-                             "is supported")
-    for key in ("tokenizer.ggml.tokens", "tokenizer.ggml.merges"):
+    if model not in SUPPORTED_MODELS:
+        known = ", ".join(f"{k!r} ({v})" for k, v in SUPPORTED_MODELS.items())
+        raise TokenwalkError(f"{source}: tokenizer.ggml.model {printable(repr(model)[:60])} is not supported "
+                             f"(supported: {known})")
+    needed = ("tokenizer.ggml.tokens", "tokenizer.ggml.merges") if model == "gpt2" else ("tokenizer.ggml.tokens",)
+    for key in needed:
         if key not in metadata:
-            raise TokenwalkError(f"{source}: {key} is missing; the file has no BPE vocabulary")
+            raise TokenwalkError(f"{source}: {key} is missing; the file has no {SUPPORTED_MODELS[model]} vocabulary")
     tokens = _list_of(metadata, "tokenizer.ggml.tokens", str, source)
-    merges = _list_of(metadata, "tokenizer.ggml.merges", str, source)
     if "tokenizer.ggml.token_type" in metadata:
         types = _list_of(metadata, "tokenizer.ggml.token_type", int, source)
         if len(types) != len(tokens):
@@ -339,7 +341,7 @@ def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata") -> To
     else:
         types = [TOKEN_TYPE_NORMAL] * len(tokens)
     special = {}
-    for name in ("bos", "eos", "eot"):
+    for name in ("bos", "eos", "eot", "eom", "fim_pre", "fim_suf", "fim_mid", "fim_pad", "fim_rep", "fim_sep"):
         key = f"tokenizer.ggml.{name}_token_id"
         value = metadata.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
@@ -347,18 +349,24 @@ def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata") -> To
             raise TokenwalkError(f"{source}: {key} should be a token id (0 to {len(tokens) - 1}), "
                                  f"not {printable(repr(value)[:40])}")
         special[name] = value
-    eos, eot = special["eos"], special["eot"]
-    ids = {t: i for i, t in enumerate(tokens)}
-    # End of turn: the file's eot id, else the chat markers llama.cpp also recognises.
-    eot_ids = {int(x) for x in (eot, eos) if x is not None}
-    for name in ("<|im_end|>", "<|eot_id|>", "<|endoftext|>", "<end_of_turn>"):
-        if name in ids and types[ids[name]] == TOKEN_TYPE_CONTROL:
-            eot_ids.add(ids[name])
+    if model == "llama":
+        from tokenwalk.text.spm import spm_from_metadata
+
+        return spm_from_metadata(metadata, tokens, types, special, source=source)
+    types, eog = llamacpp_token_types(tokens, types, special)
+    merges = _list_of(metadata, "tokenizer.ggml.merges", str, source)
+    eos = special["eos"]
+    flags = {}
+    for name in ("add_bos", "add_eos"):
+        value = metadata.get(f"tokenizer.ggml.{name}_token", False)
+        if not isinstance(value, bool):
+            raise TokenwalkError(f"{source}: tokenizer.ggml.{name}_token should be true or false, "
+                                 f"not {printable(repr(value)[:40])}")
+        flags[name] = value
     pre = metadata.get("tokenizer.ggml.pre", "default")
     return Tokenizer(tokens=tokens, merges=merges, token_types=types,
                      pre=pre if isinstance(pre, str) else repr(pre),
-                     bos_id=special["bos"], eos_id=eos,
-                     eot_ids=tuple(sorted(eot_ids)), source=source)
+                     bos_id=special["bos"], eos_id=eos, eot_ids=eog, source=source, **flags)
 
 
 def _list_of(metadata: dict, key: str, kind: type, source: str) -> list:
@@ -373,6 +381,6 @@ def _list_of(metadata: dict, key: str, kind: type, source: str) -> list:
     return list(value)
 
 
-def load_tokenizer(path) -> Tokenizer:
-    """The tokenizer of the GGUF file at ``path``."""
+def load_tokenizer(path):
+    """The tokenizer of the GGUF file at ``path`` (either kind, chosen by tokenizer.ggml.model)."""
     return tokenizer_from_metadata(dict(read_gguf_header(path).metadata), source=str(path))

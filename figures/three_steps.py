@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import pathlib
 
+from figures._lanes import ms_text as _ms
+
 ID = "three-steps"
 KIND = "S"
 RENDERER = "svg"
-
-from figures._lanes import ms_text as _ms  # noqa: E402
 
 
 def _tok_s(value: float) -> str:

@@ -2,7 +2,9 @@
 
 A figure module follows the contract in figures/__init__.py (ID, KIND, RENDERER, ALT or
 alt(), inputs(ctx), render()); every figure gets the same context (the build makes it once). Its cache key is the sha256 of:
-  - the module's own source and the shared helpers' (figures/_*.py): what draws it;
+  - the module's own source and that of every module of figures/ it imports, directly or
+    through another (read from the import statements, `helper_modules`): what draws it,
+    so an edit to _plot.py re-renders the matplotlib figures and no others;
   - the JSON of inputs(ctx): every number it receives from tokenwalk and the data files;
   - the renderer's version (manim or matplotlib; "svg" is our own code, already hashed);
   - FORMAT, bumped when the registry changes what it stores.
@@ -14,6 +16,7 @@ becomes a BuildError naming the module file and line.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import importlib
@@ -32,7 +35,7 @@ from . import BuildError
 from .errors import fail as _fail  # the one traceback-to-location function
 from .errors import shown as _shown
 
-FORMAT = "1"
+FORMAT = "2"  # 2: helpers are the modules a figure imports, not every figures/_*.py
 KEEP_KEYS = 3  # cached renderings kept per figure (the newest); older ones are pruned
 
 
@@ -112,12 +115,86 @@ def renderer_version(name: str) -> str:
     return str(name)
 
 
-def helpers_source(folder: Path) -> bytes:
-    """The shared helpers (figures/_*.py): a change there may change any figure."""
-    return b"".join(p.name.encode() + b"\0" + p.read_bytes() for p in sorted(folder.glob("_*.py")))
+def _module_file(folder: Path, parts: list[str]) -> Path | None:
+    """The file of the module `parts` (relative to `folder`), or None when it is not there."""
+    if not parts or any(not p.isidentifier() for p in parts):
+        return None
+    base = folder.joinpath(*parts)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
 
 
-def compute_key(fig: Figure, helpers: bytes, ctx) -> str:
+def _imports_in(path: Path, folder: Path, package: str) -> set[Path]:
+    """The modules under `folder` (the package `package`) that the module at `path`
+    imports, anywhere in it (inside functions too: a renderer imported by render())."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    here = list(path.parent.relative_to(folder).parts)  # its package (an __init__.py's own folder)
+    found: set[Path] = set()
+
+    def add(parts: list[str], names: list[str]) -> None:
+        target = _module_file(folder, parts) if parts else None
+        if target is not None:
+            found.add(target)
+        for name in names:  # `from figures import _manim` names a module too
+            sub = _module_file(folder, [*parts, name])
+            if sub is not None:
+                found.add(sub)
+        # the packages on the way (figures/scenes/__init__.py) run on import as well
+        for depth in range(1, len(parts)):
+            init = folder.joinpath(*parts[:depth], "__init__.py")
+            if init.is_file():
+                found.add(init)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                head, *rest = alias.name.split(".")
+                if head == package:
+                    add(rest, [])
+        elif isinstance(node, ast.ImportFrom):
+            names = [alias.name for alias in node.names if alias.name != "*"]
+            if node.level:
+                base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
+                add([*base, *(node.module.split(".") if node.module else [])], names)
+            elif node.module:
+                head, *rest = node.module.split(".")
+                if head == package:
+                    add(rest, names)
+    found.discard(path)
+    return found
+
+
+def helper_modules(path: Path, package: str = "figures") -> list[Path]:
+    """The modules of the figure's folder that the figure module at `path` imports,
+    directly or through one another (figures/_plot.py, which imports figures/_svg.py;
+    figures/scenes/kv_cache.py, imported by render() only, and its base), in path order.
+
+    Read from the import statements (`ast`), not by importing: a module that the figure
+    does not import (another figure's helper) is not part of its key.
+    """
+    folder = path.parent
+    seen: set[Path] = set()
+    todo = [path]
+    while todo:
+        for found in _imports_in(todo.pop(), folder, package):
+            if found not in seen:
+                seen.add(found)
+                todo.append(found)
+    seen.discard(path)
+    return sorted(seen)
+
+
+def helpers_source(path: Path, package: str = "figures") -> bytes:
+    """The source of the figure's helper modules (`helper_modules`), each after its path
+    relative to the figures folder: an edit to one changes the keys of its importers only."""
+    folder = path.parent
+    return b"".join(p.relative_to(folder).as_posix().encode() + b"\0" + p.read_bytes()
+                    for p in helper_modules(path, package))
+
+
+def compute_key(fig: Figure, ctx) -> str:
     """The figure's cache key; calls `inputs(ctx)` with the build's one context (the
     namespace and the scenario, article.context.Context)."""
     try:
@@ -125,6 +202,10 @@ def compute_key(fig: Figure, helpers: bytes, ctx) -> str:
         inputs_json = json.dumps(fig.inputs, sort_keys=True, separators=(",", ":"), allow_nan=True)
     except Exception as exc:
         raise _fail(fig.path, exc, "inputs() failed") from exc
+    try:
+        helpers = helpers_source(fig.path, fig.module.__name__.rpartition(".")[0])
+    except SyntaxError as exc:  # a helper that does not parse would fail on import anyway
+        raise _fail(Path(exc.filename or fig.path), exc, "cannot read the figure's imports") from exc
     digest = hashlib.sha256()
     for part in (FORMAT.encode(), fig.path.read_bytes(), helpers, inputs_json.encode(),
                  renderer_version(getattr(fig.module, "RENDERER", "svg")).encode()):

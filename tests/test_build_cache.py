@@ -83,8 +83,13 @@ def test_changing_module_source_or_helpers_rerenders(fakes):
     with open(figures / "gamma.py", "a") as f:
         f.write("\n# a comment changes the source, so the key\n")
     assert build(src, figures, tmp)[1] == ["gamma"]
-    (figures / "_shared.py").write_text("COLOUR = 'bus'\n")  # a helper: every figure may use it
-    assert build(src, figures, tmp)[1] == ["alpha", "beta", "gamma"]
+    (figures / "_shared.py").write_text("COLOUR = 'bus'\n")  # a helper no figure imports yet
+    assert build(src, figures, tmp)[1] == []
+    with open(figures / "beta.py", "a") as f:
+        f.write("\n\ndef _colour():\n    from ._shared import COLOUR\n    return COLOUR\n")
+    assert build(src, figures, tmp)[1] == ["beta"]
+    (figures / "_shared.py").write_text("COLOUR = 'compute'\n")  # now only its importer re-renders
+    assert build(src, figures, tmp)[1] == ["beta"]
 
 
 def test_force_renders_everything(fakes):
@@ -113,6 +118,45 @@ def test_figure_html_reaches_the_page_when_the_article_uses_it(fakes):
     build(src, figures, tmp)
     html = (tmp / "site" / "index.html").read_text()
     assert re.search(r'<figure id="fig-beta".*?>42</text>', html, re.S)
+
+
+def test_a_helper_counts_for_the_figures_that_import_it_only():
+    """Touching figures/_plot.py changes the keys of the matplotlib figures and no others;
+    the Manim figures' keys cover their scene modules, imported by render() only."""
+    from pathlib import Path
+
+    from publish.registry import helper_modules
+
+    folder = Path(__file__).resolve().parent.parent / "figures"
+    helpers = {p.stem: {h.relative_to(folder).as_posix() for h in helper_modules(p)}
+               for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")}
+    assert {fig for fig, used in helpers.items() if "_plot.py" in used} == {"balance_point", "bandwidth_share"}
+    assert "_svg.py" in helpers["balance_point"]  # through _plot.py
+    for fig in ("decode_head", "kv_cache", "residual_layer"):
+        assert {f"scenes/{fig}.py", "scenes/base.py", "scenes/__init__.py", "_manim.py"} <= helpers[fig], fig
+        assert not any(h.startswith("scenes/") and h not in (f"scenes/{fig}.py", "scenes/base.py", "scenes/__init__.py")
+                       for h in helpers[fig]), fig
+    assert helpers["tile"] == {"_svg.py"}
+
+
+def test_helper_modules_follow_relative_and_absolute_imports(tmp_path):
+    from publish.registry import helper_modules
+
+    pkg = tmp_path / "figs"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "_a.py").write_text("from ._b import X\n")
+    (pkg / "_b.py").write_text("X = 1\n")
+    (pkg / "_c.py").write_text("Y = 2\n")  # imported by nobody
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "scene.py").write_text("from .. import _c\nfrom figs._a import X\n")
+    (pkg / "fig.py").write_text("import json\n\ndef render():\n    from figs.sub.scene import S\n")
+    (pkg / "other.py").write_text("from . import _a\n")
+
+    def names(path):
+        return sorted(h.relative_to(pkg).as_posix() for h in helper_modules(path, "figs"))
+
+    assert names(pkg / "fig.py") == ["_a.py", "_b.py", "_c.py", "sub/__init__.py", "sub/scene.py"]
+    assert names(pkg / "other.py") == ["_a.py", "_b.py"]
 
 
 def test_renderer_version_joins_the_key():

@@ -111,7 +111,7 @@ def test_smollm2_cuts_the_same_text_beside_it(w, article):
     page = w.page
     page.wait_for_function("document.querySelector('[data-counter=\"smollm2-vocabulary\"]').textContent !== '–'",
                            timeout=60_000)
-    vocab = (article[1] / "figures" / "simulator" / "smollm2-vocab.json").read_text(encoding="utf-8")
+    vocab = (article[1] / "figures" / "tokenizer" / "smollm2-135m-instruct-vocab.json").read_text(encoding="utf-8")
     core.load_smollm2(vocab)
     text = "Fever and a dry cough for three days; ibuprofen 400 mg."
     page.fill("#tw-tok-input", text)
@@ -139,12 +139,14 @@ def test_quantizer_error_grows_from_8_to_4_to_2_bits(w):
         assert before is None or shares[bits] != float(before)
     assert shares[2] > shares[4] > shares[8]
     assert "= 4.5 bits per weight" in bpw[4] and "= 8.5 bits per weight" in bpw[8]
-    assert fig.locator("[data-out=mean-error]").inner_text() == f"mean error {round(100 * shares[2])} %"
+    assert fig.locator("[data-out=mean-error]").inner_text() == f"mean error {round(100 * shares[2])}\u00a0%"
+    # the live drawing is the build's (tokenwalk.browser.quant_view): a chart group per weight
+    assert fig.locator(".tw-quant-view svg .quant-chart .quant-weight").count() == 32
     # a new block keeps one large weight and a reconstructed table
     fig.locator("[data-action=draw]").click()
     page.wait_for_timeout(300)
     page.wait_for_function("document.querySelector('.tw-quantization').dataset.state === 'ready'")
-    assert fig.locator(".tw-quant-table tbody tr").count() == 32, "every weight in the table"
+    assert fig.locator(".tw-quant-view svg .quant-table text.num").count() == 32 * 5, "every weight in the table"
 
 
 SCENARIOS = [

@@ -9,7 +9,8 @@ natively (tests, build), so the page shows exactly what `tokenwalk walk --json` 
 - tokenize_toy(text, paragraph): figure 1's toy BPE (trained on the paragraph) and its counters;
 - load_smollm2(vocab) / tokenize_smollm2(text): SmolLM2's own BPE from the compact
   vocabulary file the build writes (`smollm2_vocab_data`, from the GGUF header);
-- quantize(weights, bits), draw_weights(seed): figure 10's block;
+- quantize(weights, bits), draw_weights(seed): figure 10's block; quantize_view(weights,
+  bits, bit_widths): the block drawn by tokenwalk.browser.quant_view, as the build draws it;
 - simulate(settings): `walk_request(...).to_dict()`; explain(settings): which numbers are
   measured, computed or assumed;
 - inspect_gguf(data, file_size, name): a GGUF header from the first bytes of a file the
@@ -123,6 +124,25 @@ def quantize(weights: list, bits: int) -> dict:
     out = quantize_block([float(w) for w in weights], int(bits)).to_dict()
     out["formats"] = dict(FORMAT_BITS_PER_WEIGHT)
     return out
+
+
+def quantize_view(weights: list, bits: int, bit_widths: list) -> dict:
+    """Figure 10, live: the block at `bits` drawn as the build draws it (quant_view's SVG,
+    with the mean error at each of `bit_widths`), the live summary's HTML, and the numbers
+    the page keeps (mean_error_share, bits_per_weight as text)."""
+    from tokenwalk.browser import quant_view
+
+    widths = [int(b) for b in bit_widths]
+    if int(bits) not in widths:
+        widths.append(int(bits))
+    blocks = {str(b): quantize(weights, b) for b in widths}
+    q = blocks[str(int(bits))]
+    formats = q["formats"]
+    return {"bits": q["bits"], "mean_error_share": q["mean_error_share"],
+            "bits_per_weight": quant_view.fmt_bits(q["bits_per_weight"]),
+            "svg": quant_view.block_svg(q, blocks, formats, desc=quant_view.describe(q, blocks),
+                                        min_width_px=quant_view.MIN_WIDTH_PX, id_prefix="tw-quant-live"),
+            "summary_html": quant_view.summary_html(q)}
 
 
 def draw_weights(seed: int, n: int = 32, sd: float = 0.0065, large: float = 0.0412) -> list:
@@ -363,7 +383,7 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
 # ----------------------------------------------------------------- the worker's door
 
 FUNCTIONS = {f.__name__: f for f in (tokenize_toy, load_smollm2, tokenize_smollm2, quantize, draw_weights,
-                                     simulate, explain, simulate_view)}
+                                     simulate, explain, simulate_view, quantize_view)}
 
 
 def call(name: str, args_json: str) -> str:

@@ -40,9 +40,8 @@ export function enhanceTokenizer(figure, api) {
   const sentence = figure.dataset.sentence;
   const paragraph = figure.dataset.paragraph;
   const nMerges = Number(figure.dataset.nMerges);
-  const simulator = document.querySelector(".tw-simulator");
-  const vocabUrl = simulator && simulator.dataset.vocab ? new URL(simulator.dataset.vocab, document.baseURI).href : "";
-  const vocabName = (simulator && simulator.dataset.vocabName) || "SmolLM2";
+  const vocabUrl = figure.dataset.vocab ? new URL(figure.dataset.vocab, document.baseURI).href : "";
+  const vocabName = figure.dataset.vocabName || "SmolLM2";
 
   const input = el("textarea", { id: "tw-tok-input", rows: "3", spellcheck: "false" });
   input.value = sentence;

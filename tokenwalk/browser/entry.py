@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import random
 
+from tokenwalk import format as fmt
 from tokenwalk.errors import TokenwalkError
 
 # Metadata keys of the compact SmolLM2 vocabulary file (GGUF names, so the core's
@@ -56,17 +57,27 @@ def _toy_bpe(paragraph: str, n_merges: int):
     return _toy_cache[key]
 
 
-def tokenize_toy(text: str, paragraph: str, n_merges: int) -> dict:
+def _shown(pieces: list, limit: int | None) -> dict:
+    """The pieces the page draws (the first `limit`) and the note on the rest, as text."""
+    if limit is None or len(pieces) <= int(limit):
+        return {"pieces": pieces, "more_text": ""}
+    limit = int(limit)
+    return {"pieces": pieces[:limit], "more_text": f"… and {fmt.comma(len(pieces) - limit)} more tokens (not drawn)"}
+
+
+def tokenize_toy(text: str, paragraph: str, n_merges: int, limit: int | None = None) -> dict:
     """Figure 1: `text` cut by the toy BPE trained on `paragraph` with `n_merges` merges
-    (the figure's data attributes carry both). Returns pieces (text of each token) and counts
-    (characters, utf8_bytes, words, tokens, vocabulary)."""
+    (the figure's data attributes carry both). Returns pieces (text of each token, the first
+    `limit` when given, with more_text saying how many more), counts (characters,
+    utf8_bytes, words, tokens, vocabulary) and counts_text (the same, formatted)."""
     from tokenwalk.text.bpe import count_text, unicode_to_bytes
 
     _check_length(text)
     bpe = _toy_bpe(paragraph, int(n_merges))
     to_byte = unicode_to_bytes()
     pieces = [piece_text(bytes(to_byte[c] for c in symbol)) for symbol in bpe.encode_pieces(text)]
-    return {"pieces": pieces, "counts": count_text(text, bpe)}
+    counts = count_text(text, bpe)
+    return {**_shown(pieces, limit), "counts": counts, "counts_text": {k: fmt.comma(v) for k, v in counts.items()}}
 
 
 def _check_length(text) -> None:
@@ -101,15 +112,17 @@ def load_smollm2(vocab) -> dict:
     return {"vocabulary": _smollm2.vocab_size}
 
 
-def tokenize_smollm2(text: str) -> dict:
+def tokenize_smollm2(text: str, limit: int | None = None) -> dict:
     """`text` cut by SmolLM2's own BPE (typed text: special markers are not parsed).
-    Returns pieces (each token's text, see piece_text), ids, tokens and vocabulary."""
+    Returns pieces (each token's text, see piece_text; the first `limit` when given, with
+    more_text), ids, tokens and vocabulary, and tokens_text and vocabulary_text formatted."""
     if _smollm2 is None:
         raise TokenwalkError("SmolLM2 tokenizer: its vocabulary is not loaded (load_smollm2 first)")
     _check_length(text)
     ids = _smollm2.encode(text, parse_special=False)
     pieces = [piece_text(_smollm2.token_bytes(i)) for i in ids]
-    return {"pieces": pieces, "ids": ids, "tokens": len(ids), "vocabulary": _smollm2.vocab_size}
+    return {**_shown(pieces, limit), "ids": ids, "tokens": len(ids), "vocabulary": _smollm2.vocab_size,
+            "tokens_text": fmt.comma(len(ids)), "vocabulary_text": fmt.comma(_smollm2.vocab_size)}
 
 
 # ----------------------------------------------------------------- quantizer
@@ -377,6 +390,9 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
     if model.context_length:
         info["kv_at_context"] = kv_at_context(model, int(model.context_length))
     info["header_bytes_read"] = header.header_bytes_read
+    info["text"] = {"params": f"{fmt.comma(info['params'])} parameters",
+                    "kv": f"KV cache {fmt.comma(info['kv_bytes_per_token']['f16'])} bytes a token (f16)",
+                    "read": f"{fmt.comma(header.header_bytes_read)} bytes of {fmt.comma(int(file_size))} read"}
     return info
 
 

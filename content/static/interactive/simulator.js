@@ -139,9 +139,8 @@ export function enhanceSimulator(figure, api) {
         ggufInfo.replaceChildren(
           el("span", { "data-out": "architecture" }, `architecture ${info.architecture}`), ", ",
           el("span", { "data-out": "layers" }, `${info.layers} layers`), ", ",
-          el("span", { "data-out": "params" }, `${info.params.toLocaleString("en-US")} parameters`), ", ",
-          el("span", { "data-out": "kv" }, `KV cache ${info.kv_bytes_per_token.f16.toLocaleString("en-US")} bytes a token (f16)`),
-          `; ${info.header_bytes_read.toLocaleString("en-US")} bytes of ${file.size.toLocaleString("en-US")} read.`);
+          el("span", { "data-out": "params" }, info.text.params), ", ",
+          el("span", { "data-out": "kv" }, info.text.kv), `; ${info.text.read}.`);
         ggufInfo.dataset.state = "ok";
         ggufInfo.dataset.info = JSON.stringify({ architecture: info.architecture, params: info.params,
           kv_bytes_per_token: info.kv_bytes_per_token, name: info.name });

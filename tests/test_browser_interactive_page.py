@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from build_support import ROOT, run_build
-from test_browser_site import SCREENSHOTS, Watched, browser, serve  # noqa: F401  (browser: the shared fixture)
+from test_browser_site import SCREENSHOTS, Watched, serve
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ def article(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def w(browser, article):  # noqa: F811
+def w(browser, article):
     page = Watched(browser, article[0], viewport={"width": 1280, "height": 900})
     yield page
     page.close()
@@ -214,7 +214,7 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     assert query["model"] == form["model"] and query["prompt_tokens"] == form["prompt_tokens"]
 
 
-def test_a_shared_link_opens_its_scenario(browser, article, w):  # noqa: F811
+def test_a_shared_link_opens_its_scenario(browser, article, w):
     context = browser.new_context()
     page = context.new_page()
     page.goto(w.page.url, wait_until="domcontentloaded")
@@ -301,7 +301,7 @@ def test_no_console_error_and_no_request_leaves_localhost(w, article):
     assert w.errors == []
 
 
-def test_without_javascript_each_piece_shows_its_build_rendering_and_says_why(browser, article):  # noqa: F811
+def test_without_javascript_each_piece_shows_its_build_rendering_and_says_why(browser, article):
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 900})
     page = context.new_page()
     page.goto(article[0], wait_until="networkidle")

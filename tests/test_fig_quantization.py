@@ -29,8 +29,7 @@ def test_fig10_levels_are_to_scale(tmp_path):
     mod, inputs, out = render("quantization", tmp_path)
     root = check_contract(mod, inputs, out)
     chart = next(g for g in root.iter(f"{SVG_TAG}g") if g.get("class") == "quant-chart")
-    lines = [l for l in chart.findall(f"{SVG_TAG}line")]  # noqa: E741
-    ys = sorted(float(l.get("y1")) for l in lines)  # noqa: E741
+    ys = sorted(float(line.get("y1")) for line in chart.findall(f"{SVG_TAG}line"))
     assert len(ys) == 16
     gaps = {round(b - a, 6) for a, b in zip(ys, ys[1:], strict=False)}
     assert gaps == {mod.STEP_H}

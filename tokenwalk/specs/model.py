@@ -70,12 +70,13 @@ class ModelSpec:
     layer in N is global (llama.cpp's set_swa_pattern), used when kv_layers_swa is not
     given. expert_bytes: the routed experts' tensors (`*_exps`) in bytes, from the tensor
     table; None when the spec has none (tokenwalk.physics.moe then estimates them from the
-    sizes). tied_embeddings: whether the output head is the token
-    embedding table (a GGUF file without `output.weight`); None when the spec does not say. tensor_bytes: bytes of the tensors alone (no header).
-    sources: field -> where its value comes from. tensor_types: per ggml type, tensors,
-    elements, bytes and bits per weight. gguf: a description of the GGUF header (see
-    `gguf_header.describe_header`), for the figure of the file's layout.
-    """  # noqa: E501
+    sizes). tied_embeddings: whether the output head is the token embedding table (a GGUF
+    file without `output.weight`); None when the spec does not say. tensor_bytes: bytes of
+    the tensors alone (no header). sources: field -> where its value comes from.
+    tensor_types: per ggml type, tensors, elements, bytes and bits per weight. gguf: a
+    description of the GGUF header (see `gguf_header.describe_header`), for the figure of
+    the file's layout.
+    """
 
     name: str
     params: float

@@ -205,7 +205,8 @@ def test_a_paste_of_200000_pieces_draws_in_batches_without_overflowing(staged):
         const { chips } = await import("./static/interactive/tokenizer.js");
         const box = document.createElement("div");
         document.body.append(box);
-        chips(box, Array.from({ length: 200000 }, (_, i) => i % 2 ? " " : "a"));
+        // the worker sends the note on the chips not drawn already formatted (entry.tokenize_toy's more_text)
+        chips(box, Array.from({ length: 200000 }, (_, i) => i % 2 ? " " : "a"), "… and 180,000 more tokens (not drawn)");
         const more = () => box.querySelector(".tw-chips-more");
         for (let i = 0; i < 40 && !more(); i++) await new Promise(requestAnimationFrame);
         const out = { chips: box.querySelectorAll(".tw-chip").length, more: more()?.textContent };

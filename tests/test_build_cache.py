@@ -122,21 +122,23 @@ def test_figure_html_reaches_the_page_when_the_article_uses_it(fakes):
 
 def test_a_helper_counts_for_the_figures_that_import_it_only():
     """Touching figures/_plot.py changes the keys of the matplotlib figures and no others;
-    the Manim figures' keys cover their scene modules, imported by render() only."""
-    from pathlib import Path
+    the Manim figures' keys cover their scene modules, imported by render() only; the
+    interactive figures' keys cover the tokenwalk views that draw them."""
+    from publish.registry import PROJECT, helper_modules
 
-    from publish.registry import helper_modules
-
-    folder = Path(__file__).resolve().parent.parent / "figures"
-    helpers = {p.stem: {h.relative_to(folder).as_posix() for h in helper_modules(p)}
+    folder = PROJECT / "figures"
+    helpers = {p.stem: {h.relative_to(PROJECT).as_posix() for h in helper_modules(p)}
                for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")}
-    assert {fig for fig, used in helpers.items() if "_plot.py" in used} == {"balance_point", "bandwidth_share"}
-    assert "_svg.py" in helpers["balance_point"]  # through _plot.py
+    assert {fig for fig, used in helpers.items() if "figures/_plot.py" in used} == {"balance_point", "bandwidth_share"}
+    assert "figures/_svg.py" in helpers["balance_point"]  # through _plot.py
     for fig in ("decode_head", "kv_cache", "residual_layer"):
-        assert {f"scenes/{fig}.py", "scenes/base.py", "scenes/__init__.py", "_manim.py"} <= helpers[fig], fig
-        assert not any(h.startswith("scenes/") and h not in (f"scenes/{fig}.py", "scenes/base.py", "scenes/__init__.py")
-                       for h in helpers[fig]), fig
-    assert helpers["tile"] == {"_svg.py"}
+        scenes = {h for h in helpers[fig] if h.startswith("figures/scenes/")}
+        assert scenes == {f"figures/scenes/{fig}.py", "figures/scenes/base.py", "figures/scenes/__init__.py"}, fig
+        assert "figures/_manim.py" in helpers[fig]
+    assert {h for h in helpers["tile"] if h.startswith("figures/")} == {"figures/__init__.py", "figures/_svg.py"}
+    assert "tokenwalk/browser/quant_view.py" in helpers["quantization"]
+    assert "tokenwalk/browser/view.py" in helpers["simulator"]
+    assert "tokenwalk/format.py" in helpers["chunked_prefill"]
 
 
 def test_helper_modules_follow_relative_and_absolute_imports(tmp_path):

@@ -64,20 +64,26 @@ def _el(parent, tag: str, text: str | None = None, **attrs):
 
 
 def step_h(q: dict) -> float:
-    """Units between two levels: STEP_H, closer when the levels would not fit MAX_CHART_H."""
+    """Units between two levels: STEP_H at 4 bits (16 levels); up to three times that for
+    fewer levels, so a 2-bit chart stays readable; closer when more would not fit
+    MAX_CHART_H (8 bits' 256 levels)."""
     span = max(q["level_max"] - q["level_min"], 1)
-    return min(STEP_H, MAX_CHART_H / span)
+    if span * STEP_H > MAX_CHART_H:
+        return MAX_CHART_H / span
+    return STEP_H * min(3, max(1, (MAX_CHART_H // STEP_H) // span))
 
 
 def summary_lines(q: dict, blocks: dict, formats: dict) -> list[str]:
     """The three lines under the table (also the page's live summary)."""
     n = len(q["weights"])
     shares = " · ".join(f"{b} bits {fmt_share(blocks[b]['mean_error_share'])}" for b in blocks)
-    others = " · ".join(f"{k} {fmt_bits(v)}" for k, v in formats.items())
+    q4_0 = q["bits"] == 4  # Q4_0's rule at 4 bits is Q4_0 itself
+    others = " · ".join(f"{k} {fmt_bits(v)}" for k, v in formats.items() if not (q4_0 and k == "Q4_0"))
     return [f"scale {q['scale']:.3g} (fp16) · read back = level × scale · mean error "
             f"{fmt_share(q['mean_error_share'])}",
             f"mean error / largest weight: {shares}",
-            f"bits per weight: {q['bits']} + 16/{n} = {fmt_bits(q['bits_per_weight'])} · real formats: {others}"]
+            f"bits per weight: {q['bits']} + 16/{n} = {fmt_bits(q['bits_per_weight'])}{' (Q4_0)' if q4_0 else ''} · "
+            f"{others}"]
 
 
 def block_svg(q: dict, blocks: dict, formats: dict, *, desc: str, style: str = "", min_width_px: int | None = None,

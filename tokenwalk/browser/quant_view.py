@@ -116,9 +116,11 @@ def block_svg(q: dict, blocks: dict, formats: dict, *, desc: str, style: str = "
         return CHART_TOP + (hi - v) * dy
 
     chart = _el(root, "g", class_="quant-chart", data_scale=repr(scale), data_step=_num(float(dy)))
-    every = 1 if hi - lo <= 16 else max(1, (hi - lo) // 8)  # label every level, or every few
+    every = 1  # a line and a label for every level, or for every 2^k-th when there are many
+    while (hi - lo) / every > 16:
+        every *= 2
     for lv in range(lo, hi + 1):
-        if hi - lo > 16 and lv % every and lv != 0:
+        if lv % every:
             continue
         y = level_y(lv)
         _el(chart, "line", x1=PLOT_X0, y1=y, x2=PLOT_X1, y2=y, class_="stroke-muted" if lv == 0 else "stroke-grid",

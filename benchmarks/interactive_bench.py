@@ -136,7 +136,7 @@ def main(argv=None) -> int:
             heavy = [k for k in sizes if k in ("Pyodide", "core wheel")]
             print("  Pyodide and the core wheel: " + ("LOADED (wrong)" if heavy else "not loaded"))
             clicks, page, context = [], None, None
-            for run in range(args.runs):  # noqa: B007
+            for _ in range(args.runs):
                 if context is not None:
                     context.close()
                 seconds, page, context = first_click_to_ready(browser, url)

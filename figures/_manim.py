@@ -260,13 +260,13 @@ def render_still(scene_cls, scene_args: dict, out_path: pathlib.Path, *, canvas:
 
     `subprocess=True` renders in a fresh interpreter (`python -m figures._manim`), which
     keeps Manim's global config and caches out of the calling process; the child rebuilds
-    the class with `_scene_class()` of the scene's module, the convention of every figure.
+    the class by its module and name (every scene is a top-level class in figures/scenes/).
     """
     out_path = pathlib.Path(out_path)
     scale = quality_scale(quality)
     if subprocess:
         job = {
-            "module": scene_cls.__module__,
+            "module": scene_cls.__module__, "class": scene_cls.__name__,
             "args": scene_args, "out": str(out_path), "theme": theme,
             "canvas": [canvas.width_px, canvas.height_px], "scale": scale,
         }
@@ -299,96 +299,6 @@ def render_variants(scene_cls, scene_args: dict, out_dir: pathlib.Path, *, canva
                      quality=quality, subprocess=subprocess)
         names[theme] = name
     return names
-
-
-def still_scene_base():
-    """The base class of the figure scenes (built lazily so importing figures stays cheap)."""
-    global _StillScene
-    if _StillScene is None:
-        from manim import Arrow, Line, Rectangle, RoundedRectangle, Scene, VGroup
-
-        class StillScene(Scene):
-            """A Scene that draws one still from `inputs`, in a theme, on a CSS-px canvas.
-
-            Subclasses implement `draw()`; numbers come only from `self.inputs`.
-            """
-
-            def __init__(self, inputs: dict, palette: dict, canvas: Canvas, **kwargs):
-                self.inputs, self.c, self.canvas = inputs, palette, canvas
-                super().__init__(**kwargs)
-
-            def construct(self):
-                self.draw()
-
-            def draw(self):  # pragma: no cover - subclasses
-                raise NotImplementedError
-
-            # --- drawing helpers in CSS px (top-left origin) ---
-            def col(self, name):
-                """A palette colour by name; anything else (a hex string, a ManimColor) as is."""
-                return self.c.get(name, name) if isinstance(name, str) else name
-
-            def t(self, s, size, color="fg", *, x=None, y=None, anchor="center", valign="center", **kw):
-                """Text of `size` px at (x, y): anchor center, left or right edge; valign center,
-                top or baseline (y is then the baseline: labels side by side line up whatever
-                their letters)."""
-                m = text(s, size, self.col(color), **kw)
-                if x is not None:
-                    p = self.canvas.at(x, y)
-                    edge = [{"left": -1, "right": 1}.get(anchor, 0), 1 if valign == "top" else 0, 0]
-                    m.move_to(p, aligned_edge=edge)
-                    if valign == "baseline":
-                        # most glyphs sit on the baseline: the median glyph bottom is it
-                        bottoms = sorted(g.get_bottom()[1] for g in m.submobjects if len(g.points))
-                        if bottoms:
-                            m.shift([0, p[1] - bottoms[len(bottoms) // 2], 0])
-                self.add(m)
-                return m
-
-            def rect(self, x, y, w, h, *, fill="panel", stroke=None, stroke_px=2.0, radius_px=8.0,
-                     opacity=1.0, dashed=False):
-                """A rounded rectangle with top-left (x, y), size (w, h) in px."""
-                cv = self.canvas
-                if radius_px > 0:
-                    r = RoundedRectangle(width=cv.u(w), height=cv.u(h),
-                                         corner_radius=cv.u(min(radius_px, w / 2, h / 2)))
-                else:  # rounding corners is the slow part of a rectangle: skip it for small cells
-                    r = Rectangle(width=cv.u(w), height=cv.u(h))
-                r.set_fill(self.col(fill) if fill else None, opacity=opacity if fill else 0)
-                if stroke:
-                    r.set_stroke(self.col(stroke), width=stroke_px * STROKE_PER_PX, opacity=1)
-                else:
-                    r.set_stroke(width=0, opacity=0)
-                r.move_to(cv.at(x + w / 2, y + h / 2))
-                if dashed:
-                    from manim import DashedVMobject
-                    r = DashedVMobject(r, num_dashes=max(8, int((w + h) / 9)), dashed_ratio=0.55)
-                self.add(r)
-                return r
-
-            def line(self, x1, y1, x2, y2, *, color="fg", width_px=2.0, opacity=1.0):
-                ln = Line(self.canvas.at(x1, y1), self.canvas.at(x2, y2))
-                ln.set_stroke(self.col(color), width=width_px * STROKE_PER_PX, opacity=opacity)
-                self.add(ln)
-                return ln
-
-            def arrow(self, x1, y1, x2, y2, *, color="fg", width_px=2.5, tip_px=11.0):
-                cv = self.canvas
-                a = Arrow(cv.at(x1, y1), cv.at(x2, y2), buff=0, stroke_width=width_px * STROKE_PER_PX,
-                          tip_length=cv.u(tip_px), max_tip_length_to_length_ratio=0.6,
-                          max_stroke_width_to_length_ratio=100)
-                a.set_color(self.col(color))
-                self.add(a)
-                return a
-
-            def group(self, *mobjects):
-                return VGroup(*mobjects)
-
-        _StillScene = StillScene
-    return _StillScene
-
-
-_StillScene = None
 
 
 ANIMATION_MAX_SCALE = 1.5   # device px per CSS px for video: 2x would quadruple the bytes
@@ -483,9 +393,7 @@ def _main() -> int:
     """Subprocess entry: read one job (JSON) on stdin, render it, exit 0."""
     import importlib
     job = json.loads(sys.stdin.read())
-    module = importlib.import_module(job["module"])
-    # a figure builds its Scene class in `_scene_class()` (so importing it skips Manim)
-    scene_cls: Any = module._scene_class()
+    scene_cls: Any = getattr(importlib.import_module(job["module"]), job["class"])
     canvas = Canvas(*job["canvas"])
     image = _scene_image(scene_cls, job["args"], job["theme"], canvas, job["scale"])
     out = pathlib.Path(job["out"])

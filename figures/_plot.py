@@ -25,11 +25,9 @@ import re
 import xml.etree.ElementTree as ET
 
 import matplotlib
+from matplotlib.figure import Figure  # the object API: no pyplot, no global backend or figure list
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from ._svg import PALETTE, SVG_NS, style_sheet, svg_class  # noqa: E402
+from ._svg import PALETTE, SVG_NS, style_sheet, svg_class
 
 # One sentinel colour per palette name: unlikely colours that no plot uses on purpose.
 SENTINELS = {name: f"#0{index:02x}0{index:02x}" for index, name in enumerate(PALETTE, start=1)}
@@ -72,8 +70,9 @@ def style_rc(font_size: float = 14) -> dict:
 
 def new_figure(width: float = 640, height: float = 360, font_size: float = 14):
     """A figure of `width` x `height` viewBox units and its one axes, in the article's style."""
-    with plt.rc_context(style_rc(font_size)):
-        fig, ax = plt.subplots(figsize=(width / 72.0, height / 72.0), dpi=72)
+    with matplotlib.rc_context(style_rc(font_size)):
+        fig = Figure(figsize=(width / 72.0, height / 72.0), dpi=72)
+        ax = fig.subplots()
     fig._tokenwalk_rc = style_rc(font_size)  # re-applied when saving
     return fig, ax
 
@@ -90,16 +89,15 @@ def _replace_sentinels(text: str) -> str:
 
 
 def to_svg(fig, *, figure_id: str, title: str, desc: str, data: dict | None = None) -> str:
-    """The figure as an inline <svg> string (see the module docstring), and close it.
+    """The figure as an inline <svg> string (see the module docstring).
 
     `data` becomes data-* attributes on the root (numbers a test can read back).
     """
     rc = getattr(fig, "_tokenwalk_rc", style_rc())
     rc = dict(rc, **{"svg.hashsalt": figure_id})
     buffer = io.StringIO()
-    with plt.rc_context(rc):
+    with matplotlib.rc_context(rc):
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
-    plt.close(fig)
     text = buffer.getvalue()
     text = text[text.index("<svg"):]  # drop the XML declaration and DOCTYPE
     text = _replace_sentinels(text)

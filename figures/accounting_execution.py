@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import pathlib
 
+from figures._lanes import NOTE, ms_text
+from tokenwalk import format as fmt
+
 ID = "accounting-execution"
 KIND = "S"
 RENDERER = "svg"
-
-from figures._lanes import NOTE, ms_text  # noqa: E402
 
 
 def _ms(ms: float) -> str:
@@ -32,24 +33,20 @@ def alt(inputs: dict) -> str:
             f"operations {a['tokens']:,} × {a['flops_per_token'] / 1e9:.0f} billion ÷ "
             f"{round(a['tflops'], -1):.0f} TFLOP/s = {_ms(a['compute_ms'])} ms; the step lasts the larger. "
             f"Execution level, {a['layers']} layers in a row, each lasting the larger of "
-            f"{a['layer_memory_ms']:.2f} ms of bytes and {a['layer_compute_ms']:.1f} ms of operations: "
-            f"{a['layers']} × {a['layer_compute_ms']:.1f} = {_ms(a['layers'] * a['layer_compute_ms'])} ms.")
+            f"{fmt.fixed(a['layer_memory_ms'], 2)} ms of bytes and {fmt.fixed(a['layer_compute_ms'], 1)} ms of operations: "
+            f"{a['layers']} × {fmt.fixed(a['layer_compute_ms'], 1)} = {_ms(a['layers'] * a['layer_compute_ms'])} ms.")
 
 
 def inputs(ctx) -> dict:
-    from tokenwalk.physics.roofline import flops_per_token, layer_step_time, step_time
-
-    ex = ctx.scenario.h100_example
-    model, machine = ex.model, ex.machine
-    tokens = ctx.scenario.sizes["h100_example_prompt_tokens"]
-    step = step_time(model, machine, tokens)
-    layer = layer_step_time(model, machine, tokens)
+    """The H100 example's prefill step, totals and per layer, as the namespace has them."""
+    n = ctx.n
     return {
-        "model": model.name, "machine": machine.name, "tokens": tokens, "layers": model.layers,
-        "weights_bytes": step.bytes_moved, "bandwidth_gbs": machine.bandwidth_gbs, "tflops": machine.fp16_tflops,
-        "flops_per_token": flops_per_token(model),
-        "memory_ms": step.memory_s * 1e3, "compute_ms": step.compute_s * 1e3, "step_ms": step.step_s * 1e3,
-        "layer_memory_ms": layer.memory_s * 1e3, "layer_compute_ms": layer.compute_s * 1e3,
+        "tokens": n["d7_prefill_tokens"], "layers": n["d7_layers"],
+        "weights_bytes": n["d7_prefill_gb"] * 1e9, "bandwidth_gbs": n["h100_bandwidth_gbs"],
+        "tflops": n["h100_tflops"], "flops_per_token": n["d7_flops_per_token_g"] * 1e9,
+        "memory_ms": n["d7_prefill_memory_ms"], "compute_ms": n["d7_prefill_compute_ms"],
+        "step_ms": n["d7_prefill_step_ms"],
+        "layer_memory_ms": n["d7_layer_memory_ms"], "layer_compute_ms": n["d7_layer_compute_ms"],
     }
 
 
@@ -102,8 +99,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     svg.text(x0, ly + 4, "layer 1", "note", parent=g, **NOTE)
     svg.text(x_at(a["layers"] * layer_ms), ly + 4, f"layer {a['layers']}", "note", anchor="end", parent=g, **NOTE)
     svg.text(x0, ly + 28,
-             f"each layer: max({a['layer_memory_ms']:.2f}, {a['layer_compute_ms']:.1f}) ms · "
-             f"{a['layers']} × {a['layer_compute_ms']:.1f} = {_ms(a['layers'] * layer_ms)} ms", "label num", parent=g)
+             f"each layer: max({fmt.fixed(a['layer_memory_ms'], 2)}, {fmt.fixed(a['layer_compute_ms'], 1)}) ms · "
+             f"{a['layers']} × {fmt.fixed(a['layer_compute_ms'], 1)} = {_ms(a['layers'] * layer_ms)} ms", "label num", parent=g)
 
     # The shared axis, then the legend.
     ya = y + 152

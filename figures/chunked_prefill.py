@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import pathlib
 
+from figures._lanes import ms_text as _ms
+from tokenwalk import format as fmt
+
 ID = "chunked-prefill"
 KIND = "S"
 RENDERER = "svg"
-
-from figures._lanes import ms_text as _ms  # noqa: E402
 
 
 def alt(inputs: dict) -> str:
@@ -25,45 +26,47 @@ def alt(inputs: dict) -> str:
     a, b, c, d = (inputs["steps"][k] for k in ("decode", "ride", "mixed", "separate"))
     return (f"Four steps of the dense 7B in fp16 through its 32 layers on one H100 SXM, to scale on one time axis, "
             f"each with a bus lane (the weights) and an SM lane (the arithmetic). {u} users decoding: "
-            f"{_ms(a['step_s'])} ms, SMs busy {round(a['sm_busy_share'] * 100)} %. The same plus {free} prompt "
+            f"{_ms(a['step_s'])} ms, SMs busy {fmt.pct(a['sm_busy_share'])}. The same plus {free} prompt "
             f"tokens: still {_ms(b['step_s'])} ms, the prefill rides free. Plus {p:,} prompt tokens: "
             f"{_ms(c['step_s'])} ms, and the {u} users wait too. The same work as two separate steps: "
             f"{_ms(d['decode_s'], 1)} + {_ms(d['prefill_s'], 1)} = {_ms(d['step_s'], 1)} ms, two trips of the weights.")
 
 
-def inputs_for(model, machine, users: int, prompt_tokens: int) -> dict:
-    from tokenwalk.physics.chunked_prefill import free_ride_tokens, mixed_step, separate_steps
-    from tokenwalk.physics.roofline import step_time
+def inputs(ctx) -> dict:
+    """The H100 example's four steps (decode, the free ride, the mixed step, two separate
+    steps), as the namespace has them (chunk_*)."""
+    n = ctx.n
+    s = 1e-3  # the namespace's milliseconds, in seconds
 
-    free = free_ride_tokens(model, machine, users)
-    decode_compute_s = step_time(model, machine, users).compute_s
+    def mixed(prompt, key):
+        if key == "users":
+            memory, compute, step, share = (n["chunk_users_memory_ms"], n["chunk_users_compute_ms"],
+                                            n["chunk_users_step_ms"], n["chunk_users_sm_share"])
+            prompt_compute = 0.0
+        else:
+            memory, compute, step, share = (n[f"chunk_{key}_memory_ms"], n[f"chunk_{key}_compute_ms"],
+                                            n[f"chunk_{key}_ms"], n[f"chunk_{key}_sm_share"])
+            prompt_compute = n[f"chunk_{key}_prompt_compute_ms"]
+        return {"prompt_tokens": prompt, "memory_s": memory * s, "compute_s": compute * s, "step_s": step * s,
+                "sm_busy_share": share, "decode_compute_s": n["chunk_users_compute_ms"] * s,
+                "prompt_compute_s": prompt_compute * s}
 
-    def mixed(prompt):
-        s = mixed_step(model, machine, users, prompt)
-        return {"prompt_tokens": prompt, "memory_s": s.memory_s, "compute_s": s.compute_s, "step_s": s.step_s,
-                "sm_busy_share": s.sm_busy_share, "decode_compute_s": decode_compute_s,
-                "prompt_compute_s": step_time(model, machine, prompt).compute_s if prompt else 0.0}
-
-    two = separate_steps(model, machine, users, prompt_tokens)
     return {
-        "model": model.name, "machine": machine.name, "users": users, "prompt_tokens": prompt_tokens,
-        "free_tokens": free,
+        "users": n["chunk_users"], "prompt_tokens": n["chunk_mixed_tokens"],
+        "free_tokens": n["chunk_free_ride_tokens"],
         "steps": {
-            "decode": mixed(0),
-            "ride": mixed(free),
-            "mixed": mixed(prompt_tokens),
-            "separate": {"decode_s": two.decode.step_s, "decode_memory_s": two.decode.memory_s,
-                         "decode_compute_s": two.decode.compute_s, "prefill_s": two.prefill.step_s,
-                         "prefill_memory_s": two.prefill.memory_s, "prefill_compute_s": two.prefill.compute_s,
-                         "step_s": two.total_s},
+            "decode": mixed(0, "users"),
+            "ride": mixed(n["chunk_free_ride_tokens"], "ride"),
+            "mixed": mixed(n["chunk_mixed_tokens"], "mixed"),
+            "separate": {"decode_s": n["chunk_separate_decode_ms"] * s,
+                         "decode_memory_s": n["chunk_separate_decode_memory_ms"] * s,
+                         "decode_compute_s": n["chunk_separate_decode_compute_ms"] * s,
+                         "prefill_s": n["chunk_separate_prefill_ms"] * s,
+                         "prefill_memory_s": n["chunk_separate_prefill_memory_ms"] * s,
+                         "prefill_compute_s": n["chunk_separate_prefill_compute_ms"] * s,
+                         "step_s": n["chunk_separate_ms"] * s},
         },
     }
-
-
-def inputs(ctx) -> dict:
-    ex, sizes = ctx.scenario.h100_example, ctx.scenario.sizes
-    return inputs_for(ex.model, ex.machine, sizes["chunked_decode_users"],
-                      sizes["chunked_prompt_tokens"])
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
@@ -82,7 +85,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
 
     rows = [
         ("decode", f"{u} users decoding",
-         f"{_ms(st['decode']['step_s'])} ms · SMs busy {round(st['decode']['sm_busy_share'] * 100)} %"),
+         f"{_ms(st['decode']['step_s'])} ms · SMs busy {fmt.pct(st['decode']['sm_busy_share'])}"),
         ("ride", f"{u} + {free} prompt tokens", f"{_ms(st['ride']['step_s'])} ms · the prefill rides free"),
         ("mixed", f"{u} + {p:,} prompt tokens", f"≈ {_ms(st['mixed']['step_s'])} ms · the {u} users wait too"),
         ("separate", "the same as two steps",

@@ -9,41 +9,32 @@ from __future__ import annotations
 
 import pathlib
 
+from tokenwalk import format as fmt
+
 ID = "kv-growth"
 KIND = "S"
 RENDERER = "svg"
-CONTEXTS = (0, 2500, 8000, 16_000, 32_000)
 
 
 def alt(inputs: dict) -> str:
-    rows = "; ".join(f"{r['context_tokens']:,} tokens: {r['tok_s']:.0f} tok/s" for r in inputs["rows"])
+    rows = "; ".join(f"{r['context_tokens']:,} tokens: {fmt.count(r['tok_s'])} tok/s" for r in inputs["rows"])
     return (f"Bars of the bytes one decode step reads for one user of a dense 7B in fp16 without GQA on an H100 SXM: "
             f"{inputs['weights_bytes'] / 1e9:.0f} GB of weights plus {inputs['kv_bytes_per_token'] / 2**20:.1f} MB of "
             f"KV cache per token of context. Decode speed: {rows}.")
 
 
-def inputs_for(model, machine, contexts=CONTEXTS) -> dict:
-    """Bytes per step and decode ceiling at each context length (tokenwalk does the arithmetic)."""
-    from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_cache_bytes
-    from tokenwalk.physics.roofline import decode_ceiling_tok_s, weights_bytes_read
-
-    per_token = kv_bytes_per_token(model)
-    weights = weights_bytes_read(model, 1)
-    return {
-        "model": model.name,
-        "machine": machine.name,
-        "bandwidth_gbs": machine.bandwidth_gbs,
-        "weights_bytes": weights,
-        "kv_bytes_per_token": per_token,
-        # what the step reads: every token of a full layer, the window of a sliding one
-        "rows": [{"context_tokens": n, "kv_bytes": kv_cache_bytes(model, n),
-                  "tok_s": decode_ceiling_tok_s(model, machine, n)} for n in contexts],
-    }
-
-
 def inputs(ctx) -> dict:
-    ex = ctx.scenario.h100_example
-    return inputs_for(ex.model, ex.machine)
+    """Bytes per step and decode ceiling at each context length of the namespace's kv_growth
+    (the H100 example, sc_kv_growth_contexts)."""
+    n = ctx.n
+    return {
+        "bandwidth_gbs": n["h100_bandwidth_gbs"],
+        "weights_bytes": n["d7_size_gb"] * 1e9,
+        "kv_bytes_per_token": n["kv_bytes_per_token_d7"],
+        # what the step reads: every token of a full layer, the window of a sliding one
+        "rows": [{"context_tokens": r["context"], "kv_bytes": r["kv_gb"] * 1e9, "tok_s": r["tok_s"]}
+                 for r in n["kv_growth"]],
+    }
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
@@ -74,7 +65,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         end = left + (inputs["weights_bytes"] + r["kv_bytes"]) * px_per_byte
         label = f"{weights_gb:.0f} GB" if r["kv_bytes"] == 0 else f"{weights_gb:.0f} + {r['kv_bytes'] / 1e9:.1f} GB"
         svg.text(end + 8, y + 17, label, "small num", parent=g)
-        svg.text(width - 8, y + 17, f"{r['tok_s']:.0f}", "num bold", anchor="end", parent=g)
+        svg.text(width - 8, y + 17, fmt.count(r["tok_s"]), "num bold", anchor="end", parent=g)
     # Legend.
     y = top + len(rows) * row_h + 12
     svg.rect(left, y, 14, 14, "weights")

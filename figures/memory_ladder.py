@@ -57,24 +57,18 @@ def alt(inputs: dict) -> str:
             + ". The two on-chip rungs never hold the whole model.")
 
 
-def inputs_for(model, rungs) -> dict:
-    """Each rung and the time to move `model`'s weights across its link (tokenwalk's arithmetic)."""
-    from tokenwalk.physics.roofline import memory_time_s
-
+def inputs_for(weights_bytes: float, ladder: list[dict]) -> dict:
+    """The figure's inputs from the model's bytes and the namespace's `ladder` rows."""
     return {
-        "model": model.name,
-        "weights_bytes": model.size_bytes,
-        "rungs": [{"name": r.name, "role": r.role, "bandwidth_gbs": r.bandwidth_gbs,
-                   "capacity_label": r.capacity_label, "count": r.count,
-                   "move_s": memory_time_s(model.size_bytes, r.bandwidth_gbs) if r.bandwidth_gbs else None}
-                  for r in rungs],
+        "weights_bytes": weights_bytes,
+        "rungs": [{"name": r["name"], "role": r["role"], "bandwidth_gbs": r["bandwidth_gbs"],
+                   "capacity_label": r["capacity"], "count": r["count"], "move_s": r["move_s"]} for r in ladder],
     }
 
 
 def inputs(ctx) -> dict:
-    from tokenwalk.specs.machine import memory_ladder
-
-    return inputs_for(ctx.scenario.h100_example.model, memory_ladder())
+    """Each rung and the time to move the H100 example's weights across its link (n.ladder)."""
+    return inputs_for(ctx.n["d7_size_gb"] * 1e9, ctx.n["ladder"])
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import pathlib
 
+from figures._lanes import ms_text as _ms
+
 ID = "overlap"
 KIND = "S"
 RENDERER = "svg"
 BATCHES = 5  # how many pieces the step's weights are drawn in (a drawing choice, not a tile count)
-
-from figures._lanes import ms_text as _ms  # noqa: E402
 
 
 def double_buffered(bus_s: float, sm_s: float, batches: int) -> tuple[list, list]:
@@ -52,21 +52,18 @@ def alt(inputs: dict) -> str:
             f"{_ms(p['memory_s'])} ms of trips, waits for a free buffer: the step is the sum of the arithmetic.")
 
 
-def inputs_for(model, machine, prompt_tokens: int, batches: int = BATCHES) -> dict:
-    from tokenwalk.physics.roofline import step_time
-
-    def one(tokens):
-        s = step_time(model, machine, tokens)
-        return {"tokens": tokens, "memory_s": s.memory_s, "compute_s": s.compute_s, "step_s": s.step_s,
-                "bound": s.bound}
-
-    return {"model": model.name, "machine": machine.name, "batches": batches,
-            "decode": one(1), "prefill": one(prompt_tokens)}
-
-
 def inputs(ctx) -> dict:
-    ex = ctx.scenario.h100_example
-    return inputs_for(ex.model, ex.machine, ctx.scenario.sizes["h100_example_prompt_tokens"])
+    """One decode step and one prefill step of the H100 example, as the namespace has them."""
+    n = ctx.n
+
+    def one(tokens, memory_ms, compute_ms, step_ms):
+        return {"tokens": tokens, "memory_s": memory_ms / 1e3, "compute_s": compute_ms / 1e3,
+                "step_s": step_ms / 1e3, "bound": "compute" if compute_ms > memory_ms else "memory"}
+
+    return {"batches": BATCHES,
+            "decode": one(1, n["d7_step_memory_ms"], n["d7_decode_compute_ms"], n["d7_decode_step_ms"]),
+            "prefill": one(n["d7_prefill_tokens"], n["d7_prefill_memory_ms"], n["d7_prefill_compute_ms"],
+                           n["d7_prefill_step_ms"])}
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

@@ -1,7 +1,6 @@
 """TokenWalk, the simulator (static part): the walk of the article's request on its model
 and machine, stage by stage, with the timeline and the memory budget to scale and the
 three numbers; the form that content/static/interactive/simulator.js brings to life; and
-the compact SmolLM2 vocabulary the interactive tokenizer (figure 1) cuts text with.
 
 Domain: tokenwalk.walk on the request of content/request/request.json (prompt tokens
 counted by the article's namespace), presets from tokenwalk/data/models and machines.
@@ -10,34 +9,18 @@ The results panel is tokenwalk.browser.view.walk_html, the same code the page ru
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import pathlib
 
-from tokenwalk.browser.entry import SETTINGS_DEFAULTS, explain, smollm2_vocab_data
+from tokenwalk.browser.entry import SETTINGS_DEFAULTS, explain
 from tokenwalk.browser.view import fmt_rate, fmt_s, live_summary, walk_html
 
 ID = "simulator"
 KIND = "I"
 RENDERER = "svg"
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-REQUEST = ROOT / "content" / "request" / "request.json"
-VOCAB_FILE = "smollm2-vocab.json"
 KV_TYPES = ("f16", "q8_0", "q4_0")  # the walk CLI's choices
-HASH_BYTES = 4 << 20  # the SmolLM2 header (1.8 MB) lies well inside
-
-
-def _vocab_source() -> dict:
-    cfg = json.loads(REQUEST.read_text(encoding="utf-8"))
-    path = ROOT / cfg["tokenizer_model_file"]
-    if not path.is_file():
-        return {"file": cfg["tokenizer_model_file"], "missing": True}
-    with open(path, "rb") as f:
-        digest = hashlib.sha256(f.read(HASH_BYTES)).hexdigest()[:16]
-    return {"file": cfg["tokenizer_model_file"], "name": cfg.get("tokenizer_model_name", ""),
-            "head_sha256": digest}
 
 
 def inputs(ctx) -> dict:
@@ -58,7 +41,7 @@ def inputs(ctx) -> dict:
         machines.append({"name": name, "title": spec.title or name, "bandwidth_gbs": spec.bandwidth_gbs,
                          "fp16_tflops": spec.fp16_tflops, "memory_gb": spec.memory_gb})
     return {"walk": walk, "explain": explain(walk), "defaults": defaults, "models": models,
-            "machines": machines, "kv_types": list(KV_TYPES), "vocab": _vocab_source()}
+            "machines": machines, "kv_types": list(KV_TYPES)}
 
 
 def alt(inputs: dict) -> str:
@@ -71,20 +54,6 @@ def alt(inputs: dict) -> str:
 
 
 ALT = alt
-
-
-def _write_vocab(source: dict, out: pathlib.Path) -> str:
-    """The SmolLM2 tokenizer (vocabulary, token types, merges) as JSON; '' if the model
-    file is missing (the page then shows the toy tokenizer alone)."""
-    if source.get("missing"):
-        return ""
-    from tokenwalk.gguf.header import read_gguf_header
-
-    header = read_gguf_header(ROOT / source["file"])
-    data = smollm2_vocab_data(dict(header.metadata))
-    data["name"] = source.get("name", "")
-    (out / VOCAB_FILE).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
-    return f"figures/{ID}/{VOCAB_FILE}"
 
 
 def _field(name: str, label: str, control: str, hint: str = "") -> str:
@@ -159,14 +128,11 @@ def form_html(inputs: dict) -> str:
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
-    vocab_url = _write_vocab(inputs["vocab"], out)
     attrs = {
         "class": "tw-interactive tw-simulator",
         "data-figure": ID,
         "data-defaults": json.dumps(inputs["defaults"]),
         "data-settings-defaults": json.dumps(SETTINGS_DEFAULTS),
-        "data-vocab": vocab_url,
-        "data-vocab-name": inputs["vocab"].get("name", ""),
     }
     attr_text = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
     return (f"<div {attr_text}>"

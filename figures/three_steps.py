@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import pathlib
 
+from figures._lanes import ms_text as _ms
+
 ID = "three-steps"
 KIND = "S"
 RENDERER = "svg"
-
-from figures._lanes import ms_text as _ms  # noqa: E402
 
 
 def _tok_s(value: float) -> str:
@@ -87,7 +87,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             # A hairline at this scale: mark where it is.
             svg.line(x0 + 0.75, sy - 2, x0 + 0.75, sy + lane_h + 2, "stroke-compute", parent=g, stroke_width=1.5)
         # Labels on or beside the bars.
-        for lane_y, seconds, word in ((by, s["memory_s"], "bus"), (sy, s["compute_s"], "SMs")):  # noqa: B007
+        for lane_y, seconds in ((by, s["memory_s"]), (sy, s["compute_s"])):
             end = x0 + seconds * px_per_s
             label = f"{_ms(seconds)} ms"
             waits = seconds < 0.99 * s["step_s"]  # 4.17 against 4.18 ms is no wait worth drawing a word for

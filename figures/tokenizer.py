@@ -5,14 +5,18 @@ Domain: tokenwalk.text.bpe trained with the settings of tokenwalk/data/toy/token
 the paragraph content/request/tokenizer-paragraph.txt. The interactive layer (another
 module) enhances the returned container: its data attributes carry the counts, the
 settings and the training paragraph, so the browser can retrain the same tokenizer with
-the same core and cut whatever the reader types.
+the same core and cut whatever the reader types. Beside it, the figure writes the compact
+vocabulary of the request's tokenizer model (SmolLM2: tokens, types, merges) that the
+interactive layer cuts the same text with, `figures/tokenizer/<model>-vocab.json`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import pathlib
+import re
 
 from article.toys import toy_tokenizer
 from figures._svg import Svg, nested_wide_style
@@ -24,13 +28,49 @@ RENDERER = "svg"
 WIDTH = 640
 CHAR_W = 8.7  # monospace advance at 14 px, with a margin
 CHIP_H = 28
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # the request names its model file from here
+HASH_BYTES = 4 << 20  # the key reads the file's head: SmolLM2's header (1.8 MB) lies well inside
 COUNTERS = [("characters", "characters"), ("utf8_bytes", "UTF-8 bytes"), ("words", "words"),
             ("tokens", "tokens"), ("vocabulary", "vocabulary")]
 
 
+def _vocab_source(model_file: str, name: str) -> dict:
+    """The request's tokenizer model: its file, its name and a digest of its head (so a new
+    file changes the figure's key); "missing" when the file is absent (toy tokenizer only)."""
+    path = ROOT / model_file
+    if not path.is_file():
+        return {"file": model_file, "name": name, "missing": True}
+    with open(path, "rb") as f:
+        digest = hashlib.sha256(f.read(HASH_BYTES)).hexdigest()[:16]
+    return {"file": model_file, "name": name, "head_sha256": digest}
+
+
 def inputs(ctx) -> dict:
-    paragraph = ctx.scenario.request.tokenizer_paragraph
-    return {**toy_tokenizer(paragraph), "paragraph": paragraph}
+    request = ctx.scenario.request
+    paragraph = request.tokenizer_paragraph
+    return {**toy_tokenizer(paragraph), "paragraph": paragraph,
+            "vocab": _vocab_source(request.tokenizer_model_file, request.tokenizer_model_name)}
+
+
+def vocab_file_name(name: str) -> str:
+    """'SmolLM2-135M-Instruct' -> 'smollm2-135m-instruct-vocab.json'."""
+    return (re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "model") + "-vocab.json"
+
+
+def write_vocab(source: dict, out: pathlib.Path) -> str:
+    """The tokenizer model's vocabulary, token types and merges as compact JSON in `out`;
+    its page-relative URL, or '' if the model file is missing."""
+    if source.get("missing"):
+        return ""
+    from tokenwalk.browser.entry import smollm2_vocab_data
+    from tokenwalk.gguf.header import read_gguf_header
+
+    header = read_gguf_header(ROOT / source["file"])
+    data = smollm2_vocab_data(dict(header.metadata))
+    data["name"] = source.get("name", "")
+    file_name = vocab_file_name(source.get("name", ""))
+    (out / file_name).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+    return f"figures/{ID}/{file_name}"
 
 
 def show_piece(piece: str) -> str:
@@ -93,6 +133,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         "data-sentence": inputs["sentence"],
         "data-n-merges": str(inputs["n_merges"]),
         "data-base-symbols": str(inputs["base_symbols"]),
+        "data-vocab": write_vocab(inputs["vocab"], out),
+        "data-vocab-name": inputs["vocab"].get("name", ""),
         "data-paragraph": inputs["paragraph"],
         "data-pieces": json.dumps(inputs["pieces"], ensure_ascii=False),
         **{f"data-{key.replace('_', '-')}": str(c[key]) for key, _ in COUNTERS},

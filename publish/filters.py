@@ -5,7 +5,6 @@ too, so the prose and a figure print a quantity the same way."""
 from __future__ import annotations
 
 from tokenwalk import format as fmt
-from tokenwalk.format import NBSP  # noqa: F401 (re-exported for the build's tests)
 
 FILTERS = {"comma": fmt.comma, "count": fmt.count, "fixed": fmt.fixed, "gb": fmt.gb, "mb": fmt.mb,
            "kb": fmt.kb, "pct": fmt.pct, "unit": fmt.unit}

@@ -89,10 +89,9 @@ def render_figures(options: Options, tmp: Path, summary: Summary, say, ctx) -> d
     """Every figure module through the registry (cached or rendered), its files placed
     under tmp/figures/ID/; returns id -> (HTML, alt text) for the chapters."""
     figure_list = registry.discover(options.figures, ROOT)
-    helpers = registry.helpers_source(options.figures) if options.figures.is_dir() else b""
     figures_html, seen_ids = {}, set()
     for fig in figure_list:
-        registry.compute_key(fig, helpers, ctx)
+        registry.compute_key(fig, ctx)
         registry.render_or_reuse(fig, options.cache, force=options.force)
         (summary.rendered if fig.status == "rendered" else summary.cached).append(fig.id)
         say(f"  figure {fig.id:<24} {fig.status:<8} {fig.seconds:6.2f} s")

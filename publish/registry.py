@@ -2,7 +2,10 @@
 
 A figure module follows the contract in figures/__init__.py (ID, KIND, RENDERER, ALT or
 alt(), inputs(ctx), render()); every figure gets the same context (the build makes it once). Its cache key is the sha256 of:
-  - the module's own source and the shared helpers' (figures/_*.py): what draws it;
+  - the module's own source and that of every module it imports from figures/, tokenwalk/
+    or article/, directly or through another (read from the import statements,
+    `helper_modules`): what draws it, so an edit to _plot.py re-renders the matplotlib
+    figures and no others, and one to tokenwalk/browser/quant_view.py figure 10;
   - the JSON of inputs(ctx): every number it receives from tokenwalk and the data files;
   - the renderer's version (manim or matplotlib; "svg" is our own code, already hashed);
   - FORMAT, bumped when the registry changes what it stores.
@@ -14,6 +17,7 @@ becomes a BuildError naming the module file and line.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import hashlib
 import importlib
@@ -32,7 +36,7 @@ from . import BuildError
 from .errors import fail as _fail  # the one traceback-to-location function
 from .errors import shown as _shown
 
-FORMAT = "1"
+FORMAT = "2"  # 2: helpers are the modules a figure imports, not every figures/_*.py
 KEEP_KEYS = 3  # cached renderings kept per figure (the newest); older ones are pruned
 
 
@@ -112,12 +116,108 @@ def renderer_version(name: str) -> str:
     return str(name)
 
 
-def helpers_source(folder: Path) -> bytes:
-    """The shared helpers (figures/_*.py): a change there may change any figure."""
-    return b"".join(p.name.encode() + b"\0" + p.read_bytes() for p in sorted(folder.glob("_*.py")))
+PROJECT = Path(__file__).resolve().parent.parent
+# Besides its own folder, the project's packages whose code may draw a figure (the browser
+# views of tokenwalk draw the interactive figures; tokenwalk.format prints their numbers).
+CODE_PACKAGES = ("tokenwalk", "article")
+_PARSED: dict[tuple[Path, int], ast.AST] = {}
 
 
-def compute_key(fig: Figure, helpers: bytes, ctx) -> str:
+def _module_file(folder: Path, parts: list[str]) -> Path | None:
+    """The file of the module `parts` (relative to `folder`), or None when it is not there."""
+    if any(not p.isidentifier() for p in parts):
+        return None
+    base = folder.joinpath(*parts)
+    candidates = (base / "__init__.py",) if not parts else (base.with_suffix(".py"), base / "__init__.py")
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _tree(path: Path) -> ast.AST:
+    key = (path, path.stat().st_mtime_ns)
+    if key not in _PARSED:
+        _PARSED[key] = ast.parse(path.read_bytes(), filename=str(path))
+    return _PARSED[key]
+
+
+def _imports_in(path: Path, roots: dict[str, Path]) -> set[Path]:
+    """The modules of the packages in `roots` (name -> folder) that the module at `path`
+    imports, anywhere in it (inside functions too: a renderer imported by render())."""
+    owner = next(name for name, folder in roots.items() if path.is_relative_to(folder))
+    here = [owner, *path.parent.relative_to(roots[owner]).parts]  # its package
+    found: set[Path] = set()
+
+    def add(parts: list[str], names: list[str]) -> None:
+        head, *rest = parts
+        folder = roots.get(head)
+        if folder is None:
+            return
+        target = _module_file(folder, rest)
+        if target is not None:
+            found.add(target)
+        for name in names:  # `from figures import _manim` names a module too
+            sub = _module_file(folder, [*rest, name])
+            if sub is not None:
+                found.add(sub)
+        # the packages on the way (figures/__init__.py, figures/scenes/__init__.py) run on import too
+        for depth in range(len(rest)):
+            init = folder.joinpath(*rest[:depth], "__init__.py")
+            if init.is_file():
+                found.add(init)
+
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name.split("."), [])
+        elif isinstance(node, ast.ImportFrom):
+            names = [alias.name for alias in node.names if alias.name != "*"]
+            if node.level:
+                base = here[: len(here) - (node.level - 1)] if node.level > 1 else here
+                if base:
+                    add([*base, *(node.module.split(".") if node.module else [])], names)
+            elif node.module:
+                add(node.module.split("."), names)
+    found.discard(path)
+    return found
+
+
+def helper_modules(path: Path, package: str = "figures") -> list[Path]:
+    """The modules that the figure module at `path` imports, directly or through one
+    another, from its own folder (the package `package`: figures/_plot.py, which imports
+    figures/_svg.py; figures/scenes/kv_cache.py, imported by render() only) and from the
+    project's code (tokenwalk/browser/quant_view.py, which draws figure 10), in path order.
+
+    Read from the import statements (`ast`), not by importing: a module that the figure
+    does not import (another figure's helper) is not part of its key.
+    """
+    roots = {name: PROJECT / name for name in CODE_PACKAGES}
+    roots[package] = path.parent
+    seen: set[Path] = set()
+    todo = [path]
+    while todo:
+        for found in _imports_in(todo.pop(), roots):
+            if found not in seen:
+                seen.add(found)
+                todo.append(found)
+    seen.discard(path)
+    return sorted(seen)
+
+
+def helpers_source(path: Path, package: str = "figures") -> bytes:
+    """The source of the figure's helper modules (`helper_modules`), each after its path:
+    an edit to one changes the keys of its importers only."""
+    shown = {path.parent: package, **{PROJECT / name: name for name in CODE_PACKAGES}}
+
+    def name(p: Path) -> str:
+        folder = next(f for f in shown if p.is_relative_to(f))
+        return f"{shown[folder]}/{p.relative_to(folder).as_posix()}"
+
+    return b"".join(name(p).encode() + b"\0" + p.read_bytes() for p in helper_modules(path, package))
+
+
+def compute_key(fig: Figure, ctx) -> str:
     """The figure's cache key; calls `inputs(ctx)` with the build's one context (the
     namespace and the scenario, article.context.Context)."""
     try:
@@ -125,6 +225,10 @@ def compute_key(fig: Figure, helpers: bytes, ctx) -> str:
         inputs_json = json.dumps(fig.inputs, sort_keys=True, separators=(",", ":"), allow_nan=True)
     except Exception as exc:
         raise _fail(fig.path, exc, "inputs() failed") from exc
+    try:
+        helpers = helpers_source(fig.path, fig.module.__name__.rpartition(".")[0])
+    except SyntaxError as exc:  # a helper that does not parse would fail on import anyway
+        raise _fail(Path(exc.filename or fig.path), exc, "cannot read the figure's imports") from exc
     digest = hashlib.sha256()
     for part in (FORMAT.encode(), fig.path.read_bytes(), helpers, inputs_json.encode(),
                  renderer_version(getattr(fig.module, "RENDERER", "svg")).encode()):

@@ -25,6 +25,12 @@ class StandinModel:
     tied_embeddings: bool | None = None
     expert_count: int = 0
     expert_used_count: int = 0
+    expert_ffn_length: int | None = None
+    expert_bytes: float | None = None
+
+    @property
+    def bits_per_weight(self) -> float:
+        return 8 * self.size_bytes / self.params
 
 
 @dataclass

@@ -53,7 +53,8 @@ def test_laptop_chunk_balance_tokens_from_its_inputs(n, qwen):
     it balances near 170 tokens, not 15; 512 is about three times past it (issue #12, error 1)."""
     chunk_bytes = weights_bytes_read(qwen, n["request_chunk_tokens"])
     assert n["laptop_chunk_weights_gb"] == pytest.approx(chunk_bytes / 1e9)
-    assert chunk_bytes == pytest.approx(qwen.size_bytes, rel=1e-3)
+    # every expert woken: the shared part and all the experts, within 4 % of the whole file
+    assert 0.96 * qwen.size_bytes < chunk_bytes < qwen.size_bytes
     assert n["laptop_chunk_balance_tokens"] == pytest.approx(
         n["laptop_ops_per_byte"] * chunk_bytes / flops_per_token(qwen))
     assert round(n["laptop_chunk_balance_tokens"], -1) == 170

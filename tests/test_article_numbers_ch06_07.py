@@ -1,5 +1,6 @@
-"""Numbers chapters 6 and 7 print (article/numbers: laptop.py spec_*, laptop_free_*; engine.py): each checked against its formula on stand-ins or against its inputs, and against the
-sentence it serves where the sentence states an arithmetic fact."""  # noqa: E501
+"""Numbers chapters 6 and 7 print (article/numbers: laptop.py spec_*, laptop_free_*; engine.py):
+each checked against its formula on stand-ins or against its inputs, and against the sentence it
+serves where the sentence states an arithmetic fact."""
 
 from __future__ import annotations
 

@@ -69,3 +69,72 @@ def test_no_figure_module_names_a_preset():
         text = path.read_text(encoding="utf-8")
         named = sorted(n for n in names if f'"{n}"' in text or f"'{n}'" in text)
         assert not named, f"{path.name} chooses a preset ({', '.join(named)}): take it from ctx.scenario"
+
+
+# ---- one case per time-lane or bytes figure that takes its numbers from n (issue 11, item 3):
+# the string the prose prints (the chapter's own filter on the same name) must be in the
+# chapter and, verbatim, in the figure's alt text at the place that states that quantity.
+
+def _prose_and_alt(module):
+    from tests._context import default_context
+
+    ctx = default_context()
+    chapter = render_chapters(ctx.n)["05-prefill-decode.md" if module.ID != "memory-ladder"
+                                     else "04-model-in-memory.md"]
+    fig = module.inputs(ctx)
+    return ctx.n, chapter, module.alt(fig)
+
+
+def _both(chapter: str, alt: str, prose: str, in_alt: str) -> None:
+    assert prose in chapter, f"the prose no longer prints {prose!r}"
+    assert in_alt.format(prose) in alt, (in_alt.format(prose), alt)
+
+
+def test_figure_17_prints_the_prefill_step_and_the_layer_times_as_the_prose_does():
+    from figures import accounting_execution
+    from tokenwalk import format as fmt
+
+    n, chapter, alt = _prose_and_alt(accounting_execution)
+    _both(chapter, alt, fmt.count(n["d7_prefill_step_ms"]), "TFLOP/s = {} ms; the step lasts the larger")
+    _both(chapter, alt, fmt.fixed(n["d7_layer_memory_ms"], 2), "larger of {} ms of bytes")
+    _both(chapter, alt, fmt.fixed(n["d7_layer_compute_ms"], 1), "and {} ms of operations")
+
+
+def test_figure_14_prints_the_decode_trip_and_the_prefill_arithmetic_as_the_prose_does():
+    from figures import overlap
+    from tokenwalk import format as fmt
+
+    n, chapter, alt = _prose_and_alt(overlap)
+    _both(chapter, alt, fmt.fixed(n["d7_step_memory_ms"], 1), "back to back in {} ms")
+    _both(chapter, alt, fmt.count(n["d7_prefill_step_ms"]), "the SMs compute for {} ms")
+
+
+def test_figure_20_prints_the_four_steps_as_the_prose_does():
+    from figures import chunked_prefill
+    from tokenwalk import format as fmt
+
+    n, chapter, alt = _prose_and_alt(chunked_prefill)
+    _both(chapter, alt, fmt.fixed(n["chunk_users_step_ms"], 1), "users decoding: {} ms")
+    _both(chapter, alt, fmt.pct(n["chunk_users_sm_share"]), "SMs busy {}.")
+    _both(chapter, alt, fmt.count(n["chunk_mixed_ms"]), "prompt tokens: {} ms")
+    _both(chapter, alt, fmt.fixed(n["chunk_separate_ms"], 1), "= {} ms, two trips")
+
+
+def test_figure_21_prints_the_decode_speeds_as_the_prose_does():
+    from figures import kv_growth
+    from tokenwalk import format as fmt
+
+    n, chapter, alt = _prose_and_alt(kv_growth)
+    speeds = [fmt.count(g["tok_s"]) for g in n["kv_growth"]]
+    assert ", ".join(speeds) in chapter, "the prose no longer lists the speeds"  # one run in the prose
+    for g, speed in zip(n["kv_growth"], speeds, strict=True):
+        assert f"{fmt.comma(g['context'])} tokens: {speed} tok/s" in alt
+
+
+def test_figure_11_prints_the_load_times_as_the_prose_does():
+    from figures import memory_ladder
+    from tokenwalk import format as fmt
+
+    n, chapter, alt = _prose_and_alt(memory_ladder)
+    _both(chapter, alt, f"{fmt.count(n['d7_nvme_s'])} s", ": {}, once, at load")
+    _both(chapter, alt, f"{int(round(n['d7_pcie_ms'], -1))} ms", ": {}, once, at load")

@@ -22,7 +22,8 @@ from tokenwalk.text import bpe
 from tokenwalk.physics import speculative
 from tokenwalk.physics import moe
 import random
-assert [round(100 * w) for w in attention.attention_row(attention.causal_mask([0.6, 0.1, 3.4, 0.6, 0.2, 0.9, 0.8, 1.2], 7))] == [4, 3, 74, 4, 3, 6, 5, 0]
+row = attention.attention_row(attention.causal_mask([0.6, 0.1, 3.4, 0.6, 0.2, 0.9, 0.8, 1.2], 7))
+assert [round(100 * w) for w in row] == [4, 3, 74, 4, 3, 6, 5, 0]
 assert round(100 * sampling.softmax_with_temperature([3.0, 2.0, 1.0])[0]) == 67
 sampling.sample([1.0, 2.0, 3.0], 0.7, top_p=0.9, rng=random.Random(0))
 assert quantization.FORMAT_BITS_PER_WEIGHT["Q8_0"] == 8.5
@@ -34,7 +35,7 @@ assert moe.expected_distinct_experts(1, 256, 8) == 8
 leaked = BLOCKED & {m.split(".")[0] for m in sys.modules}
 assert not leaked, leaked
 print("ok")
-"""  # noqa: E501
+"""
 
 
 def test_toy_math_core_runs_with_non_stdlib_packages_blocked():

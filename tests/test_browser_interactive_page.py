@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from build_support import ROOT, run_build
-from test_browser_site import SCREENSHOTS, Watched, browser, serve  # noqa: F401  (browser: the shared fixture)
+from test_browser_site import SCREENSHOTS, Watched, serve
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +37,7 @@ def article(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def w(browser, article):  # noqa: F811
+def w(browser, article):
     page = Watched(browser, article[0], viewport={"width": 1280, "height": 900})
     yield page
     page.close()
@@ -111,7 +111,7 @@ def test_smollm2_cuts_the_same_text_beside_it(w, article):
     page = w.page
     page.wait_for_function("document.querySelector('[data-counter=\"smollm2-vocabulary\"]').textContent !== '–'",
                            timeout=60_000)
-    vocab = (article[1] / "figures" / "simulator" / "smollm2-vocab.json").read_text(encoding="utf-8")
+    vocab = (article[1] / "figures" / "tokenizer" / "smollm2-135m-instruct-vocab.json").read_text(encoding="utf-8")
     core.load_smollm2(vocab)
     text = "Fever and a dry cough for three days; ibuprofen 400 mg."
     page.fill("#tw-tok-input", text)
@@ -139,12 +139,14 @@ def test_quantizer_error_grows_from_8_to_4_to_2_bits(w):
         assert before is None or shares[bits] != float(before)
     assert shares[2] > shares[4] > shares[8]
     assert "= 4.5 bits per weight" in bpw[4] and "= 8.5 bits per weight" in bpw[8]
-    assert fig.locator("[data-out=mean-error]").inner_text() == f"mean error {round(100 * shares[2])} %"
+    assert fig.locator("[data-out=mean-error]").inner_text() == f"mean error {round(100 * shares[2])}\u00a0%"
+    # the live drawing is the build's (tokenwalk.browser.quant_view): a chart group per weight
+    assert fig.locator(".tw-quant-view svg .quant-chart .quant-weight").count() == 32
     # a new block keeps one large weight and a reconstructed table
     fig.locator("[data-action=draw]").click()
     page.wait_for_timeout(300)
     page.wait_for_function("document.querySelector('.tw-quantization').dataset.state === 'ready'")
-    assert fig.locator(".tw-quant-table tbody tr").count() == 32, "every weight in the table"
+    assert fig.locator(".tw-quant-view svg .quant-table text.num").count() == 32 * 5, "every weight in the table"
 
 
 SCENARIOS = [
@@ -212,7 +214,7 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     assert query["model"] == form["model"] and query["prompt_tokens"] == form["prompt_tokens"]
 
 
-def test_a_shared_link_opens_its_scenario(browser, article, w):  # noqa: F811
+def test_a_shared_link_opens_its_scenario(browser, article, w):
     context = browser.new_context()
     page = context.new_page()
     page.goto(w.page.url, wait_until="domcontentloaded")
@@ -300,7 +302,7 @@ def test_no_console_error_and_no_request_leaves_localhost(w, article):
     assert w.errors == []
 
 
-def test_without_javascript_each_piece_shows_its_build_rendering_and_says_why(browser, article):  # noqa: F811
+def test_without_javascript_each_piece_shows_its_build_rendering_and_says_why(browser, article):
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 900})
     page = context.new_page()
     page.goto(article[0], wait_until="networkidle")

@@ -141,6 +141,9 @@ def test_gguf_header_in_slices_matches_inspect(smollm2_header):
             break
         n = max(out["need_bytes"], 2 * n)
     assert rounds == 2 and out["header_bytes_read"] < size / 10, "the header only, never the weights"
+    assert out["text"] == {"params": f"{out['params']:,} parameters",
+                           "kv": f"KV cache {int(out['kv_bytes_per_token']['f16']):,} bytes a token (f16)",
+                           "read": f"{out['header_bytes_read']:,} bytes of {size:,} read"}
     expected = cli("inspect", str(SMOLLM2))
     for key in ("architecture", "params", "active_params", "layers", "head_count_kv", "kv_bytes_per_token",
                 "size_bytes"):
@@ -199,3 +202,13 @@ def test_the_form_as_typed_gives_the_settings_the_page_puts_in_its_url():
         browser.settings_from_form({**form, "spec": True, "spec_alpha": ""})
     view = browser.simulate_view(form)
     assert view["settings"] == settings and view["walk"]["prompt_tokens"] == 2000
+
+
+def test_the_page_receives_its_numbers_formatted():
+    """The JavaScript inserts strings: counts, the note on undrawn chips, the GGUF summary."""
+    out = browser.tokenize_toy("the patient has a fever " * 3, PARAGRAPH, 5, 4)
+    assert len(out["pieces"]) == 4 and out["more_text"].startswith("… and ")
+    assert out["more_text"].endswith("more tokens (not drawn)")
+    assert out["counts_text"]["characters"] == f"{out['counts']['characters']:,}"
+    whole = browser.tokenize_toy("a fever", PARAGRAPH, 5)
+    assert whole["more_text"] == "" and len(whole["pieces"]) == whole["counts"]["tokens"]

@@ -21,7 +21,6 @@ from build_support import FIXTURE, ROOT, build_fixture, run_build
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = ROOT / "tests" / "screenshots"
 
 
@@ -55,17 +54,6 @@ def site(request, tmp_path_factory):
     server = serve(tmp / "site")
     yield request.param, f"http://127.0.0.1:{server.server_port}/"
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield browser
-        browser.close()
 
 
 class Watched:

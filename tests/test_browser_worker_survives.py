@@ -17,7 +17,7 @@ import re
 
 import pytest
 from build_support import run_build
-from test_browser_site import browser, serve  # noqa: F401  (browser: the shared fixture)
+from test_browser_site import serve
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +54,7 @@ def site(tmp_path_factory):
 
 
 class Page:
-    def __init__(self, browser, url, limits=None, patch_worker=False, viewport=None):  # noqa: F811
+    def __init__(self, browser, url, limits=None, patch_worker=False, viewport=None):
         self.context = browser.new_context(viewport=viewport or {"width": 1280, "height": 900})
         self.urls, self.errors = [], []
         if limits:
@@ -96,7 +96,7 @@ def wait_walk(page, prompt_tokens: int, timeout=60_000):
 
 
 @pytest.fixture(scope="module")
-def staged(browser, site):  # noqa: F811
+def staged(browser, site):
     """One page with the test worker and 5 s calls, Python started from the simulator."""
     p = Page(browser, site[0], limits={"call": CALL_MS}, patch_worker=True)
     page = p.open()
@@ -205,7 +205,8 @@ def test_a_paste_of_200000_pieces_draws_in_batches_without_overflowing(staged):
         const { chips } = await import("./static/interactive/tokenizer.js");
         const box = document.createElement("div");
         document.body.append(box);
-        chips(box, Array.from({ length: 200000 }, (_, i) => i % 2 ? " " : "a"));
+        // the worker sends the note on the chips not drawn already formatted (entry.tokenize_toy's more_text)
+        chips(box, Array.from({ length: 200000 }, (_, i) => i % 2 ? " " : "a"), "… and 180,000 more tokens (not drawn)");
         const more = () => box.querySelector(".tw-chips-more");
         for (let i = 0; i < 40 && !more(); i++) await new Promise(requestAnimationFrame);
         const out = { chips: box.querySelectorAll(".tw-chip").length, more: more()?.textContent };
@@ -224,7 +225,7 @@ def test_no_traceback_or_uncaught_error_reached_the_page(staged):
     assert not any("Traceback" in t for t in texts)
 
 
-def test_a_stalled_or_missing_runtime_shows_a_message_and_the_retry_works(browser, site):  # noqa: F811
+def test_a_stalled_or_missing_runtime_shows_a_message_and_the_retry_works(browser, site):
     p = Page(browser, site[0], limits={"boot": 4_000})
     stalled = []
     p.context.route("**/pyodide.asm.wasm", lambda route: stalled.append(route))  # never answered
@@ -254,7 +255,7 @@ def test_a_stalled_or_missing_runtime_shows_a_message_and_the_retry_works(browse
         p.close()
 
 
-def test_a_wheel_that_does_not_load_is_one_line_and_retry_works(browser, site):  # noqa: F811
+def test_a_wheel_that_does_not_load_is_one_line_and_retry_works(browser, site):
     p = Page(browser, site[0])
     p.context.route("**/wheels/*.whl", lambda route: route.fulfill(status=200, body=b"not a zip"))
     page = p.open()
@@ -271,7 +272,7 @@ def test_a_wheel_that_does_not_load_is_one_line_and_retry_works(browser, site): 
         p.close()
 
 
-def test_when_client_js_fails_the_no_js_notes_stay(browser, site):  # noqa: F811
+def test_when_client_js_fails_the_no_js_notes_stay(browser, site):
     p = Page(browser, site[0], viewport={"width": 390, "height": 900})
     p.context.route(re.compile(r".*/static/interactive/client\.js(\?.*)?$"), lambda route: route.fulfill(status=404))
     page = p.open()

@@ -83,8 +83,13 @@ def test_changing_module_source_or_helpers_rerenders(fakes):
     with open(figures / "gamma.py", "a") as f:
         f.write("\n# a comment changes the source, so the key\n")
     assert build(src, figures, tmp)[1] == ["gamma"]
-    (figures / "_shared.py").write_text("COLOUR = 'bus'\n")  # a helper: every figure may use it
-    assert build(src, figures, tmp)[1] == ["alpha", "beta", "gamma"]
+    (figures / "_shared.py").write_text("COLOUR = 'bus'\n")  # a helper no figure imports yet
+    assert build(src, figures, tmp)[1] == []
+    with open(figures / "beta.py", "a") as f:
+        f.write("\n\ndef _colour():\n    from ._shared import COLOUR\n    return COLOUR\n")
+    assert build(src, figures, tmp)[1] == ["beta"]
+    (figures / "_shared.py").write_text("COLOUR = 'compute'\n")  # now only its importer re-renders
+    assert build(src, figures, tmp)[1] == ["beta"]
 
 
 def test_force_renders_everything(fakes):
@@ -113,6 +118,47 @@ def test_figure_html_reaches_the_page_when_the_article_uses_it(fakes):
     build(src, figures, tmp)
     html = (tmp / "site" / "index.html").read_text()
     assert re.search(r'<figure id="fig-beta".*?>42</text>', html, re.S)
+
+
+def test_a_helper_counts_for_the_figures_that_import_it_only():
+    """Touching figures/_plot.py changes the keys of the matplotlib figures and no others;
+    the Manim figures' keys cover their scene modules, imported by render() only; the
+    interactive figures' keys cover the tokenwalk views that draw them."""
+    from publish.registry import PROJECT, helper_modules
+
+    folder = PROJECT / "figures"
+    helpers = {p.stem: {h.relative_to(PROJECT).as_posix() for h in helper_modules(p)}
+               for p in sorted(folder.glob("*.py")) if not p.name.startswith("_")}
+    assert {fig for fig, used in helpers.items() if "figures/_plot.py" in used} == {"balance_point", "bandwidth_share"}
+    assert "figures/_svg.py" in helpers["balance_point"]  # through _plot.py
+    for fig in ("decode_head", "kv_cache", "residual_layer"):
+        scenes = {h for h in helpers[fig] if h.startswith("figures/scenes/")}
+        assert scenes == {f"figures/scenes/{fig}.py", "figures/scenes/base.py", "figures/scenes/__init__.py"}, fig
+        assert "figures/_manim.py" in helpers[fig]
+    assert {h for h in helpers["tile"] if h.startswith("figures/")} == {"figures/__init__.py", "figures/_svg.py"}
+    assert "tokenwalk/browser/quant_view.py" in helpers["quantization"]
+    assert "tokenwalk/browser/view.py" in helpers["simulator"]
+    assert "tokenwalk/format.py" in helpers["chunked_prefill"]
+
+
+def test_helper_modules_follow_relative_and_absolute_imports(tmp_path):
+    from publish.registry import helper_modules
+
+    pkg = tmp_path / "figs"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "_a.py").write_text("from ._b import X\n")
+    (pkg / "_b.py").write_text("X = 1\n")
+    (pkg / "_c.py").write_text("Y = 2\n")  # imported by nobody
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "scene.py").write_text("from .. import _c\nfrom figs._a import X\n")
+    (pkg / "fig.py").write_text("import json\n\ndef render():\n    from figs.sub.scene import S\n")
+    (pkg / "other.py").write_text("from . import _a\n")
+
+    def names(path):
+        return sorted(h.relative_to(pkg).as_posix() for h in helper_modules(path, "figs"))
+
+    assert names(pkg / "fig.py") == ["_a.py", "_b.py", "_c.py", "sub/__init__.py", "sub/scene.py"]
+    assert names(pkg / "other.py") == ["_a.py", "_b.py"]
 
 
 def test_renderer_version_joins_the_key():

@@ -78,7 +78,8 @@ def test_jinja_syntax_error_names_file_and_line(fixture_with_site):
     chapter.write_text(text)
     result = build_fixture(src, out, cache)
     assert_failed_cleanly(result, out, snapshot, "")
-    lineno = text.splitlines().index(next(l for l in text.splitlines() if "{{ n.prompt_tokens | comma " in l)) + 1  # noqa: E741
+    lines = text.splitlines()
+    lineno = lines.index(next(line for line in lines if "{{ n.prompt_tokens | comma " in line)) + 1
     assert f"01-intro.md:{lineno}: TemplateSyntaxError" in result.stderr
 
 

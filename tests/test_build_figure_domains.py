@@ -29,10 +29,9 @@ if sys.argv[2] == "bump":
     spec_json.read_preset = machine_spec.read_preset = patched
 from publish import registry
 figs = registry.discover(root / "figures", root)
-helpers = registry.helpers_source(root / "figures")
 from article.context import build_context
 ctx = build_context()
-print(json.dumps({f.id: registry.compute_key(f, helpers, ctx) for f in figs}))
+print(json.dumps({f.id: registry.compute_key(f, ctx) for f in figs}))
 """
 
 # Figures drawn on the H100 (the dense 7B's steps, the memory ladder, the KV growth) and

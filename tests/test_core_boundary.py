@@ -9,8 +9,9 @@ import pathlib
 import subprocess
 import sys
 
+from tokenwalk import core_module_names
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-from tokenwalk import core_module_names  # noqa: E402
 
 CORE_MODULES = core_module_names(ROOT / "tokenwalk")
 

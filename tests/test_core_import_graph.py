@@ -1,7 +1,8 @@
-"""The core's imports run one way (issue #11): walked with ast over every core module (all of
+"""The imports run one way (issue #11): walked with ast over every core module (all of
 tokenwalk/ but its edge packages), the graph of imports between core modules has no cycle,
 and no core module imports the native edge, the command line, the article layer, the build
-or the figures; imports inside functions count too."""
+or the figures; above the core, no room imports a room after it. Imports inside functions
+count too."""
 
 from __future__ import annotations
 
@@ -13,11 +14,6 @@ import tokenwalk
 PACKAGE = Path(tokenwalk.__file__).resolve().parent
 CORE = set(tokenwalk.core_module_names(PACKAGE))
 FORBIDDEN = tuple(f"tokenwalk.{edge}" for edge in tokenwalk.EDGE_PACKAGES) + ("article", "publish", "figures", "content")
-# Known and owned by the article layer's change (toy loaders leaving the physics modules):
-# remove an entry when that module no longer imports the article.
-PENDING = {(module, "article.toys") for module in (
-    "tokenwalk.browser.entry", "tokenwalk.physics.attention", "tokenwalk.physics.quantization",
-    "tokenwalk.physics.sampling", "tokenwalk.physics.speculative", "tokenwalk.text.bpe")}
 
 
 def _path(name: str) -> Path:
@@ -43,7 +39,7 @@ GRAPH = {name: _imports(name) for name in CORE}
 
 def test_no_core_module_imports_the_edge_or_the_article():
     bad = sorted((name, target) for name, targets in GRAPH.items() for target in targets
-                 if target.startswith(FORBIDDEN) and (name, target) not in PENDING)
+                 if target.startswith(FORBIDDEN))
     assert bad == []
 
 
@@ -71,3 +67,32 @@ def test_the_core_import_graph_is_acyclic():
 
 def test_the_timing_cycle_stays_broken():
     assert "tokenwalk.timing.model" not in GRAPH["tokenwalk.timing.calibration"]
+
+
+# The rooms above the core, and what each may not import (DESIGN.md, "Which room imports which").
+ROOMS = {"tokenwalk": ("article", "figures", "publish", "content", "build"),
+         "article": ("figures", "publish", "content", "build"),
+         "figures": ("publish", "content", "build")}
+
+
+def _room_imports(path: Path) -> set[str]:
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module)
+    return out
+
+
+def test_the_rooms_import_one_way():
+    """data -> tokenwalk (edge included) -> article -> figures -> publish: no room imports a
+    room after it (imports inside functions count too)."""
+    root = PACKAGE.parent
+    bad = []
+    for room, forbidden in ROOMS.items():
+        for path in sorted((root / room).rglob("*.py")):
+            for name in _room_imports(path):
+                if name.split(".")[0] in forbidden:
+                    bad.append(f"{path.relative_to(root)} imports {name}")
+    assert bad == []

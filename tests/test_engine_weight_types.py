@@ -12,12 +12,13 @@ import pytest
 gguf = pytest.importorskip("gguf")
 pytest.importorskip("pyopencl")
 
-from gguf import GGMLQuantizationType as Q  # noqa: E402
-from gguf.quants import dequantize, quantize  # noqa: E402
+# after importorskip, so that a machine without gguf or pyopencl skips these tests rather than failing
+from gguf import GGMLQuantizationType as Q  # noqa: E402  (after importorskip)
+from gguf.quants import dequantize, quantize  # noqa: E402  (after importorskip)
 
-from tokenwalk.native.cl.ops import multiply_once  # noqa: E402
-from tokenwalk.native.cl.packing import pack_tensors  # noqa: E402
-from tokenwalk.native.model_file import Tensor  # noqa: E402
+from tokenwalk.native.cl.ops import multiply_once  # noqa: E402  (after importorskip)
+from tokenwalk.native.cl.packing import pack_tensors  # noqa: E402  (after importorskip)
+from tokenwalk.native.model_file import Tensor  # noqa: E402  (after importorskip)
 
 ROWS, COLS = 40, 96
 

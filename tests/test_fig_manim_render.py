@@ -68,9 +68,11 @@ def test_subprocess_render_matches_size(tmp_path):
     """The helper can render a still in a fresh interpreter (keeps Manim's state out)."""
     from PIL import Image
 
+    from figures.scenes.kv_cache import KVCacheScene
+
     m = importlib.import_module("figures.kv_cache")
     out = tmp_path / "still.png"
-    size = _manim.render_still(m._scene_class(), m.inputs(default_context()), out, canvas=m.CANVAS, theme="dark",
+    size = _manim.render_still(KVCacheScene, m.inputs(default_context()), out, canvas=m.CANVAS, theme="dark",
                                quality="low", subprocess=True)
     with Image.open(out) as im:
         assert im.size == size == (m.CANVAS.width_px // 2, m.CANVAS.height_px // 2)

@@ -49,8 +49,12 @@ def test_fig11_legible_on_a_phone(fig):
 
 def test_fig11_follows_the_ladder_data(tmp_path):
     """A faster disk changes the figure's first time (the numbers come from the data, not the code)."""
-    rungs = ladder()
-    faster = [r if r.role != "disk" else type(r)(**{**r.__dict__, "bandwidth_gbs": 14.0}) for r in rungs]
-    n = memory_ladder.inputs_for(load_model("dense-7b-fp16"), faster)
+    from tests._context import default_context
+
+    rows = default_context().n["ladder"]
+    size = load_model("dense-7b-fp16").size_bytes
+    faster = [r if r["role"] != "disk" else {**r, "bandwidth_gbs": 14.0, "move_s": memory_time_s(size, 14.0)}
+              for r in rows]
+    n = memory_ladder.inputs_for(size, faster)
     _, _, root = render(memory_ladder, tmp_path, n)
     assert "14 GB in 1 s" in words(root)

@@ -29,8 +29,7 @@ def test_fig10_levels_are_to_scale(tmp_path):
     mod, inputs, out = render("quantization", tmp_path)
     root = check_contract(mod, inputs, out)
     chart = next(g for g in root.iter(f"{SVG_TAG}g") if g.get("class") == "quant-chart")
-    lines = [l for l in chart.findall(f"{SVG_TAG}line")]  # noqa: E741
-    ys = sorted(float(l.get("y1")) for l in lines)  # noqa: E741
+    ys = sorted(float(line.get("y1")) for line in chart.findall(f"{SVG_TAG}line"))
     assert len(ys) == 16
     gaps = {round(b - a, 6) for a, b in zip(ys, ys[1:], strict=False)}
     assert gaps == {mod.STEP_H}
@@ -60,3 +59,32 @@ def test_fig10_static_rendering_says_the_live_version_needs_javascript(tmp_path)
 def test_fig10_static_rendering_scrolls_on_a_phone(tmp_path):
     _, _, out = render("quantization", tmp_path)
     check_nested_wide_scrolls(out)
+
+
+def test_fig10_static_and_live_drawings_are_one_view(tmp_path):
+    """The page's live figure calls tokenwalk.browser.entry.quantize_view, which draws with
+    the same function as the build: at the static bit width the chart, the table and the
+    summary lines are the same markup."""
+    import xml.etree.ElementTree as ET
+
+    from tokenwalk.browser.entry import quantize_view
+
+    mod, inputs, out = render("quantization", tmp_path)
+    static = check_contract(mod, inputs, out)
+    live = ET.fromstring(quantize_view(inputs["weights"], mod.STATIC_BITS, inputs["bit_widths"])["svg"])
+
+    def drawn(root):
+        return [ET.tostring(el) for el in root if el.tag.split("}")[1] not in ("title", "desc", "style")]
+
+    assert drawn(static) == drawn(live)
+    assert live.get("style") == static.get("style") == "min-width:540px"
+
+
+def test_fig10_live_view_formats_its_numbers_in_python():
+    """The page inserts strings: the summary's shares come from tokenwalk.format (no-break space)."""
+    from tokenwalk.browser.entry import quantize_view
+
+    v = quantize_view([0.01, -0.02, 0.0412, 0.003] * 8, 2, [8, 4, 3, 2])
+    assert v["bits_per_weight"] == "2.5"
+    assert "mean error " in v["summary_html"] and "\u00a0%" in v["summary_html"]
+    assert "8 bits" in v["svg"] and "2 bits" in v["svg"]

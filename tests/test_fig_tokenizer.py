@@ -44,3 +44,24 @@ def test_fig1_static_rendering_says_the_live_version_needs_javascript(tmp_path):
 def test_fig1_static_rendering_scrolls_on_a_phone(tmp_path):
     _, _, out = render("tokenizer", tmp_path)
     check_nested_wide_scrolls(out)
+
+
+def test_the_tokenizer_writes_its_own_vocabulary_file(tmp_path):
+    """Figure 1 ships the request's tokenizer model's vocabulary beside itself (the simulator
+    no longer carries it), and its container points the interactive layer at it."""
+    import json
+
+    from figures import simulator, tokenizer
+    from tests._context import default_context
+
+    inputs = tokenizer.inputs(default_context())
+    assert "vocab" not in simulator.inputs(default_context())
+    if inputs["vocab"].get("missing"):
+        assert 'data-vocab=""' in tokenizer.render(inputs, tmp_path)
+        return
+    html = tokenizer.render(inputs, tmp_path)
+    name = tokenizer.vocab_file_name(inputs["vocab"]["name"])
+    assert name == "smollm2-135m-instruct-vocab.json"
+    assert f'data-vocab="figures/tokenizer/{name}"' in html
+    data = json.loads((tmp_path / name).read_text(encoding="utf-8"))
+    assert len(data["tokenizer.ggml.tokens"]) == 49_152 and data["name"] == inputs["vocab"]["name"]

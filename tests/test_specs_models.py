@@ -151,7 +151,8 @@ def test_json_missing_field_names_file_and_field(tmp_path, field):
     path = _write_json(tmp_path, data)
     with pytest.raises(SpecError) as info:
         load_model(path)
-    assert str(info.value) == f"{path}: missing field '{field}' ({'a string' if field == 'name' else 'a whole number' if REQUIRED_FIELDS[field] == 'int' else 'a number'})"  # noqa: E501
+    kind = "a string" if field == "name" else "a whole number" if REQUIRED_FIELDS[field] == "int" else "a number"
+    assert str(info.value) == f"{path}: missing field '{field}' ({kind})"
 
 
 @pytest.mark.parametrize("patch, fragment", [

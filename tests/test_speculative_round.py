@@ -50,7 +50,7 @@ def test_dense_round_pays_and_moe_round_does_not():
 
 
 def test_expert_bytes_of_a_dense_model_are_zero():
-    from tokenwalk.physics.speculative import expert_bytes_per_token
+    from tokenwalk.physics.moe import expert_bytes_per_token
     from tokenwalk.specs.model import ModelSpec
 
     dense = ModelSpec(name="d", params=7e9, size_bytes=14e9, layers=32, embedding_length=4096,
@@ -63,8 +63,8 @@ def test_fig23_same_draft_opposite_verdicts_for_the_dense_27b_and_the_moe():
     γ = 4, the dense Qwen3.8 27B (16 GB per step, read once per check) gets roughly twice as
     fast, while Qwen3.6 35B-A3B (1.84 GB per step) reads several times more experts to check
     five tokens and comes out slower (first-order costs, bytes read)."""
-    from tokenwalk.physics.moe import expected_distinct_experts
-    from tokenwalk.physics.speculative import expert_bytes_per_token, model_round_cost
+    from tokenwalk.physics.moe import expected_distinct_experts, expert_bytes_per_token
+    from tokenwalk.physics.speculative import model_round_cost
     from tokenwalk.specs.model import load_model
 
     dense = load_model("qwen3.8-27b")

@@ -70,7 +70,7 @@ def group(n: dict, scenario) -> None:
     # the memory ladder: time to move the 7B over each rung that has a bandwidth
     ladder = []
     for rung in memory_ladder():
-        ladder.append({"name": rung.name, "bandwidth_gbs": rung.bandwidth_gbs,
+        ladder.append({"name": rung.name, "role": rung.role, "count": rung.count, "bandwidth_gbs": rung.bandwidth_gbs,
                        "capacity": rung.capacity_label,
                        "move_s": memory_time_s(d7.size_bytes, rung.bandwidth_gbs) if rung.bandwidth_gbs else None})
     n["ladder"] = ladder
@@ -156,3 +156,21 @@ def group(n: dict, scenario) -> None:
     # "Prefill in practice" (issue #12, error 2): the answer at the section's own weights-only
     # ceiling, beside d7_example_answer_s, which also reads the growing cache every step
     n["d7_example_answer_weights_s"] = n["d7_example_output_tokens"] / n["d7_ceiling_tok_s"]
+    # the step splits the time-lane figures draw beside the prose (14 overlap, 17
+    # accounting-execution, 20 chunked-prefill): each side of a step, in milliseconds
+    n["d7_decode_step_ms"] = one.step_s * 1e3
+    n["d7_decode_compute_ms"] = one.compute_s * 1e3
+    n["d7_prefill_memory_ms"] = pre.memory_s * 1e3
+    n["d7_prefill_compute_ms"] = pre.compute_s * 1e3
+    n["d7_prefill_gb"] = pre.bytes_moved / GB
+    n["chunk_users_memory_ms"] = dec.memory_s * 1e3
+    for key, tokens in (("ride", n["chunk_free_ride_tokens"]), ("mixed", pt)):
+        m = mixed_step(d7, h100, du, tokens)
+        n[f"chunk_{key}_ms"] = m.step_s * 1e3  # chunk_mixed_ms: the same value as above
+        n[f"chunk_{key}_memory_ms"] = m.memory_s * 1e3
+        n[f"chunk_{key}_compute_ms"] = m.compute_s * 1e3
+        n[f"chunk_{key}_sm_share"] = m.sm_busy_share
+        n[f"chunk_{key}_prompt_compute_ms"] = step_time(d7, h100, tokens).compute_s * 1e3
+    for side, step in (("decode", sep.decode), ("prefill", sep.prefill)):
+        n[f"chunk_separate_{side}_memory_ms"] = step.memory_s * 1e3
+        n[f"chunk_separate_{side}_compute_ms"] = step.compute_s * 1e3

@@ -9,7 +9,8 @@ natively (tests, build), so the page shows exactly what `tokenwalk walk --json` 
 - tokenize_toy(text, paragraph): figure 1's toy BPE (trained on the paragraph) and its counters;
 - load_smollm2(vocab) / tokenize_smollm2(text): SmolLM2's own BPE from the compact
   vocabulary file the build writes (`smollm2_vocab_data`, from the GGUF header);
-- quantize(weights, bits), draw_weights(seed): figure 10's block;
+- quantize(weights, bits), draw_weights(seed): figure 10's block; quantize_view(weights,
+  bits, bit_widths): the block drawn by tokenwalk.browser.quant_view, as the build draws it;
 - simulate(settings): `walk_request(...).to_dict()`; explain(settings): which numbers are
   measured, computed or assumed;
 - inspect_gguf(data, file_size, name): a GGUF header from the first bytes of a file the
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import random
 
+from tokenwalk import format as fmt
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.specs.schema import MACHINE_DOMAINS, REQUEST_DOMAINS, check_value
 
@@ -56,17 +58,27 @@ def _toy_bpe(paragraph: str, n_merges: int):
     return _toy_cache[key]
 
 
-def tokenize_toy(text: str, paragraph: str, n_merges: int) -> dict:
+def _shown(pieces: list, limit: int | None) -> dict:
+    """The pieces the page draws (the first `limit`) and the note on the rest, as text."""
+    if limit is None or len(pieces) <= int(limit):
+        return {"pieces": pieces, "more_text": ""}
+    limit = int(limit)
+    return {"pieces": pieces[:limit], "more_text": f"… and {fmt.comma(len(pieces) - limit)} more tokens (not drawn)"}
+
+
+def tokenize_toy(text: str, paragraph: str, n_merges: int, limit: int | None = None) -> dict:
     """Figure 1: `text` cut by the toy BPE trained on `paragraph` with `n_merges` merges
-    (the figure's data attributes carry both). Returns pieces (text of each token) and counts
-    (characters, utf8_bytes, words, tokens, vocabulary)."""
+    (the figure's data attributes carry both). Returns pieces (text of each token, the first
+    `limit` when given, with more_text saying how many more), counts (characters,
+    utf8_bytes, words, tokens, vocabulary) and counts_text (the same, formatted)."""
     from tokenwalk.text.bpe import count_text, unicode_to_bytes
 
     _check_length(text)
     bpe = _toy_bpe(paragraph, int(n_merges))
     to_byte = unicode_to_bytes()
     pieces = [piece_text(bytes(to_byte[c] for c in symbol)) for symbol in bpe.encode_pieces(text)]
-    return {"pieces": pieces, "counts": count_text(text, bpe)}
+    counts = count_text(text, bpe)
+    return {**_shown(pieces, limit), "counts": counts, "counts_text": {k: fmt.comma(v) for k, v in counts.items()}}
 
 
 def _check_length(text) -> None:
@@ -101,15 +113,17 @@ def load_smollm2(vocab) -> dict:
     return {"vocabulary": _smollm2.vocab_size}
 
 
-def tokenize_smollm2(text: str) -> dict:
+def tokenize_smollm2(text: str, limit: int | None = None) -> dict:
     """`text` cut by SmolLM2's own BPE (typed text: special markers are not parsed).
-    Returns pieces (each token's text, see piece_text), ids, tokens and vocabulary."""
+    Returns pieces (each token's text, see piece_text; the first `limit` when given, with
+    more_text), ids, tokens and vocabulary, and tokens_text and vocabulary_text formatted."""
     if _smollm2 is None:
         raise TokenwalkError("SmolLM2 tokenizer: its vocabulary is not loaded (load_smollm2 first)")
     _check_length(text)
     ids = _smollm2.encode(text, parse_special=False)
     pieces = [piece_text(_smollm2.token_bytes(i)) for i in ids]
-    return {"pieces": pieces, "ids": ids, "tokens": len(ids), "vocabulary": _smollm2.vocab_size}
+    return {**_shown(pieces, limit), "ids": ids, "tokens": len(ids), "vocabulary": _smollm2.vocab_size,
+            "tokens_text": fmt.comma(len(ids)), "vocabulary_text": fmt.comma(_smollm2.vocab_size)}
 
 
 # ----------------------------------------------------------------- quantizer
@@ -124,6 +138,25 @@ def quantize(weights: list, bits: int) -> dict:
     out = quantize_block([float(w) for w in weights], int(bits)).to_dict()
     out["formats"] = dict(FORMAT_BITS_PER_WEIGHT)
     return out
+
+
+def quantize_view(weights: list, bits: int, bit_widths: list) -> dict:
+    """Figure 10, live: the block at `bits` drawn as the build draws it (quant_view's SVG,
+    with the mean error at each of `bit_widths`), the live summary's HTML, and the numbers
+    the page keeps (mean_error_share, bits_per_weight as text)."""
+    from tokenwalk.browser import quant_view
+
+    widths = [int(b) for b in bit_widths]
+    if int(bits) not in widths:
+        widths.append(int(bits))
+    blocks = {str(b): quantize(weights, b) for b in widths}
+    q = blocks[str(int(bits))]
+    formats = q["formats"]
+    return {"bits": q["bits"], "mean_error_share": q["mean_error_share"],
+            "bits_per_weight": quant_view.fmt_bits(q["bits_per_weight"]),
+            "svg": quant_view.block_svg(q, blocks, formats, desc=quant_view.describe(q, blocks),
+                                        min_width_px=quant_view.MIN_WIDTH_PX, id_prefix="tw-quant-live"),
+            "summary_html": quant_view.summary_html(q)}
 
 
 def draw_weights(seed: int, n: int = 32, sd: float = 0.0065, large: float = 0.0412) -> list:
@@ -429,13 +462,16 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
         info["kv_at_context"] = kv_at_context(model, int(model.context_length))
     info["kv_summary"] = kv_summary(model)
     info["header_bytes_read"] = header.header_bytes_read
+    info["text"] = {"params": f"{fmt.comma(info['params'])} parameters",
+                    "kv": info["kv_summary"],
+                    "read": f"{fmt.comma(header.header_bytes_read)} bytes of {fmt.comma(int(file_size))} read"}
     return info
 
 
 # ----------------------------------------------------------------- the worker's door
 
 FUNCTIONS = {f.__name__: f for f in (tokenize_toy, load_smollm2, tokenize_smollm2, quantize, draw_weights,
-                                     simulate, explain, simulate_view)}
+                                     simulate, explain, simulate_view, quantize_view)}
 
 
 def call(name: str, args_json: str) -> str:

@@ -71,6 +71,7 @@ def run(args) -> int:
         print(f"{name:<20}{row.bandwidth_efficiency:>22.2f}{row.layer_overhead_s * 1e6:>22.0f}"
               f"{row.compute_efficiency:>22.2f}  (from its measurements, not stored{': ' + row.note if row.note else ''})")
     print(f"leave-one-family-out median error: decode {cv['decode']['median_ape']:.1%} "
-          f"(p90 {cv['decode']['p90_ape']:.1%}), prefill {cv['prefill']['median_ape']:.1%}; likely range holds {cv['decode_coverage']:.0%} (decode), "  # noqa: E501
+          f"(p90 {cv['decode']['p90_ape']:.1%}), prefill {cv['prefill']['median_ape']:.1%}; "
+          f"likely range holds {cv['decode_coverage']:.0%} (decode), "
           f"{cv['prefill_coverage']:.0%} (prefill) (tokenwalk validate for the details)")
     return 0

@@ -59,7 +59,8 @@ def run(args) -> int:
               f"{vals['prefill_tok_s']} tok/s · first token {vals['ttft_s']} s · decode {vals['decode_tok_s']} tok/s\n"
               f"bandwidth {vals['measured_bandwidth_gbs']} GB/s · a decode step reads "
               f"{vals['bytes_read_per_token'] / 1e6:.1f} MB of weights "
-              f"(+ {vals['kv_bytes_read_per_token'] / 1e6:.1f} MB of KV cache) · decode uses {vals['decode_bandwidth_share']:.0%} of the bandwidth "  # noqa: E501
+              f"(+ {vals['kv_bytes_read_per_token'] / 1e6:.1f} MB of KV cache) · "
+              f"decode uses {vals['decode_bandwidth_share']:.0%} of the bandwidth "
               f"({vals['decode_bandwidth_share_with_kv']:.0%} with the cache)")
     print(f"wrote {out}", file=sys.stderr)
     return 0

@@ -377,7 +377,8 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
         "about": (
             "Coefficients of tokenwalk's timing model (tokenwalk/timing/model.py), written by `tokenwalk fit` from "
             "the published llama-bench runs in llama-bench/benchmarks.json. A step lasts "
-            "max(bytes / (bandwidth_efficiency x spec GB/s), operations / (compute_efficiency x quant_compute_factor x spec FP16 FLOP/s)) + layers x "  # noqa: E501
+            "max(bytes / (bandwidth_efficiency x spec GB/s), "
+            "operations / (compute_efficiency x quant_compute_factor x spec FP16 FLOP/s)) + layers x "
             "layer_overhead_s, with the row of the machine's backend on its class of device ('ROCm/discrete'), else of "
             "its backend, else 'default'. range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
             "chip families. Machines with their own measurements (a calibration block in their preset) are solved from "

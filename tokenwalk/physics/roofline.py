@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from tokenwalk.physics import moe
 from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_cache_bytes, kv_layer_kinds, kv_layers
 from tokenwalk.specs.protocols import Machine, Model
 
@@ -147,29 +148,21 @@ def expected_distinct_experts(tokens: int, expert_count: int, expert_used_count:
 
     Delegates to `tokenwalk.physics.moe` (one place for that formula).
     """
-    from tokenwalk.physics.moe import expected_distinct_experts as _distinct
-
-    return _distinct(tokens, expert_count, expert_used_count)
+    return moe.expected_distinct_experts(tokens, expert_count, expert_used_count)
 
 
 def weights_bytes_read(model, tokens: int = 1) -> float:
     """Bytes of weights one step with `tokens` tokens reads from memory.
 
     Dense model: the bytes one decoded token reads (`model.bytes_read_per_token`), the
-    same for 1 token or 2,048. Mixture of experts: the shared part once, plus the experts
-    the step's tokens wake up (up to all of them). The expert part is derived from the
-    file size and the bytes one token reads: if W = shared + experts and
-    R = shared + experts x used / count, then experts = (W - R) / (1 - used / count).
+    same for 1 token or 2,048. Mixture of experts: the shared part once, plus every
+    distinct expert the step's tokens wake up (up to all of them), with the experts' bytes
+    from `tokenwalk.physics.moe.routed_expert_bytes` (the one source of expert bytes).
     """
     per_token = _bytes_read_per_token(model)
-    count, used = model.expert_count or 0, model.expert_used_count or 0
-    if tokens <= 1 or count <= 1 or used <= 0 or used >= count:
+    if tokens <= 1 or model.expert_count <= 1:
         return per_token
-    total = float(model.size_bytes)
-    experts_bytes = max(total - per_token, 0.0) / (1.0 - used / count)
-    shared_bytes = total - experts_bytes
-    distinct = expected_distinct_experts(tokens, count, used)
-    return shared_bytes + experts_bytes * min(distinct, count) / count
+    return per_token - moe.expert_bytes_per_token(model) + moe.step_expert_bytes(model, tokens)
 
 
 def attention_width(model) -> int:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from tokenwalk.physics.moe import expected_distinct_experts
+from tokenwalk.physics.moe import expected_distinct_experts, expert_bytes_per_token
 
 
 def expected_tokens_per_round(alpha: float, gamma: int) -> float:
@@ -92,26 +92,14 @@ def round_cost(
     return RoundCost(tokens, step_bytes, draft, check, draft + check, per_token, step_bytes / per_token)
 
 
-def expert_bytes_per_token(model) -> float:
-    """Bytes of routed experts one token reads in a MoE model (0 for a dense model).
-
-    layers × expert_used_count × 3 matrices of embedding_length × expert_ffn_length,
-    at the model's average bits per weight (first order: the file may store its expert
-    tensors in a format a little above or below the average). ``model``: a ModelSpec.
-    """
-    if not model.expert_count or not model.expert_ffn_length:
-        return 0.0
-    weights = model.layers * model.expert_used_count * 3 * model.embedding_length * model.expert_ffn_length
-    return weights * model.bits_per_weight / 8
-
-
 def model_round_cost(model, alpha: float, gamma: int, draft_params: float) -> RoundCost:
     """Speculative round vs plain decoding for a model (a ModelSpec), in bytes read.
 
     ``alpha`` the acceptance rate, ``gamma`` the draft tokens per round, ``draft_params``
     the draft model's size, stored at the target's average bits per weight. Plain decoding reads
     model.bytes_read_per_token per token; the check of gamma + 1 tokens reads the shared
-    weights once and every distinct expert the tokens woke.
+    weights once and every distinct expert the tokens woke (the experts' bytes from
+    tokenwalk.physics.moe, as `roofline.weights_bytes_read` counts them).
     """
     draft_step_bytes = draft_params * model.bits_per_weight / 8
     return round_cost(alpha, gamma, model.bytes_read_per_token, draft_step_bytes,

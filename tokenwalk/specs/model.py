@@ -53,7 +53,7 @@ REQUIRED_FIELDS = {
 OPTIONAL_FIELDS = {
     "title": "str", "architecture": "str", "active_params": "number", "kv_layers": "int",
     "context_length": "int", "vocab_size": "int", "feed_forward_length": "int",
-    "expert_count": "int", "expert_used_count": "int", "expert_ffn_length": "int",
+    "expert_count": "int", "expert_used_count": "int", "expert_ffn_length": "int", "expert_bytes": "number",
     "shared_expert_count": "int", "full_attention_interval": "int", "mtp_layers": "int",
     "kv_layers_swa": "int", "sliding_window": "int", "sliding_window_pattern": "int",
     "bytes_read_per_token": "number", "tensor_bytes": "number", "file_type": "str",
@@ -76,12 +76,15 @@ class ModelSpec:
     context; layers - kv_layers keep none (DeltaNet). Counts per kind, never a per-layer
     list, so a file claiming millions of layers costs nothing. sliding_window_pattern: one
     layer in N is global (llama.cpp's set_swa_pattern), used when kv_layers_swa is not
-    given. tied_embeddings: whether the output head is the token
-    embedding table (a GGUF file without `output.weight`); None when the spec does not say. tensor_bytes: bytes of the tensors alone (no header).
-    sources: field -> where its value comes from. tensor_types: per ggml type, tensors,
-    elements, bytes and bits per weight. gguf: a description of the GGUF header (see
-    `gguf_header.describe_header`), for the figure of the file's layout.
-    """  # noqa: E501
+    given. expert_bytes: the routed experts' tensors (`*_exps`) in bytes, from the tensor
+    table; None when the spec has none (tokenwalk.physics.moe then estimates them from the
+    sizes). tied_embeddings: whether the output head is the token embedding table (a GGUF
+    file without `output.weight`); None when the spec does not say. tensor_bytes: bytes of
+    the tensors alone (no header). sources: field -> where its value comes from.
+    tensor_types: per ggml type, tensors, elements, bytes and bits per weight. gguf: a
+    description of the GGUF header (see `gguf_header.describe_header`), for the figure of
+    the file's layout.
+    """
 
     name: str
     params: float
@@ -101,6 +104,7 @@ class ModelSpec:
     expert_count: int = 0
     expert_used_count: int = 0
     expert_ffn_length: int | None = None
+    expert_bytes: float | None = None
     shared_expert_count: int = 0
     full_attention_interval: int | None = None
     kv_layers_swa: int | None = None
@@ -450,6 +454,8 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         "params": f"{src}: sum of the tensor table's element counts",
         "active_params": f"{src}: params - (expert_count - expert_used_count) x params of one expert"
         if expert_count > 1 else f"{src}: dense, all params",
+        **({"expert_bytes": f"{src}: sum of the *_exps tensors' bytes (blocks a token runs)"}
+           if counts["expert_bytes"] is not None else {}),
         "size_bytes": f"{src}: file size",
         "tensor_bytes": f"{src}: sum of the tensors' bytes (ggml type sizes)",
         "bytes_read_per_token": f"{src}: tensor table (experts x used/count, embedding one row unless "
@@ -497,6 +503,7 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         feed_forward_length=_max(ffn) if ffn is not None else None,
         expert_count=expert_count,
         expert_used_count=expert_used,
+        expert_bytes=counts["expert_bytes"],
         tied_embeddings=counts["tied_embeddings"],
         expert_ffn_length=_scalar(expert_ffn, header, key("expert_feed_forward_length"))
         if expert_ffn is not None else None,
@@ -560,10 +567,12 @@ def _sliding_layers(header: GGUFHeader, arch: str, layers: int, kv_per_layer, in
 
 def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_used: int) -> dict:
     """Parameters and bytes from the tensor table: params, active_params,
-    bytes_read_per_token (see the module docstring), has_shared_expert and
+    bytes_read_per_token (see the module docstring), expert_bytes (the routed experts of
+    the blocks a token runs; None for a dense model), has_shared_expert and
     tied_embeddings (no output.weight: the embedding is the output head)."""
     params = header.n_parameters
     expert_params = 0
+    expert_bytes = 0
     read_bytes = 0.0
     names = {t.name for t in header.tensors}
     tied = "output.weight" not in names
@@ -578,15 +587,18 @@ def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_use
         if block and int(block.group(1)) >= layers:
             continue    # a multi-token-prediction block: not run by an ordinary step
         if is_expert and expert_count > 1:
-            read_bytes += t.n_bytes * expert_used / expert_count
+            expert_bytes += t.n_bytes    # a token reads used / count of them, added below
         elif t.name == "token_embd.weight" and not tied and len(t.shape) == 2 and t.shape[1]:
             read_bytes += t.n_bytes / t.shape[1]    # one row: the token's embedding
         else:
             read_bytes += t.n_bytes
     active = params
-    if expert_count > 1 and expert_params:
+    moe = expert_count > 1 and expert_params > 0
+    if moe:
         active = params - (expert_count - expert_used) * expert_params // expert_count
+        read_bytes += expert_bytes * expert_used / expert_count
     return {"params": params, "active_params": active, "bytes_read_per_token": read_bytes,
+            "expert_bytes": expert_bytes if moe else None,
             "has_shared_expert": shared, "tied_embeddings": tied}
 
 

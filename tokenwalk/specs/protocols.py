@@ -4,7 +4,8 @@
 llama-bench runs' `BenchModel` and `BenchMachine` and the tests' stand-ins: the modules
 read these attributes directly, never with ``getattr(obj, name, default)``, so a field a
 spec lacks is an AttributeError at once, not a default that silently turns a correction
-off. Optional facts are None when unknown (``tied_embeddings``, ``fp16_tflops`` of a
+off. Optional facts are None when unknown (``tied_embeddings``, ``expert_bytes`` and
+``expert_ffn_length`` of a model without a tensor table or an expert width, ``fp16_tflops`` of a
 machine without an FP16 figure, ``calibration`` of a machine without measurements).
 
 Units as in the specs: parameters, bytes, GB/s, TFLOP/s.
@@ -34,9 +35,14 @@ class Model(Protocol):
     tied_embeddings: bool | None
     expert_count: int
     expert_used_count: int
+    expert_ffn_length: int | None
+    expert_bytes: float | None
 
     @property
     def bytes_read_per_token(self) -> float: ...
+
+    @property
+    def bits_per_weight(self) -> float: ...
 
 
 @runtime_checkable

@@ -210,12 +210,18 @@ def _solve_decode(equations: list, bounds: dict, name: str, points: tuple) -> tu
     def loss(x: float, o: float) -> float:
         return sum(math.log((m * x + layers * o) / t) ** 2 for m, layers, t in equations)
 
+    def at_x(x: float):  # the loss along o with x held (each closure keeps its own x)
+        return lambda o: loss(x, o)
+
+    def at_o(o: float):
+        return lambda x: loss(x, o)
+
     candidates = []
     for fixed_x in (x_lo, x_hi):
-        o = _minimise(lambda o: loss(fixed_x, o), o_lo, o_hi)  # noqa: B023
+        o = _minimise(at_x(fixed_x), o_lo, o_hi)
         candidates.append((loss(fixed_x, o), fixed_x, o))
     for fixed_o in (o_lo, o_hi):
-        x = _minimise(lambda x: loss(x, fixed_o), x_lo, x_hi)  # noqa: B023
+        x = _minimise(at_o(fixed_o), x_lo, x_hi)
         candidates.append((loss(x, fixed_o), x, fixed_o))
     _, x, o = min(candidates)
     misses = ", ".join(f"{model} {tok_s:g} -> {1.0 / (m * x + layers * o):.3g} tok/s"

@@ -51,6 +51,8 @@ class BenchModel:
     tied_embeddings: bool
     expert_count: int = 0
     expert_used_count: int = 0
+    expert_ffn_length: int | None = None  # not in a published run: moe estimates the experts' bytes
+    expert_bytes: float | None = None
     context_length: int | None = None
     file_type: str | None = None  # the weight format (the run's quant: F16, Q8_0, Q4_0, Q4_K_M ...)
 

@@ -187,7 +187,8 @@ def decode_step_s(model: Model, machine: Machine, context_tokens: float = 0, use
 def decode_step_bound(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                       fit: dict | None = None) -> str:
     """What bounds one decode step at the fitted efficiencies: "memory" or "compute"."""
-    return step_bound(roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type), coefficients(machine, fit, model))  # noqa: E501
+    step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type)
+    return step_bound(step, coefficients(machine, fit, model))
 
 
 def prefill_chunk_s(model: Model, machine: Machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",

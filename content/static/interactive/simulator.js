@@ -141,9 +141,8 @@ export function enhanceSimulator(figure, api) {
         ggufInfo.replaceChildren(
           el("span", { "data-out": "architecture" }, `architecture ${info.architecture}`), ", ",
           el("span", { "data-out": "layers" }, `${info.layers} layers`), ", ",
-          el("span", { "data-out": "params" }, `${info.params.toLocaleString("en-US")} parameters`), "; ",
-          el("span", { "data-out": "kv" }, info.kv_summary),
-          `; ${info.header_bytes_read.toLocaleString("en-US")} bytes of ${file.size.toLocaleString("en-US")} read.`);
+          el("span", { "data-out": "params" }, info.text.params), ", ",
+          el("span", { "data-out": "kv" }, info.text.kv), `; ${info.text.read}.`);
         ggufInfo.dataset.state = "ok";
         ggufInfo.dataset.info = JSON.stringify({ architecture: info.architecture, params: info.params,
           kv_bytes_per_token: info.kv_bytes_per_token, kv_layer_kinds: info.kv_layer_kinds, name: info.name,

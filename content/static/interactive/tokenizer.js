@@ -14,7 +14,7 @@ const CHIP_BATCH = 2000;
 const CHIP_LIMIT = 20000;
 const drawing = new WeakMap();
 
-export function chips(container, pieces) {
+export function chips(container, pieces, moreText = "") {
   const job = {};
   drawing.set(container, job);
   container.replaceChildren();
@@ -26,10 +26,7 @@ export function chips(container, pieces) {
     for (const end = Math.min(shown, i + CHIP_BATCH); i < end; i++) {
       part.append(el("span", { class: `tw-chip${i % 2 ? " tw-odd" : ""}` }, showPiece(pieces[i])));
     }
-    if (i >= shown && pieces.length > shown) {
-      part.append(el("span", { class: "tw-chips-more" },
-        `… and ${(pieces.length - shown).toLocaleString("en-US")} more tokens (not drawn)`));
-    }
+    if (i >= shown && moreText) part.append(el("span", { class: "tw-chips-more" }, moreText));
     container.append(part);
     if (i < shown) requestAnimationFrame(batch);
   };
@@ -40,9 +37,8 @@ export function enhanceTokenizer(figure, api) {
   const sentence = figure.dataset.sentence;
   const paragraph = figure.dataset.paragraph;
   const nMerges = Number(figure.dataset.nMerges);
-  const simulator = document.querySelector(".tw-simulator");
-  const vocabUrl = simulator && simulator.dataset.vocab ? new URL(simulator.dataset.vocab, document.baseURI).href : "";
-  const vocabName = (simulator && simulator.dataset.vocabName) || "SmolLM2";
+  const vocabUrl = figure.dataset.vocab ? new URL(figure.dataset.vocab, document.baseURI).href : "";
+  const vocabName = figure.dataset.vocabName || "SmolLM2";
 
   const input = el("textarea", { id: "tw-tok-input", rows: "3", spellcheck: "false" });
   input.value = sentence;
@@ -72,21 +68,21 @@ export function enhanceTokenizer(figure, api) {
   let realReady = false;
   const update = api.latestWins(async () => {
     const text = input.value;
-    const toy = await api.call("tokenize_toy", text, paragraph, nMerges);
-    const real = realReady ? await api.call("tokenize_smollm2", text) : null;
+    const toy = await api.call("tokenize_toy", text, paragraph, nMerges, CHIP_LIMIT);
+    const real = realReady ? await api.call("tokenize_smollm2", text, CHIP_LIMIT) : null;
     return { toy, real };
   }, {
     show({ toy, real }) {
-      chips(toyChips, toy.pieces);
+      chips(toyChips, toy.pieces, toy.more_text);
       for (const [key] of COUNTERS) {
-        counters.querySelector(`[data-counter="${key}"]`).textContent = toy.counts[key].toLocaleString("en-US");
+        counters.querySelector(`[data-counter="${key}"]`).textContent = toy.counts_text[key];
       }
-      let summary = `Toy tokenizer: ${toy.counts.tokens} tokens for ${toy.counts.characters} characters.`;
+      let summary = `Toy tokenizer: ${toy.counts_text.tokens} tokens for ${toy.counts_text.characters} characters.`;
       if (real) {
-        chips(realChips, real.pieces);
-        realCount.textContent = real.tokens.toLocaleString("en-US");
-        realVocab.textContent = real.vocabulary.toLocaleString("en-US");
-        summary += ` ${vocabName}: ${real.tokens} tokens.`;
+        chips(realChips, real.pieces, real.more_text);
+        realCount.textContent = real.tokens_text;
+        realVocab.textContent = real.vocabulary_text;
+        summary += ` ${vocabName}: ${real.tokens_text} tokens.`;
       }
       live.textContent = summary;
       status.textContent = "";  // a message about an earlier text is stale now

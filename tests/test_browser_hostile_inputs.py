@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 
 import pytest
 from build_support import run_build
-from test_browser_site import browser, serve  # noqa: F401  (browser: the shared fixture)
+from test_browser_site import serve
 from test_browser_worker_survives import Page, status, wait_tokenizer_counts, wait_walk
 
 pytestmark = pytest.mark.browser

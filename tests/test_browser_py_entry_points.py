@@ -142,7 +142,7 @@ def test_gguf_header_in_slices_matches_inspect(smollm2_header):
         n = max(out["need_bytes"], 2 * n)
     assert rounds == 2 and out["header_bytes_read"] < size / 10, "the header only, never the weights"
     assert out["text"] == {"params": f"{out['params']:,} parameters",
-                           "kv": f"KV cache {int(out['kv_bytes_per_token']['f16']):,} bytes a token (f16)",
+                           "kv": out["kv_summary"],
                            "read": f"{out['header_bytes_read']:,} bytes of {size:,} read"}
     expected = cli("inspect", str(SMOLLM2))
     for key in ("architecture", "params", "active_params", "layers", "head_count_kv", "kv_bytes_per_token",

@@ -158,6 +158,7 @@ MODEL_DOMAINS = {
     "size_bytes": _number(1, 1e15, "bytes"),
     "tensor_bytes": _number(0, 1e15, "bytes"),
     "bytes_read_per_token": _number(0, 1e15, "bytes"),
+    "expert_bytes": _number(0, 1e15, "bytes"),
     "layers": _whole(1, MAX_LAYERS),
     "kv_layers": _whole(0, MAX_LAYERS),
     "kv_layers_swa": _whole(0, MAX_LAYERS),

@@ -20,13 +20,13 @@ import fs from "fs";
 const [wheel, meta, fixture] = process.argv.slice(2);
 const py = await loadPyodide({ indexURL: %(index)s });
 py.unpackArchive(new Uint8Array(fs.readFileSync(wheel)), "wheel");
-py.FS.writeFile("/tmp/meta.json", fs.readFileSync(meta));
-py.FS.writeFile("/tmp/fixture.json", fs.readFileSync(fixture));
+py.FS.writeFile("meta.json", fs.readFileSync(meta));
+py.FS.writeFile("fixture.json", fs.readFileSync(fixture));
 console.log(py.runPython(`
 import json
 from tokenwalk.text.tokenizer import tokenizer_from_metadata
-tok = tokenizer_from_metadata(json.load(open('/tmp/meta.json')), source='gemma3')
-cases = json.load(open('/tmp/fixture.json'))['cases']
+tok = tokenizer_from_metadata(json.load(open('meta.json')), source='gemma3')
+cases = json.load(open('fixture.json'))['cases']
 json.dumps({
     'kind': type(tok).__name__,
     'ids_differ': [i for i, c in enumerate(cases)

@@ -180,3 +180,23 @@ def test_tokenize_lone_surrogate_is_one_line():
     proc = run_cli(["tokenize", "caf\udce9"], env={"PYTHONUTF8": "1"})
     err = proc.stderr.decode()
     assert proc.returncode == 2 and err.count("\n") == 1 and "not UTF-8" in err, err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["generate", "--prompt", "hi", "--max-tokens", "-5"], "--max-tokens: must be a whole number from 1 to"),
+    (["generate", "--prompt", "hi", "--ctx", "0"], "--ctx: must be a whole number from 1 to"),
+    (["generate", "--prompt", "hi", "--ctx", "99999999999"], "--ctx: must be a whole number from 1 to 1,000,000,000"),
+    (["generate", "--prompt", "hi", "--temperature", "nan"], "--temperature: must be a number from 0 to 100"),
+    (["generate", "--prompt", "hi", "--top-p", "2"], "--top-p: must be a number from 0 to 1 (0 excluded)"),
+    (["generate", "--prompt", "hi", "--top-k", "-1"], "--top-k: must be a whole number from 0 to"),
+    (["generate", "--prompt", "hi", "--chunk", "0"], "--chunk: must be a whole number from 1 to"),
+    (["generate", "--prompt", "hi", "--seed", "1e3"], "--seed: not an integer: '1e3'"),
+    (["measure", "--output-tokens", "0"], "--output-tokens: must be a whole number from 1 to"),
+    (["measure", "--chunk", "inf"], "--chunk: not an integer: 'inf'"),
+])
+def test_engine_number_options_are_checked_against_their_domain(argv, says):
+    """generate and measure take their numbers through the schema's GENERATION_DOMAINS, as
+    walk takes the request's: refused before any file is read, one line, status 2."""
+    proc = run_cli(argv)
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and err.count("\n") == 1 and says in err, err

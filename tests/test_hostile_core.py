@@ -137,7 +137,7 @@ def test_layer_patterns_are_counted_not_looped():
             assert full_attention_layers(layers, interval) == expected
     start = time.perf_counter()
     assert full_attention_layers(2**40, 4) == 2**38
-    assert time.perf_counter() - start < 0.01
+    assert time.perf_counter() - start < 1.0  # a loop over 2^40 layers would take hours
 
 
 # ------------------------------------------------------------------ fuzz: the real header

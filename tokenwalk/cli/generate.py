@@ -18,13 +18,11 @@ example:
 """
 
 
-def _float(text):
-    import argparse
+def _checked(field: str):
+    from tokenwalk.cli._args import checked
+    from tokenwalk.specs.schema import GENERATION_DOMAINS
 
-    try:
-        return float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    return checked(field, GENERATION_DOMAINS)
 
 
 def add_arguments(parser):
@@ -32,14 +30,14 @@ def add_arguments(parser):
     parser.add_argument("--prompt", required=True, help="the user's message (or the whole prompt with --raw)")
     parser.add_argument("--system", help="a system message (default: the template's own, if any)")
     parser.add_argument("--raw", action="store_true", help="use the prompt as is, without the chat template")
-    parser.add_argument("--max-tokens", type=int, default=256, help="most tokens to generate (default 256)")
-    parser.add_argument("--temperature", type=_float, default=0.7, help="0 is greedy (default 0.7)")
-    parser.add_argument("--top-k", type=int, default=40, help="keep the k most likely tokens, 0 = off (default 40)")
-    parser.add_argument("--top-p", type=_float, default=0.95, help="nucleus share (default 0.95)")
-    parser.add_argument("--seed", type=int, help="seed of the sampler, for a reproducible draw")
+    parser.add_argument("--max-tokens", type=_checked("max_tokens"), default=256, help="most tokens to generate (default 256)")
+    parser.add_argument("--temperature", type=_checked("temperature"), default=0.7, help="0 is greedy (default 0.7)")
+    parser.add_argument("--top-k", type=_checked("top_k"), default=40, help="keep the k most likely tokens, 0 = off (default 40)")
+    parser.add_argument("--top-p", type=_checked("top_p"), default=0.95, help="nucleus share (default 0.95)")
+    parser.add_argument("--seed", type=_checked("seed"), help="seed of the sampler, for a reproducible draw")
     parser.add_argument("--device", help="OpenCL PLATFORM:DEVICE indices (default: PYOPENCL_CTX, else the CPU)")
-    parser.add_argument("--ctx", type=int, help="context (KV cache) size in tokens (default: prompt + max tokens)")
-    parser.add_argument("--chunk", type=int, default=128, help="prefill chunk in tokens (default 128)")
+    parser.add_argument("--ctx", type=_checked("ctx_tokens"), help="context (KV cache) size in tokens (default: prompt + max tokens)")
+    parser.add_argument("--chunk", type=_checked("chunk_tokens"), default=128, help="prefill chunk in tokens (default 128)")
 
 
 def run(args) -> int:
@@ -49,8 +47,6 @@ def run(args) -> int:
     from tokenwalk.native.generate import TextStream, chat_prompt, load, picker
     from tokenwalk.text.tokenizer import load_tokenizer
 
-    if args.max_tokens < 1:
-        raise TokenwalkError(f"--max-tokens must be at least 1, got {args.max_tokens}")
     # The header is read twice (tokenizer first) so that the KV cache can be sized to the prompt.
     path = model_path(args.model)
     tok = load_tokenizer(path)
@@ -62,6 +58,8 @@ def run(args) -> int:
     if ctx_max and len(ids) >= ctx_max:
         raise TokenwalkError(f"{path}: the prompt is {len(ids)} tokens, longer than the model's context of "
                              f"{ctx_max}; shorten it")
+    if args.ctx and ctx_max and args.ctx > ctx_max:
+        raise TokenwalkError(f"{path}: --ctx {args.ctx} is longer than the model's context of {ctx_max}")
     ctx = args.ctx or min(need, ctx_max or need)
     if len(ids) + 1 > ctx:
         raise TokenwalkError(f"the prompt is {len(ids)} tokens but --ctx is {ctx}; pass a larger --ctx")

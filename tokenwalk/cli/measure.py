@@ -22,6 +22,13 @@ example:
 ARTICLE_WHAT = "The article's request run by tokenwalk's own OpenCL engine on the machine that built this page."
 
 
+def _checked(field: str):
+    from tokenwalk.cli._args import checked
+    from tokenwalk.specs.schema import GENERATION_DOMAINS
+
+    return checked(field, GENERATION_DOMAINS)
+
+
 def add_arguments(parser):
     parser.add_argument("--model", help="GGUF file (default: the SmolLM2 file `make setup` fetches)")
     parser.add_argument("--request", help="request.json naming the system prompt, history and question files "
@@ -29,9 +36,9 @@ def add_arguments(parser):
     parser.add_argument("--json", action="store_true", help="also print the measurements as JSON")
     parser.add_argument("--out", help="file to write (default: tokenwalk/data/measurements/engine.json)")
     parser.add_argument("--device", help="OpenCL PLATFORM:DEVICE indices (default: PYOPENCL_CTX, else the CPU)")
-    parser.add_argument("--ctx", type=int, help="context in tokens (default: the model's)")
-    parser.add_argument("--output-tokens", type=int, help="tokens to decode (default: the request's, 300)")
-    parser.add_argument("--chunk", type=int, default=128, help="prefill chunk in tokens (default 128)")
+    parser.add_argument("--ctx", type=_checked("ctx_tokens"), help="context in tokens (default: the model's)")
+    parser.add_argument("--output-tokens", type=_checked("output_tokens"), help="tokens to decode (default: the request's, 300)")
+    parser.add_argument("--chunk", type=_checked("chunk_tokens"), default=128, help="prefill chunk in tokens (default 128)")
 
 
 def run(args) -> int:

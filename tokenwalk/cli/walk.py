@@ -28,23 +28,11 @@ example:
 
 
 def _checked(field: str):
-    """An argparse type for a request field: a number within its domain, the schema's
-    (`tokenwalk.specs.schema.REQUEST_DOMAINS`), the same check as the page's form."""
-    from tokenwalk.specs.schema import REQUEST_DOMAINS, check_value
+    """A request field's argparse type, checked against `REQUEST_DOMAINS` (as the page's form)."""
+    from tokenwalk.cli._args import checked
+    from tokenwalk.specs.schema import REQUEST_DOMAINS
 
-    domain = REQUEST_DOMAINS[field]
-
-    def convert(text: str):
-        try:
-            value = int(text) if domain.whole else float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not {'an integer' if domain.whole else 'a number'}: {text!r}") from None
-        try:
-            return check_value(value, domain, "")
-        except TokenwalkError as error:
-            raise argparse.ArgumentTypeError(str(error).strip()) from None
-
-    return convert
+    return checked(field, REQUEST_DOMAINS)
 
 
 def _presets_epilog() -> str:

@@ -136,6 +136,20 @@ REQUEST_DOMAINS = {
     "spec_gamma": _whole(1, MAX_DRAFT_TOKENS),
 }
 
+# `tokenwalk generate` and `tokenwalk measure`: what the engine is asked to do. A context
+# beyond the model's own is refused separately, once the file's header is read.
+GENERATION_DOMAINS = {
+    "max_tokens": _whole(1, MAX_CONTEXT_TOKENS),
+    "output_tokens": _whole(1, MAX_CONTEXT_TOKENS),
+    "ctx_tokens": _whole(1, MAX_CONTEXT_TOKENS),
+    "chunk_tokens": _whole(1, MAX_CONTEXT_TOKENS),
+    # 0 is greedy; past 100 every distribution is as flat as it gets
+    "temperature": _number(0, 100),
+    "top_k": _whole(0, 100_000_000),
+    "top_p": Domain(0, 1, low_open=True),
+    "seed": _whole(0, 2**32 - 1),
+}
+
 MACHINE_DOMAINS = {
     # the fastest memories: 8 TB/s (B200); the slowest anything reads at: 1 MB/s
     "bandwidth_gbs": _number(0.001, 100_000, "GB/s"),

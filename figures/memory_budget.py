@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pathlib
 
+from tokenwalk import format as fmt
+
 ID = "memory-budget"
 KIND = "S"
 RENDERER = "svg"
@@ -21,10 +23,10 @@ PART_CLASSES = {"system": "system", "weights": "weights", "kv_cache": "kv", "fre
 def alt(inputs: dict) -> str:
     bars = "; ".join(
         f"num_ctx {b['num_ctx']:,}: system {b['system_bytes'] / 1e9:.0f} GB, weights {b['weights_bytes'] / 1e9:.1f} GB, "
-        f"KV cache {_size(b['kv_cache_bytes'])}, free {_free(b['free_bytes'])}" for b in inputs["bars"])
+        f"KV cache {fmt.bytes_si(b['kv_cache_bytes'])}, free {fmt.bytes_si(b['free_bytes'])}" for b in inputs["bars"])
     return (f"Two bars, each the laptop's {inputs['total_bytes'] / 1e9:.0f} GB to scale, with Qwen3.6 35B-A3B in "
             f"Q4_K_M and an f16 KV cache: {bars}. Without the hybrid layers the larger cache would take "
-            f"{inputs['kv_all_layers_bytes'] / 1e9:.1f} GB.")
+            f"{fmt.bytes_si(inputs['kv_all_layers_bytes'])}.")
 
 
 def inputs_for(model, machine, num_ctx=NUM_CTX, kv_type: str = "f16", system=None) -> dict:
@@ -49,18 +51,6 @@ def inputs_for(model, machine, num_ctx=NUM_CTX, kv_type: str = "f16", system=Non
 def inputs(ctx) -> dict:
     ex = ctx.scenario.laptop_request
     return inputs_for(ex.model, ex.machine, num_ctx=(ctx.n["request_num_ctx"], ctx.n["ollama_default_num_ctx"]))
-
-
-def _size(n_bytes: float) -> str:
-    return f"{n_bytes / 1e6:.0f} MB" if n_bytes < 1e9 else f"{n_bytes / 1e9:.1f} GB"
-
-
-def _free(n_bytes: float) -> str:
-    """What is left, with the three digits the article and the simulator print it with
-    (tokenwalk.format.bytes_si; article/numbers/quantities.py)."""
-    from tokenwalk import format as fmt
-
-    return fmt.bytes_si(n_bytes)
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
@@ -88,10 +78,10 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             if name == "kv_cache":
                 # The cache can be a sliver: its label goes below the bar, at its place.
                 svg.line(x + w / 2, y + bar_h, x + w / 2, y + bar_h + 8, "stroke-fg", parent=g)
-                svg.text(x + w / 2, y + bar_h + 22, f"KV {_size(n_bytes)}", "small num", anchor="middle", parent=g)
+                svg.text(x + w / 2, y + bar_h + 22, f"KV {fmt.bytes_si(n_bytes)}", "small num", anchor="middle", parent=g)
             elif name == "free":
                 # Above the bar's right end: the free part can be too narrow for its label.
-                svg.text(right, y - 10, f"free {_free(n_bytes)}", "label num", anchor="end", parent=g)
+                svg.text(right, y - 10, f"free {fmt.bytes_si(n_bytes)}", "label num", anchor="end", parent=g)
             else:
                 svg.text(x + 8, y + bar_h / 2 + 5, label, "small num bold", parent=g,
                          style="fill:var(--fig-bg,#ffffff)")

@@ -137,3 +137,25 @@ def test_the_simulators_alt_text_and_live_summary_use_the_same_strings(n):
         for name in ("request_ttft_s",) + (("request_decode_s",) if where == "figure 29 alt" else
                                             ("request_prefill_tok_s", "request_decode_tok_s")):
             assert _norm(quantities.text(name, n)) in _norm(text), (where, name, text)
+
+
+def test_figure_22_draws_the_budget_strings_the_prose_prints(n, tmp_path):
+    """Figure 22 (memory-budget) labels its bars with the same strings as chapter 6 and its caption
+    (the cache and what is left, at both num_ctx)."""
+    from figures import memory_budget
+
+    svg = _norm(re.sub(r"<[^>]+>", " ", memory_budget.render(memory_budget.inputs(default_context()), tmp_path)))
+    for name in ("budget_small_kv", "budget_small_free", "budget_big_kv", "budget_big_free"):
+        assert _norm(quantities.text(name, n)) in svg, (name, quantities.text(name, n))
+
+
+def test_figure_21_and_its_caption_print_the_same_speeds(n, tmp_path):
+    """Figure 21 (kv-growth): the caption's speeds (chapter 5) are the figure's labels."""
+    from figures import kv_growth
+
+    page = render_chapter_sources(n)
+    caption = next(text for name, text in page.items() if "kv-growth" in text)
+    svg = kv_growth.render(kv_growth.inputs(default_context()), tmp_path)
+    labels = [_norm(t) for t in re.findall(r'class="num bold"[^>]*>([^<]+)<', svg)]
+    speeds = [str(int(round(g["tok_s"]))) for g in n["kv_growth"]]
+    assert labels == speeds and ", ".join(speeds) in _norm(caption), (labels, speeds)

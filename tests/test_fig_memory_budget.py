@@ -47,5 +47,5 @@ def test_fig22_bars_to_scale(rendered):
 def test_fig22_labels(rendered):
     _, svg = rendered
     words = " ".join(texts(check_common(svg, memory_budget.ID)))
-    for label in ("num_ctx = 16,384", "num_ctx = 262,144", "KV 336 MB", "KV 5.4 GB", "21.7 GB", "32 GB", "free 9.95 GB", "free 4.91 GB"):
+    for label in ("num_ctx = 16,384", "num_ctx = 262,144", "KV 336 MB", "KV 5.37 GB", "21.7 GB", "32 GB", "free 9.95 GB", "free 4.91 GB"):
         assert label in words

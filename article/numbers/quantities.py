@@ -87,6 +87,10 @@ QUANTITIES: dict[str, Quantity] = {
                                 "for num_ctx 16,384 in the 10 attention layers", "bytes_si", scale=1e6),
     "budget_small_free": Quantity("budget_small_free_gb", COMPUTED, "64 GB - the measured 32 GB of Windows and "
                                   "applications - the weights - that reservation", "bytes_si", scale=1e9),
+    "budget_big_kv": Quantity("budget_big_kv_gb", COMPUTED, "the GGUF header: the f16 KV cache Ollama reserves "
+                              "at its own num_ctx of 262,144 in the 10 attention layers", "bytes_si", scale=1e9),
+    "budget_big_kv_all_layers": Quantity("budget_big_kv_all_layers_gb", COMPUTED, "the same cache if all 40 "
+                                         "layers kept one", "bytes_si", scale=1e9),
     "budget_big_free": Quantity("budget_big_free_gb", COMPUTED, "the same, at Ollama's own num_ctx of 262,144",
                                 "bytes_si", scale=1e9),
     "laptop_bandwidth_efficiency": Quantity("laptop_bandwidth_efficiency", MODELLED,

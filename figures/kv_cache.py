@@ -71,8 +71,8 @@ def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
                                     quality=quality, stem=f"{ID}-animation")
     t = len(inputs["tokens"])
     label = (f"Animation, GPT-3's real sizes: token {t}'s column climbs layer by layer; at each layer "
-             f"its query reads the keys of tokens 1 to {t - 1}, then its key and value join the cache "
-             f"and stay there.")
+             f"its query reads the cached keys of tokens 1 to {t - 1} and its own key, just computed; then "
+             f"its key and value join the cache and stay there.")
     return (still
             + _manim.video_html(ID, video, ANIMATION_CANVAS, label,
                                 f"Play: the new column climbing the layers ({video['seconds']:.0f} s, no sound)"))

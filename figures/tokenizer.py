@@ -148,6 +148,6 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     attr_text = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
     # Said in the figure's own markup (reader views, text browsers); the interactive layer's CSS
     # hides .tw-nojs once JavaScript runs.
-    note = ("This is the build’s cut of the example sentence. The interactive version, where you type your own "
+    note = ("This is the example sentence, cut once. The interactive version, where you type your own "
             "text, needs JavaScript.")
     return f'<div {attr_text}>{svg.to_string()}<p class="tw-nojs">{note}</p></div>'

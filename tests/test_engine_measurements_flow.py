@@ -110,7 +110,7 @@ def test_this_machine_preset_has_the_measured_bandwidth_and_prefill_rate():
     data = _engine_file()
     values = {k: v["value"] for k, v in data["values"].items()}
     machine = load_machine("this-machine")
-    assert machine.name == "this-machine" and machine.title == "this machine (measured)"
+    assert machine.name == "this-machine" and machine.title == "the build machine (measured)"
     assert machine.bandwidth_gbs == values["measured_bandwidth_gbs"]
     model = measured_model(data["model"])
     # operations of the measured prefill: the weights' 2 x active params per token, and the

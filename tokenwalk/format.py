@@ -95,6 +95,18 @@ def seconds(value: float) -> str:
     return f"{milli:.3g} ms" if milli >= 0.01 else "< 0.01 ms"
 
 
+def seconds_after(first: float, last: float) -> str:
+    """`last` printed like `seconds(first)`, for a range read left to right: 86.9 ms -> 87.0 ms,
+    not 87 ms. Falls back to `seconds(last)` when the two need different units."""
+    head = seconds(first).split(" ")
+    if len(head) != 2 or head[1] not in ("s", "ms") or "," in head[0]:
+        return seconds(last)
+    value = last * (1e3 if head[1] == "ms" else 1)
+    decimals = len(head[0].partition(".")[2])
+    text = f"{value:.{decimals}f} {head[1]}"
+    return text if seconds(last).split(" ")[-1] == head[1] else seconds(last)
+
+
 def bytes_si(n: float) -> str:
     """Bytes in SI units with three significant digits (GB = 1e9): 21.7 GB, 336 MB, 20.5 KB."""
     n = float(n)

@@ -76,7 +76,7 @@ def _stage_detail(stage: dict) -> str:
         per = stage["tokens_per_step"]
         steps = f"{stage['steps']:,} steps" + (f" of {per:.2f} tokens (speculative)" if per != 1 else "")
         return (f"{escape(steps)}; {_w('first_step_s', fmt_s(stage['first_step_s']))} → "
-                f"{escape(fmt_s(stage['last_step_s']))} a step; "
+                f"{escape(fmt.seconds_after(stage['first_step_s'], stage['last_step_s']))} a step; "
                 f"{_w('first_step_bytes', fmt_bytes(stage['first_step_bytes']))} read a step at first")
     if name == "stop":
         return escape(stage.get("reason", ""))

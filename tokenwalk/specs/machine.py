@@ -187,7 +187,7 @@ def this_machine() -> MachineSpec:
     measured = f"tokenwalk measure on this machine, {when}"
     machine = machine_from_dict({
         "name": MEASURED_MACHINE,
-        "title": "this machine (measured)",
+        "title": "the build machine (measured)",
         "backend": "CPU" if cpu else "OpenCL",
         "bandwidth_gbs": bandwidth,
         "fp16_tflops": achieved_tflops,

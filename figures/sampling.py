@@ -11,6 +11,7 @@ import pathlib
 
 from article.toys import toy_sampling
 from figures._svg import Svg
+from tokenwalk import format as fmt
 
 ID = "sampling"
 KIND = "S"
@@ -24,18 +25,6 @@ ROW_H = 30
 TOP = 84
 
 
-def fmt_pct(p: float) -> str:
-    """A probability as the article writes it: 65%, 0.9%, 0.03%, <0.01%."""
-    x = 100 * p
-    if x >= 0.95:
-        return f"{round(x)}%"
-    if x >= 0.095:
-        return f"{x:.1f}%"
-    if x >= 0.005:
-        return f"{x:.2f}%"
-    return "<0.01%"
-
-
 def inputs(ctx) -> dict:
     return toy_sampling()
 
@@ -45,13 +34,13 @@ def alt(inputs: dict) -> str:
     parts = []
     for t in inputs["temperatures"]:
         p = inputs["probs"][str(t)]
-        parts.append(f"at T = {t:g}: " + ", ".join(f"{w} {fmt_pct(x)}" for w, x in zip(c, p, strict=False)))
+        parts.append(f"at T = {t:g}: " + ", ".join(f"{w} {fmt.probability(x)}" for w, x in zip(c, p, strict=False)))
     kept = [c[i] for i in inputs["top_p_kept"]]
     return (f"Seven candidates for the word after '{inputs['context']}', toy logits from "
             f"{inputs['logits'][0]:g} ({c[0]}) to {inputs['logits'][-1]:g} ({c[-1]}). "
             + "; ".join(parts)
             + f". Top-p {inputs['top_p']:g} at T = {inputs['top_p_temperature']:g} keeps "
-            + ", ".join(kept) + f", which hold {fmt_pct(inputs['top_p_kept_mass'])}.")
+            + ", ".join(kept) + f", which hold {fmt.probability(inputs['top_p_kept_mass'])}.")
 
 
 ALT = alt
@@ -84,7 +73,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
                 continue
             svg.rect(x0 + 8, y + 8, TRACK_W * p, ROW_H - 16, "accent" if nucleus is None else "bus",
                      parent=g, data_p=f"{p:.6g}")
-            svg.text(x0 + 10 + TRACK_W * p + 3, y + ROW_H / 2 + 5, fmt_pct(p), "num", parent=g)
+            svg.text(x0 + 10 + TRACK_W * p + 3, y + ROW_H / 2 + 5, fmt.probability(p), "num", parent=g)
     for i, (word, z) in enumerate(zip(cands, logits, strict=False)):
         y = TOP + i * ROW_H + ROW_H / 2 + 5
         svg.text(10, y, word, "bold")
@@ -96,6 +85,6 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         svg.line(x + 4, cut_y, x + PANEL_W - 4, cut_y, "stroke-accent", stroke_dasharray="5 4", stroke_width=2)
     y = TOP + n * ROW_H + 24
     svg.text(10, y, f"dashed: top-p {inputs['top_p']:g} at T = {inputs['top_p_temperature']:g}: keeps the top "
-                    f"{len(kept)}, which hold {fmt_pct(inputs['top_p_kept_mass'])}, then renormalises")
+                    f"{len(kept)}, which hold {fmt.probability(inputs['top_p_kept_mass'])}, then renormalises")
     svg.text(10, y + 24, "temperature reshapes, the order never changes; bars to scale (track = 100%)")
     return svg.to_string()

@@ -67,6 +67,20 @@ def pct(share, decimals: int = 0) -> str:
     return f"{share * 100:.{decimals}f}{NBSP}%"
 
 
+def probability(p: float) -> str:
+    """A probability with the digits its size needs: 0.65 -> "65 %", 0.009 -> "0.9 %",
+    0.0003 -> "0.03 %", below 0.0001 -> "<0.01 %" (figure 5 and the prose beside it)."""
+    _number(p, "probability")
+    x = 100 * p
+    if x >= 0.95:
+        return f"{round(x)}{NBSP}%"
+    if x >= 0.095:
+        return f"{x:.1f}{NBSP}%"
+    if x >= 0.005:
+        return f"{x:.2f}{NBSP}%"
+    return f"<0.01{NBSP}%"
+
+
 def unit(value, name: str, decimals: int | None = None) -> str:
     """A number and a unit: unit(4.2, "ms") -> "4.2 ms" (comma-separated, no-break space)."""
     return f"{comma(value, decimals)}{NBSP}{name}"

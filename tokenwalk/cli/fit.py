@@ -48,7 +48,7 @@ def run(args) -> int:
     print("structures compared by leave-one-family-out error (decode median, p90; prefill median):")
     for name, s in fit["structures_compared"].items():
         mark = "  <- chosen" if name == fit["structure"] else ""
-        print(f"  {name:<24}{s['decode_median_ape']:>7.1%}{s['decode_p90_ape']:>8.1%}"
+        print(f"  {name:<36}{s['decode_median_ape']:>7.1%}{s['decode_p90_ape']:>8.1%}"
               f"{s['prefill_median_ape']:>8.1%}{mark}")
     print("coefficients, each with its 10th-90th percentile over fits on resampled chip families:")
     print(f"{'row':<20}{'bandwidth eff.':>22}{'per layer (us)':>22}{'compute eff.':>22}")

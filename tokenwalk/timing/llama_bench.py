@@ -86,6 +86,7 @@ class BenchMachine:
     family: str = ""
     device_class: str | None = None
     unified_memory: bool | None = None
+    vendor: str | None = None
     calibration: None = None  # a published run is timed on the fit, never on a calibration
     disk_gbs: None = None
     system_and_apps_bytes: None = None
@@ -153,6 +154,18 @@ def chip_name(machine_name: str) -> str:
     return re.sub(r"\s+\d+\s*GB$", "", base).strip()
 
 
+VENDORS = ("AMD", "Apple", "Intel", "NVIDIA")
+
+
+def vendor_of(machine_name: str) -> str | None:
+    """The maker a machine name starts with ("NVIDIA RTX 4090": "NVIDIA"; "2x AMD EPYC": "AMD"),
+    None if it names none of VENDORS."""
+    for word in machine_name.split()[:2]:
+        if word in VENDORS:
+            return word
+    return None
+
+
 def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) -> float:
     """Share of the spec-sheet bandwidth one decoding stream uses: tok/s x bytes/token / bytes/s.
 
@@ -216,6 +229,7 @@ def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machi
             fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops")),
             backend=row["backend"], family=spec.get("family") or chip_name(row["machine"]),
             device_class=spec.get("device_class"), unified_memory=spec.get("unified_memory"),
+            vendor=spec.get("vendor") or vendor_of(row["machine"]),
         )
         runs.append(BenchRun(index=index, machine=machine, model=model, quant=row["quant"], test=row["test"],
                              tok_s=float(row["tok_s"]), source=row["source"], raw=row))

@@ -105,31 +105,37 @@ def _row(values: dict, row: str) -> Coefficients:
     )
 
 
-def row_key(rows: dict, backend: str | None, device_class: str | None) -> str | None:
-    """The key of the fit's row for a backend on a class of device: "ROCm/discrete" where the
-    fit has that row, else "ROCm", else None (the default row). Case-insensitive."""
+def row_key(rows: dict, backend: str | None, device_class: str | None, vendor: str | None = None) -> str | None:
+    """The key of the fit's row for a backend on a maker's chip or a class of device:
+    "Vulkan/Intel" where the fit has that row, else "ROCm/discrete", else "ROCm", else None
+    (the default row). Case-insensitive."""
     by_lower = {key.lower(): key for key in rows}
     backend = str(backend or "")
-    for key in ([f"{backend}/{device_class}"] if device_class else []) + [backend]:
+    candidates = ([f"{backend}/{vendor}"] if vendor else []) + ([f"{backend}/{device_class}"] if device_class else [])
+    for key in candidates + [backend]:
         if key.lower() in by_lower:
             return by_lower[key.lower()]
     return None
 
 
-def quant_factor(fit: dict, file_type: str | None) -> float:
-    """The fit's multiplier of the compute efficiency for a weight format (1 for the reference
-    format, Q4_0, and for any format the fit has no factor for)."""
-    return float(fit.get("quant_compute_factor", {}).get(str(file_type or ""), 1.0))
+def quant_factor(fit: dict, file_type: str | None, phase: str = "prefill") -> float:
+    """The fit's multiplier for a weight format: of the compute efficiency ("prefill",
+    `quant_compute_factor`) or of the bandwidth efficiency ("decode",
+    `quant_bandwidth_factor`, empty unless the chosen structure has one). 1 for the
+    reference format, Q4_0, and for any format the fit has no factor for."""
+    key = "quant_compute_factor" if phase == "prefill" else "quant_bandwidth_factor"
+    return float(fit.get(key, {}).get(str(file_type or ""), 1.0))
 
 
 def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None) -> Coefficients:
     """The coefficients for `machine`: its own calibration if its preset
     names it (the article's laptop, this-machine when engine.json exists: solved from its
     measurements now, cached on their values), else the fit's row of its backend on its
-    class of device ("ROCm/discrete"), else of its `backend`, else the row fitted on all GPU
-    runs together ("default"). With `model`, a fitted row's compute efficiency is scaled by
-    the fit's factor for the model's weight format (`quant_factor`); a calibrated machine's
-    is its own (solved on its own model)."""
+    class of device ("ROCm/discrete"; a maker's chips, "Vulkan/Intel", where the fit has
+    such rows), else of its `backend`, else the row fitted on all GPU runs together
+    ("default"). With `model`, a fitted row's efficiencies are scaled by the fit's factors
+    for the model's weight format (`quant_factor`); a calibrated machine's are its own
+    (solved on its own model)."""
     solved = timing_calibration.solve(machine, BOUNDS)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
@@ -137,11 +143,12 @@ def coefficients(machine: Machine, fit: dict | None = None, model: Model | None 
         return Coefficients(row=machine.name, note=note, **values)
     fit = fit if fit is not None else load_fit()
     backends = fit.get("backends", {})
-    key = row_key(backends, machine.backend, getattr(machine, "device_class", None))
+    key = row_key(backends, machine.backend, getattr(machine, "device_class", None), getattr(machine, "vendor", None))
     coeffs = _row(backends[key], key) if key is not None else _row(fit["default"], "default")
-    factor = quant_factor(fit, getattr(model, "file_type", None)) if model is not None else 1.0
-    if factor != 1.0:
-        coeffs = Coefficients(row=coeffs.row, bandwidth_efficiency=coeffs.bandwidth_efficiency,
+    file_type = getattr(model, "file_type", None) if model is not None else None
+    factor, bw_factor = quant_factor(fit, file_type, "prefill"), quant_factor(fit, file_type, "decode")
+    if factor != 1.0 or bw_factor != 1.0:
+        coeffs = Coefficients(row=coeffs.row, bandwidth_efficiency=coeffs.bandwidth_efficiency * bw_factor,
                               compute_efficiency=coeffs.compute_efficiency * factor,
                               layer_overhead_s=coeffs.layer_overhead_s)
     return coeffs

@@ -191,6 +191,9 @@ def _machine(settings: dict):
         spec = dict(name) if isinstance(name, dict) else {
             "bandwidth_gbs": settings.get("bandwidth_gbs"), "fp16_tflops": settings.get("fp16_tflops"),
             "memory_gb": settings.get("memory_gb")}
+        for key in CHOICE_FIELDS:  # the timing model's row: left to the fit when not given
+            if not isinstance(name, dict) and settings.get(key):
+                spec[key] = settings[key]
         spec.setdefault("name", CUSTOM_MACHINE)
         return machine_from_dict(spec, "custom machine")
     return load_machine(str(name))
@@ -200,10 +203,12 @@ def _machine(settings: dict):
 WHOLE_FIELDS = ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_gamma")
 NUMBER_FIELDS = ("spec_alpha", "bandwidth_gbs", "fp16_tflops", "memory_gb")
 OPTIONAL_FIELDS = ("num_ctx", "spec_alpha", "spec_gamma")
+CHOICE_FIELDS = ("backend", "device_class")  # a custom machine's, each optional (empty: not given)
 FIELD_LABELS = {"prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "chunk_tokens": "chunk",
                 "users": "users", "num_ctx": "context (num_ctx)", "spec_gamma": "draft tokens (gamma)",
                 "spec_alpha": "acceptance rate (alpha)", "bandwidth_gbs": "bandwidth (GB/s)",
-                "fp16_tflops": "FP16 TFLOPS", "memory_gb": "memory (GB)"}
+                "fp16_tflops": "FP16 TFLOPS", "memory_gb": "memory (GB)", "backend": "backend",
+                "device_class": "kind of device"}
 _TRUE = (True, 1, "1", "true", "on", "yes")
 
 
@@ -259,6 +264,8 @@ def settings_from_form(form: dict) -> dict:
     spec = form.get("spec")
     spec = not _blank(form.get("spec_alpha")) if spec is None else spec in _TRUE
     custom = settings["machine"] == CUSTOM_MACHINE
+    if custom:
+        settings.update(_choices(form))
     for name in ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_alpha", "spec_gamma",
                  "bandwidth_gbs", "fp16_tflops", "memory_gb"):
         if name in ("spec_alpha", "spec_gamma") and not spec:
@@ -277,6 +284,25 @@ def settings_from_form(form: dict) -> dict:
                                      REQUEST_DOMAINS.get(name) or MACHINE_DOMAINS[name], FIELD_LABELS[name],
                                      TokenwalkError)
     return settings
+
+
+def _choices(form: dict) -> dict:
+    """A custom machine's backend and kind of device from the form: each one of its choices
+    (`tokenwalk.specs.machine.BACKENDS`, `DEVICE_CLASSES`, case as listed); an empty one is
+    left out, so a link without them reads as before."""
+    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES
+
+    out = {}
+    for name, allowed in (("backend", BACKENDS), ("device_class", DEVICE_CLASSES)):
+        value = form.get(name)
+        if _blank(value):
+            continue
+        by_lower = {a.lower(): a for a in allowed}
+        if not isinstance(value, str) or value.strip().lower() not in by_lower:
+            shown = value if isinstance(value, str) and len(value) <= 20 else str(value)[:20] + "…"
+            raise TokenwalkError(f"{FIELD_LABELS[name]}: one of {', '.join(allowed)} or empty, not {shown!r}")
+        out[name] = by_lower[value.strip().lower()]
+    return out
 
 
 def request_from_settings(settings: dict):

@@ -41,6 +41,17 @@ OPTIONAL_FIELDS = {
 }
 # What `device_class` may say: the timing fit has rows per backend and class of device.
 DEVICE_CLASSES = ("integrated", "discrete", "datacentre")
+# The llama.cpp backends the timing fit has rows for (a preset may name another: its row is then "default").
+BACKENDS = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "CPU")
+# What to write in a machine of one's own, field by field: the README's "Machine JSON" and the
+# simulator's "Your own numbers" form give these same hints (tests/test_timing_unseen.py).
+FIELD_HINTS = {
+    "bandwidth_gbs": "the spec sheet's memory bandwidth, GB/s",
+    "fp16_tflops": ("the dense FP16 matrix peak, without sparsity: NVIDIA's figure with FP16 accumulation, "
+                    "AMD's own figure, Apple's GPU FP32 rate"),
+    "backend": "the llama.cpp backend it runs: chooses the fitted efficiencies",
+    "device_class": "integrated (shares the system's memory), discrete (a card with its own memory) or datacentre",
+}
 LADDER_FILE = "_memory_ladder"
 THIS_MACHINE_FILE = "_this-machine"
 MEASURED_MACHINE = "this-machine"

@@ -305,3 +305,25 @@ def cross_validation(key: str = "decode_tg128", fit: dict | None = None) -> dict
         return dict(fit["cross_validation"][key])
     except KeyError:
         raise SpecError(f"timing_fit.json: cross_validation.{key}: missing (run `tokenwalk fit`)") from None
+
+
+def unseen_machine_summary(fit: dict | None = None) -> dict:
+    """The headline of the fit's leave-one-family-out check: how wrong the model is on a chip
+    family it was not fitted on, as `tokenwalk validate --summary` prints it and the README
+    and the article quote it. Fractions (0.092 = 9.2 %): decode_median_ape, decode_p90_ape,
+    prefill_median_ape, prefill_p90_ape (over all left-out runs of the phase: tg and pp tests
+    of every size), decode_coverage and prefill_coverage (the share of left-out runs inside
+    the likely range); counts: decode_runs, prefill_runs, families (chip families left out
+    in turn), structure (the structure the fit chose)."""
+    fit = fit if fit is not None else load_fit()
+    try:
+        cv = fit["cross_validation"]
+        return {
+            "structure": fit["structure"], "families": cv["decode"]["families"],
+            "decode_runs": cv["decode"]["runs"], "prefill_runs": cv["prefill"]["runs"],
+            "decode_median_ape": cv["decode"]["median_ape"], "decode_p90_ape": cv["decode"]["p90_ape"],
+            "prefill_median_ape": cv["prefill"]["median_ape"], "prefill_p90_ape": cv["prefill"]["p90_ape"],
+            "decode_coverage": cv["decode_coverage"], "prefill_coverage": cv["prefill_coverage"],
+        }
+    except KeyError as error:
+        raise SpecError(f"timing_fit.json: cross_validation: {error.args[0]!r} missing (run `tokenwalk fit`)") from None

@@ -106,6 +106,9 @@ def form_html(inputs: dict) -> str:
                        _number("fp16_tflops", laptop["fp16_tflops"], step="any", minimum="0.001", hint="1"),
                        hints["fp16_tflops"])
               + _field("memory_gb", "Memory (GB)", _number("memory_gb", laptop["memory_gb"], step="any", minimum="0.001"))
+              + _field("architecture_year", "Year of its chip family",
+                       _number("architecture_year", None, minimum="1970", maximum="2100", hint="1",
+                               placeholder="not known"), hints["architecture_year"])
               + _field("backend", "Backend", _select("backend", inputs["backends"], "", hint=True), hints["backend"])
               + _field("device_class", "Kind of device", _select("device_class", inputs["device_classes"], "", hint=True),
                        hints["device_class"])

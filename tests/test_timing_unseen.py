@@ -143,3 +143,36 @@ def test_the_simulator_says_in_one_line_what_likely_means():
     assert f"{html.escape(fmt.pct(s['prefill_coverage']))} of prefill runs" in note[0]
     laptop = numbers_html(simulate(settings_from_form(dict(form, machine="laptop-860m"))))
     assert "tw-sim-band" not in laptop
+
+
+def test_the_year_of_the_chip_family_scales_the_bandwidth_efficiency():
+    """Formula on a stand-in trend: exp(per_year x (year - reference)); no year, no trend: 1."""
+    import math
+
+    trend = {"year_trend": {"per_year": 0.05, "reference_year": 2020}}
+    assert timing_model.year_factor(trend, 2022) == pytest.approx(math.exp(0.10))
+    assert timing_model.year_factor(trend, 2016) == pytest.approx(math.exp(-0.20))
+    assert timing_model.year_factor(trend, None) == 1.0 and timing_model.year_factor({}, 2022) == 1.0
+
+
+def test_a_custom_machine_with_its_family_year_is_timed_on_the_trend():
+    """The form's year reaches the machine: a newer family decodes faster by the fit's trend
+    (when the chosen structure has one); a year outside the schema's domain is one line."""
+    import math
+
+    from tokenwalk.browser.entry import settings_from_form, simulate
+
+    form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
+            "bandwidth_gbs": "624", "fp16_tflops": "74.6", "memory_gb": "16", "backend": "CUDA",
+            "device_class": "discrete"}
+    trend = timing_model.load_fit().get("year_trend")
+    without = simulate(settings_from_form(form))
+    settings = settings_from_form(dict(form, architecture_year="2024"))
+    assert settings["architecture_year"] == 2024 and "architecture_year" not in settings_from_form(form)
+    with_year = simulate(settings)
+    if trend:
+        factor = math.exp(trend["per_year"] * (2024 - trend["reference_year"]))
+        assert with_year["decode_tok_s"] != without["decode_tok_s"]
+        assert (with_year["decode_tok_s"] > without["decode_tok_s"]) == (factor > 1)
+    with pytest.raises(TokenwalkError, match=r"^year of the chip family"):
+        settings_from_form(dict(form, architecture_year="1492"))

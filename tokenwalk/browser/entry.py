@@ -191,7 +191,7 @@ def _machine(settings: dict):
         spec = dict(name) if isinstance(name, dict) else {
             "bandwidth_gbs": settings.get("bandwidth_gbs"), "fp16_tflops": settings.get("fp16_tflops"),
             "memory_gb": settings.get("memory_gb")}
-        for key in CHOICE_FIELDS:  # the timing model's row: left to the fit when not given
+        for key in (*CHOICE_FIELDS, *CUSTOM_OPTIONAL):  # the timing model's row and trend: the fit's when not given
             if not isinstance(name, dict) and settings.get(key):
                 spec[key] = settings[key]
         spec.setdefault("name", CUSTOM_MACHINE)
@@ -200,15 +200,17 @@ def _machine(settings: dict):
 
 
 # The simulator's form: which fields are whole numbers, which numbers, and how a message names them.
-WHOLE_FIELDS = ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_gamma")
+WHOLE_FIELDS = ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_gamma", "architecture_year")
 NUMBER_FIELDS = ("spec_alpha", "bandwidth_gbs", "fp16_tflops", "memory_gb")
+CUSTOM_FIELDS = ("bandwidth_gbs", "fp16_tflops", "memory_gb", "architecture_year")  # only for machine "custom"
+CUSTOM_OPTIONAL = ("architecture_year",)  # left out of the settings when empty
 OPTIONAL_FIELDS = ("num_ctx", "spec_alpha", "spec_gamma")
 CHOICE_FIELDS = ("backend", "device_class")  # a custom machine's, each optional (empty: not given)
 FIELD_LABELS = {"prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "chunk_tokens": "chunk",
                 "users": "users", "num_ctx": "context (num_ctx)", "spec_gamma": "draft tokens (gamma)",
                 "spec_alpha": "acceptance rate (alpha)", "bandwidth_gbs": "bandwidth (GB/s)",
                 "fp16_tflops": "FP16 TFLOPS", "memory_gb": "memory (GB)", "backend": "backend",
-                "device_class": "kind of device"}
+                "device_class": "kind of device", "architecture_year": "year of the chip family"}
 _TRUE = (True, 1, "1", "true", "on", "yes")
 
 
@@ -267,13 +269,15 @@ def settings_from_form(form: dict) -> dict:
     if custom:
         settings.update(_choices(form))
     for name in ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_alpha", "spec_gamma",
-                 "bandwidth_gbs", "fp16_tflops", "memory_gb"):
+                 *CUSTOM_FIELDS):
         if name in ("spec_alpha", "spec_gamma") and not spec:
             settings[name] = None
             continue
-        if name in ("bandwidth_gbs", "fp16_tflops", "memory_gb") and not custom:
+        if name in CUSTOM_FIELDS and not custom:
             continue
         value = form.get(name)
+        if _blank(value) and name in CUSTOM_OPTIONAL:
+            continue
         if _blank(value):
             if name.startswith("spec_") or (name not in OPTIONAL_FIELDS and name not in SETTINGS_DEFAULTS):
                 raise TokenwalkError(f"{FIELD_LABELS[name]}: a value is needed")

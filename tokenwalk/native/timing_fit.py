@@ -47,7 +47,9 @@ SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not sq
 # maker ("Vulkan/Intel") where a backend runs on several makers' chips (Vulkan: Intel,
 # AMD, NVIDIA, Apple through MoltenVK); quant: a factor per weight format on the compute
 # efficiency of prefill (the dequantisation cost, which kernels exist); quant_decode: one on
-# the bandwidth efficiency of decode too. Each is kept as a candidate because the data
+# the bandwidth efficiency of decode too; year: a trend of the bandwidth efficiency with the
+# year the chip's family first shipped, one rate for every backend (newer families reach more
+# of their spec bandwidth: Pascal below its CUDA row, Ada above). Each is kept as a candidate because the data
 # could have chosen it: the comparison is in timing_fit.json (`structures_compared`). A
 # structure with vendor rows would need a `vendor` field in the machine presets (the
 # published runs take it from machines.json or the machine's name).
@@ -60,6 +62,10 @@ STRUCTURES = {
     "backend x class+quant both phases": {"by_class": True, "quant": True, "quant_decode": True},
     "backend x vendor+quant": {"by_class": False, "by_vendor": True, "quant": True, "quant_decode": False},
     "backend x vendor x class+quant": {"by_class": True, "by_vendor": True, "quant": True, "quant_decode": False},
+    "backend+quant+year": {"by_class": False, "quant": True, "quant_decode": False, "year": True},
+    "backend x class+quant+year": {"by_class": True, "quant": True, "quant_decode": False, "year": True},
+    "backend x vendor x class+quant+year": {"by_class": True, "by_vendor": True, "quant": True, "quant_decode": False,
+                                            "year": True},
 }
 REFERENCE_QUANT = "Q4_0"  # the format whose factor is 1 (the most common in the data)
 BOOTSTRAP_SAMPLES = 100  # resamples of the chip families for the parameters' uncertainty
@@ -82,6 +88,7 @@ class Features:
     families: np.ndarray  # chip family per run (machines.json)
     classes: np.ndarray  # device class per run ("" where unknown)
     vendors: np.ndarray  # the GPU's (or CPU's) maker per run (`llama_bench.vendor_of`)
+    years: np.ndarray  # the year the run's chip family first shipped (nan where unknown)
     quants: np.ndarray
 
 
@@ -112,7 +119,9 @@ def features(runs: list) -> Features:
                     np.array(tokens, float), np.array(measured), np.array(decode, bool),
                     np.array([chip_name(r.machine.name) for r in runs]), np.array([r.family for r in runs]),
                     np.array([r.machine.device_class or "" for r in runs]),
-                    np.array([r.machine.vendor or "" for r in runs]), np.array([r.quant for r in runs]))
+                    np.array([r.machine.vendor or "" for r in runs]),
+                    np.array([r.machine.architecture_year or np.nan for r in runs], float),
+                    np.array([r.quant for r in runs]))
 
 
 def predicted_s(f: Features, idx, e_bw, e_c, overhead) -> np.ndarray:
@@ -120,9 +129,15 @@ def predicted_s(f: Features, idx, e_bw, e_c, overhead) -> np.ndarray:
     return np.maximum(f.memory_s[idx] / e_bw, f.compute_s[idx] / e_c) + f.layers[idx] * overhead
 
 
+def _capped(e_bw):
+    """A bandwidth efficiency after its factors, never above the bound's top (all of the spec
+    sheet): `timing_model.coefficients` caps it the same way."""
+    return np.minimum(e_bw, BOUNDS["bandwidth_efficiency"][1])
+
+
 def _fit_decode(f: Features, idx, bw_factor: np.ndarray) -> tuple[float, float]:
     def residuals(p):
-        return np.log(predicted_s(f, idx, p[0] * bw_factor[idx], 1.0, p[1] * 1e-6) / f.measured_s[idx])
+        return np.log(predicted_s(f, idx, _capped(p[0] * bw_factor[idx]), 1.0, p[1] * 1e-6) / f.measured_s[idx])
 
     lo = [BOUNDS["bandwidth_efficiency"][0], BOUNDS["layer_overhead_s"][0] * 1e6]
     hi = [BOUNDS["bandwidth_efficiency"][1], BOUNDS["layer_overhead_s"][1] * 1e6]
@@ -136,7 +151,7 @@ def _fit_decode(f: Features, idx, bw_factor: np.ndarray) -> tuple[float, float]:
 
 def _fit_prefill(f: Features, idx, e_bw: float, overhead: float, factor: np.ndarray, bw_factor: np.ndarray) -> float:
     def residuals(p):
-        return np.log(predicted_s(f, idx, e_bw * bw_factor[idx], p[0] * factor[idx], overhead) / f.measured_s[idx])
+        return np.log(predicted_s(f, idx, _capped(e_bw * bw_factor[idx]), p[0] * factor[idx], overhead) / f.measured_s[idx])
 
     lo, hi = BOUNDS["compute_efficiency"]
     result = least_squares(residuals, [0.4], bounds=([lo], [hi]), loss="soft_l1", f_scale=SOFT_L1_SCALE)
@@ -212,34 +227,67 @@ def _updated(f: Features, coeffs: dict, ids: np.ndarray, factors: dict) -> dict:
     return {q: round(v / ref, 4) for q, v in sorted(factors.items())}
 
 
+def year_factor(years: np.ndarray, trend: dict | None) -> np.ndarray:
+    """exp(per_year x (year - reference_year)), the multiplier of the bandwidth efficiency
+    (1 without a trend, or for a machine whose year is unknown: it is taken as the reference)."""
+    if not trend:
+        return np.ones(len(years))
+    offset = np.where(np.isnan(years), 0.0, years - trend["reference_year"])
+    return np.exp(trend["per_year"] * offset)
+
+
+def _updated_trend(f: Features, coeffs: dict, ids: np.ndarray, trend: dict) -> dict:
+    """One round of the year trend: the rate moves by the Theil-Sen slope (robust to a few odd
+    runs) of the decode runs' log(predicted / measured time) against their family's year."""
+    from scipy.stats import theilslopes
+
+    ids = ids[~np.isnan(f.years[ids])]
+    log_ratio = np.log(predict_s(f, coeffs, ids) / f.measured_s[ids])
+    slope = float(theilslopes(log_ratio, f.years[ids])[0]) if len(set(f.years[ids])) > 1 else 0.0
+    return dict(trend, per_year=round(trend["per_year"] + slope, 5))
+
+
+def _bandwidth_factors(f: Features, bandwidth: dict, trend: dict | None) -> np.ndarray:
+    return _factors(f, bandwidth) * year_factor(f.years, trend)
+
+
 def fit_coefficients(f: Features, idx: np.ndarray | None = None, only: set | None = None,
                      structure: dict | str = "backend x class+quant") -> dict:
     """{"default": row, "backends": {key: row}, "quant_compute_factor": {quant: factor},
-    "quant_bandwidth_factor": {quant: factor}} fitted on the runs `idx` (all if None);
-    `only`: fit just these backends' rows (each row depends on its own runs and the
-    default). With a quant term, the factors and the rows are fitted in turn (three
-    rounds): each format's factor is the median ratio of its runs' predicted to measured
-    time, relative to Q4_0, over formats run on at least MIN_MACHINES chips: on the compute
-    efficiency of prefill ("quant"), and on the bandwidth efficiency of decode too
+    "quant_bandwidth_factor": {quant: factor}, "year_trend": {...} or None} fitted on the
+    runs `idx` (all if None); `only`: fit just these backends' rows (each row depends on its
+    own runs and the default). With a quant term, the factors and the rows are fitted in
+    turn (three rounds): each format's factor is the median ratio of its runs' predicted to
+    measured time, relative to Q4_0, over formats run on at least MIN_MACHINES chips: on the
+    compute efficiency of prefill ("quant"), and on the bandwidth efficiency of decode too
     ("quant_decode": dequantisation and block layout change the share of the bandwidth a
-    stream reaches)."""
+    stream reaches). With a year term, the trend's rate is fitted in the same rounds
+    (`_updated_trend`), about the median year of the runs' chip families."""
     structure = STRUCTURES[structure] if isinstance(structure, str) else structure
     idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
     compute: dict = {}
     bandwidth: dict = {}
-    coeffs = _rows(f, idx, structure, _factors(f, compute), _factors(f, bandwidth), only)
-    if structure["quant"] or structure.get("quant_decode"):
+    trend = None
+    if structure.get("year"):
+        known = f.years[idx][~np.isnan(f.years[idx])]
+        trend = {"per_year": 0.0, "reference_year": int(np.median(known)) if len(known) else 2020}
+    coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend), only)
+    if structure["quant"] or structure.get("quant_decode") or trend is not None:
         dec, pre = idx[f.decode[idx]], idx[~f.decode[idx]]
         for _ in range(3):
-            current = dict(coeffs, quant_compute_factor=compute, quant_bandwidth_factor=bandwidth)
+            current = dict(coeffs, quant_compute_factor=compute, quant_bandwidth_factor=bandwidth, year_trend=trend)
+            if trend is not None:
+                trend = _updated_trend(f, current, dec, trend)
+                current = dict(current, year_trend=trend)
             if structure.get("quant_decode"):
                 bandwidth = _updated(f, current, dec, bandwidth)
                 current = dict(current, quant_bandwidth_factor=bandwidth)
             if structure["quant"]:
                 compute = _updated(f, current, pre, compute)
-            coeffs = _rows(f, idx, structure, _factors(f, compute), _factors(f, bandwidth), only)
+            coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend), only)
     coeffs["quant_compute_factor"] = compute
     coeffs["quant_bandwidth_factor"] = bandwidth
+    coeffs["year_trend"] = trend
     return coeffs
 
 
@@ -249,12 +297,13 @@ def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
     out = np.empty(len(idx))
     compute = coeffs.get("quant_compute_factor", {})
     bandwidth = coeffs.get("quant_bandwidth_factor", {})
+    trend = coeffs.get("year_trend")
     for k, i in enumerate(idx):
         key = timing_model.row_key(coeffs["backends"], f.runs[i].backend, f.runs[i].machine.device_class,
                                    f.runs[i].machine.vendor)
         row = coeffs["backends"][key] if key is not None else coeffs["default"]
         e_c = row["compute_efficiency"] * compute.get(f.quants[i], 1.0)
-        e_bw = row["bandwidth_efficiency"] * bandwidth.get(f.quants[i], 1.0)
+        e_bw = _capped(row["bandwidth_efficiency"] * bandwidth.get(f.quants[i], 1.0) * year_factor(f.years[[i]], trend)[0])
         out[k] = predicted_s(f, np.array([i]), e_bw, e_c, row["layer_overhead_s"])[0]
     return out
 
@@ -392,6 +441,8 @@ def bootstrap(f: Features, structure: str, samples: int = BOOTSTRAP_SAMPLES, see
                 draws.setdefault(key, {}).setdefault(param, []).append(row[param])
         for quant, factor in coeffs["quant_compute_factor"].items():
             draws.setdefault("quant_compute_factor", {}).setdefault(quant, []).append(factor)
+        if coeffs.get("year_trend"):
+            draws.setdefault("year_trend", {}).setdefault("per_year", []).append(coeffs["year_trend"]["per_year"])
     return {key: {param: [round(float(np.percentile(v, 10)), 7), round(float(np.percentile(v, 90)), 7)]
                   for param, v in params.items()} for key, params in draws.items()}
 
@@ -419,7 +470,10 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "max(bytes / (bandwidth_efficiency x spec GB/s), "
             "operations / (compute_efficiency x quant_compute_factor x spec FP16 FLOP/s)) + layers x "
             "layer_overhead_s, with the row of the machine's backend on its class of device ('ROCm/discrete'), else of "
-            "its backend, else 'default'. range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
+            "its backend, else 'default'; year_trend (when the chosen structure has one) multiplies bandwidth_efficiency "
+            "by exp(per_year x (architecture_year - reference_year)), architecture_year being the year the machine's "
+            "chip family first shipped (llama-bench/families.json; a machine without one is taken at the reference). "
+            "range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
             "chip families. Machines with their own measurements (a calibration block in their preset) are solved from "
             "them when timed, not stored here."
         ),
@@ -437,6 +491,8 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
         "quant_compute_factor": coeffs["quant_compute_factor"],
         "quant_compute_factor_p10_p90": spread.get("quant_compute_factor", {}),
         "quant_bandwidth_factor": coeffs["quant_bandwidth_factor"],
+        "year_trend": None if coeffs["year_trend"] is None else dict(
+            coeffs["year_trend"], range_p10_p90=spread.get("year_trend", {}).get("per_year")),
         "cross_validation": dict(
             method=("leave one family out: all the chips of one family (machines.json 'family': every M2, every RDNA3 "
                     "card) predicted by a fit on the other families' runs; the likely range (decode_range, prefill_range) is "
@@ -466,7 +522,7 @@ def check_core_agrees(fit: dict, runs: list, tolerance: float = 1e-9) -> float:
     f = features(runs)
     coeffs = {"default": fit["default"], "backends": fit["backends"],
               "quant_compute_factor": fit.get("quant_compute_factor", {}),
-              "quant_bandwidth_factor": fit.get("quant_bandwidth_factor", {})}
+              "quant_bandwidth_factor": fit.get("quant_bandwidth_factor", {}), "year_trend": fit.get("year_trend")}
     worst = 0.0
     for i, run in enumerate(runs):
         native = f.tokens[i] / predict_s(f, coeffs, [i])[0]

@@ -3,8 +3,11 @@
 In two sentences: a step lasts the larger of its bytes over (bandwidth efficiency x
 spec-sheet bandwidth) and its operations over (compute efficiency x spec-sheet FP16
 FLOP/s), plus a fixed cost per layer for launching and synchronising its kernels; the
-two efficiencies and the per-layer cost are fitted per backend (CUDA, Metal, ROCm,
-Vulkan, CPU) on published llama-bench runs. Bytes and operations are the roofline's
+two efficiencies and the per-layer cost are fitted per backend and class of device
+(CUDA/discrete, ROCm/datacentre, Metal/integrated ...) on published llama-bench runs, the
+compute efficiency scaled by a factor per weight format and the bandwidth efficiency by a
+trend with the year the chip's family first shipped (the structure `tokenwalk fit` chose
+by leave-one-family-out error among the candidates in `tokenwalk.native.timing_fit`). Bytes and operations are the roofline's
 (`tokenwalk.physics.roofline`): the weights a step reads (for a mixture of experts only the
 experts its tokens wake), the KV cache it reads and writes, 2 x active parameters per
 token and the attention scores; a prompt step leaves out what it does not multiply (the
@@ -28,6 +31,7 @@ TFLOP/s = 1e12 operations/s.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -127,6 +131,16 @@ def quant_factor(fit: dict, file_type: str | None, phase: str = "prefill") -> fl
     return float(fit.get(key, {}).get(str(file_type or ""), 1.0))
 
 
+def year_factor(fit: dict, architecture_year: float | None) -> float:
+    """The fit's multiplier of the bandwidth efficiency for a chip family first shipped in
+    `architecture_year`: exp(per_year x (year - reference_year)) (`year_trend`, when the
+    chosen structure has one); 1 without a trend or without a year (taken at the reference)."""
+    trend = fit.get("year_trend")
+    if not trend or architecture_year is None:
+        return 1.0
+    return math.exp(float(trend["per_year"]) * (float(architecture_year) - float(trend["reference_year"])))
+
+
 def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None) -> Coefficients:
     """The coefficients for `machine`: its own calibration if its preset
     names it (the article's laptop, this-machine when engine.json exists: solved from its
@@ -134,8 +148,9 @@ def coefficients(machine: Machine, fit: dict | None = None, model: Model | None 
     class of device ("ROCm/discrete"; a maker's chips, "Vulkan/Intel", where the fit has
     such rows), else of its `backend`, else the row fitted on all GPU runs together
     ("default"). With `model`, a fitted row's efficiencies are scaled by the fit's factors
-    for the model's weight format (`quant_factor`); a calibrated machine's are its own
-    (solved on its own model)."""
+    for the model's weight format (`quant_factor`) and its bandwidth efficiency by the trend
+    with the machine's `architecture_year` (`year_factor`); a calibrated machine's are its
+    own (solved on its own model)."""
     solved = timing_calibration.solve(machine, BOUNDS)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
@@ -146,9 +161,12 @@ def coefficients(machine: Machine, fit: dict | None = None, model: Model | None 
     key = row_key(backends, machine.backend, getattr(machine, "device_class", None), getattr(machine, "vendor", None))
     coeffs = _row(backends[key], key) if key is not None else _row(fit["default"], "default")
     file_type = getattr(model, "file_type", None) if model is not None else None
-    factor, bw_factor = quant_factor(fit, file_type, "prefill"), quant_factor(fit, file_type, "decode")
+    factor = quant_factor(fit, file_type, "prefill")
+    bw_factor = quant_factor(fit, file_type, "decode") * year_factor(fit, getattr(machine, "architecture_year", None))
     if factor != 1.0 or bw_factor != 1.0:
-        coeffs = Coefficients(row=coeffs.row, bandwidth_efficiency=coeffs.bandwidth_efficiency * bw_factor,
+        # never more than the whole spec sheet, however new the family (the fit caps it the same way)
+        capped = min(coeffs.bandwidth_efficiency * bw_factor, BOUNDS["bandwidth_efficiency"][1])
+        coeffs = Coefficients(row=coeffs.row, bandwidth_efficiency=capped,
                               compute_efficiency=coeffs.compute_efficiency * factor,
                               layer_overhead_s=coeffs.layer_overhead_s)
     return coeffs

@@ -24,7 +24,8 @@ class, and the coverage of the likely range (the share of left-out runs inside t
 10th-90th percentile band of the other families' left-out errors: 80 % if the range
 holds). Then the worst points of each phase with what the data say about them. Prefill
 is checked only where the machine has an FP16 figure. The structure is the one
-`tokenwalk fit` chose (timing_fit.json), or --structure. Needs numpy and scipy.
+`tokenwalk fit` chose (timing_fit.json), or --structure (any of the candidates in
+timing_fit.json's structures_compared). Needs numpy and scipy, but for --summary.
 
 example:
   tokenwalk validate

@@ -52,6 +52,11 @@ def test_validate_summary_prints_each_number_beside_its_target(capsys):
     assert "median error 5.0 % (target 7 %, met), p90 40.0 % (target 30 %, not met)" in text
     assert "median error 25.0 % (target 20 %, not met)" in text
     assert "holds 80 % of decode runs, 70 % of prefill runs (target 75-85 %, not met)" in text
+    assert "year trend" not in text
+    trend = {"per_year": 0.04, "reference_year": 2022, "range_p10_p90": [0.02, 0.05]}
+    assert summary_lines(dict(standin, year_trend=trend))[-1] == (
+        "  year trend: bandwidth efficiency x exp(0.040 x (family year - 2022)); "
+        "rate 0.020-0.050 over resampled families (10-90 %)")
 
 
 def test_the_readme_quotes_the_build_not_a_hand():

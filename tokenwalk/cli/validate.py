@@ -57,8 +57,17 @@ def summary_lines(s: dict) -> list[str]:
         f"  80 % likely range holds {pc(s['decode_coverage'], 0)} of decode runs, {pc(s['prefill_coverage'], 0)} of "
         f"prefill runs (target 75-85 %, "
         f"{mark(all(lo <= s[k] <= hi for k in ('decode_coverage', 'prefill_coverage')))})",
-    ]
+    ] + _trend_line(s.get("year_trend"))
 
+
+def _trend_line(trend: dict | None) -> list[str]:
+    """The fitted year trend, in percent a year with its 10th-90th percentile over resampled families."""
+    if not trend:
+        return []
+    spread = trend.get("range_p10_p90")
+    band = f"; rate {spread[0]:.3f}-{spread[1]:.3f} over resampled families (10-90 %)" if spread else ""
+    return [f"  year trend: bandwidth efficiency x exp({trend['per_year']:.3f} x (family year - "
+            f"{trend['reference_year']})){band}"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

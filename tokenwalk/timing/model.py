@@ -332,7 +332,9 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
     prefill_median_ape, prefill_p90_ape (over all left-out runs of the phase: tg and pp tests
     of every size), decode_coverage and prefill_coverage (the share of left-out runs inside
     the likely range); counts: decode_runs, prefill_runs, families (chip families left out
-    in turn), structure (the structure the fit chose)."""
+    in turn), structure (the structure the fit chose); year_trend: the fit's trend of the
+    bandwidth efficiency with the chip family's year (per_year, reference_year,
+    range_p10_p90), None when the structure has none."""
     fit = fit if fit is not None else load_fit()
     try:
         cv = fit["cross_validation"]
@@ -342,6 +344,7 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
             "decode_median_ape": cv["decode"]["median_ape"], "decode_p90_ape": cv["decode"]["p90_ape"],
             "prefill_median_ape": cv["prefill"]["median_ape"], "prefill_p90_ape": cv["prefill"]["p90_ape"],
             "decode_coverage": cv["decode_coverage"], "prefill_coverage": cv["prefill_coverage"],
+            "year_trend": fit.get("year_trend"),
         }
     except KeyError as error:
         raise SpecError(f"timing_fit.json: cross_validation: {error.args[0]!r} missing (run `tokenwalk fit`)") from None

@@ -248,7 +248,8 @@ def settings_from_form(form: dict) -> dict:
     parsed and checked (the page sends the fields as typed). Numbers may come as text
     ("300", "1e3", "") or as JSON numbers; an empty optional field is None; `spec`
     (absent: on when spec_alpha is given) switches speculative decoding; the machine
-    "custom" needs bandwidth_gbs, fp16_tflops and memory_gb. Every problem is one
+    "custom" needs bandwidth_gbs, fp16_tflops and memory_gb, and may say its backend,
+    device_class and architecture_year (each kept only when given). Every problem is one
     line naming the field (TokenwalkError); the ranges are the schemas' domains
     (`tokenwalk.specs.schema`: REQUEST_DOMAINS, MACHINE_DOMAINS), as on the command line.
     Returns the settings simulate() takes, JSON-able (the page writes them to its URL)."""
@@ -323,7 +324,8 @@ def simulate(settings: dict) -> dict:
     """Walk one scenario: exactly `tokenwalk walk --json` for the same inputs.
 
     settings: model (preset name or the name of a GGUF file read by inspect_gguf),
-    machine (preset name, or "custom" with bandwidth_gbs, fp16_tflops, memory_gb),
+    machine (preset name, or "custom" with bandwidth_gbs, fp16_tflops, memory_gb and
+    optionally backend, device_class, architecture_year),
     prompt_tokens, output_tokens and optionally num_ctx, kv_type, chunk_tokens, warm,
     users, spec_alpha, spec_gamma.
     """

@@ -40,8 +40,13 @@ def inputs(ctx) -> dict:
         spec = load_machine(name)
         machines.append({"name": name, "title": spec.title or name, "bandwidth_gbs": spec.bandwidth_gbs,
                          "fp16_tflops": spec.fp16_tflops, "memory_gb": spec.memory_gb})
+    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS
+
     return {"walk": walk, "explain": explain(walk), "defaults": defaults, "models": models,
-            "machines": machines, "kv_types": list(KV_TYPES)}
+            "machines": machines, "kv_types": list(KV_TYPES),
+            "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
+            "device_classes": [["", "Not known"]] + [[c, c.capitalize()] for c in DEVICE_CLASSES],
+            "hints": dict(FIELD_HINTS)}
 
 
 def alt(inputs: dict) -> str:
@@ -74,10 +79,11 @@ def _number(name: str, value, *, step="1", minimum="1", maximum=None, hint="", p
     return f"<input {attrs}>"
 
 
-def _select(name: str, options: list[tuple[str, str]], selected: str) -> str:
+def _select(name: str, options: list[tuple[str, str]], selected: str, hint: bool = False) -> str:
     opts = "".join(f'<option value="{html.escape(v)}"{" selected" if v == selected else ""}>{html.escape(t)}</option>'
                    for v, t in options)
-    return f'<select id="tw-sim-{name}" name="{name}">{opts}</select>'
+    described = f' aria-describedby="tw-sim-{name}-hint"' if hint else ""
+    return f'<select id="tw-sim-{name}" name="{name}"{described}>{opts}</select>'
 
 
 def form_html(inputs: dict) -> str:
@@ -91,12 +97,21 @@ def form_html(inputs: dict) -> str:
              '<span class="tw-hint" id="tw-sim-gguf-hint">Only the file’s header is read, here in your browser; '
              'the file is never uploaded or sent anywhere.</span><output class="tw-gguf-info" for="tw-sim-gguf" '
              'aria-live="polite"></output></div>')
+    hints = {k: html.escape(v) for k, v in inputs["hints"].items()}
     custom = ('<div class="tw-custom" data-field="custom" hidden>'
               + _field("bandwidth_gbs", "Memory bandwidth (GB/s)",
-                       _number("bandwidth_gbs", laptop["bandwidth_gbs"], step="any", minimum="0.001"))
+                       _number("bandwidth_gbs", laptop["bandwidth_gbs"], step="any", minimum="0.001", hint="1"),
+                       hints["bandwidth_gbs"])
               + _field("fp16_tflops", "FP16 compute (TFLOP/s)",
-                       _number("fp16_tflops", laptop["fp16_tflops"], step="any", minimum="0.001"))
+                       _number("fp16_tflops", laptop["fp16_tflops"], step="any", minimum="0.001", hint="1"),
+                       hints["fp16_tflops"])
               + _field("memory_gb", "Memory (GB)", _number("memory_gb", laptop["memory_gb"], step="any", minimum="0.001"))
+              + _field("architecture_year", "Year of its chip family",
+                       _number("architecture_year", None, minimum="1970", maximum="2100", hint="1",
+                               placeholder="not known"), hints["architecture_year"])
+              + _field("backend", "Backend", _select("backend", inputs["backends"], "", hint=True), hints["backend"])
+              + _field("device_class", "Kind of device", _select("device_class", inputs["device_classes"], "", hint=True),
+                       hints["device_class"])
               + "</div>")
     request = (_field("prompt_tokens", "Prompt tokens", _number("prompt_tokens", d["prompt_tokens"],
                                                                 hint=f"the article’s request: {d['prompt_tokens']:,}"),

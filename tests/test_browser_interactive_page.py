@@ -158,6 +158,7 @@ SCENARIOS = [
       "num_ctx": "", "kv_type": "f16", "chunk_tokens": "512", "warm": False, "users": "1", "spec": True,
       "spec_alpha": "0.7", "spec_gamma": "4"}, ["--spec-alpha", "0.7", "--spec-gamma", "4"]),
     ({"model": "qwen3.8-27b", "machine": "custom", "bandwidth_gbs": "256", "fp16_tflops": "30", "memory_gb": "32",
+      "backend": "Vulkan", "device_class": "discrete", "architecture_year": "2024",
       "prompt_tokens": "1500", "output_tokens": "100", "num_ctx": "4096", "spec": False},
      ["--num-ctx", "4096", "--machine-file"]),
     ({"model": "dense-7b-fp16", "machine": "rtx-5090", "prompt_tokens": "700", "output_tokens": "0",
@@ -196,7 +197,9 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     machine = form["machine"]
     if "--machine-file" in flags:
         flags = [f for f in flags if f != "--machine-file"]
-        spec = {"name": "custom", **{k: float(values[k]) for k in ("bandwidth_gbs", "fp16_tflops", "memory_gb")}}
+        spec = {"name": "custom", **{k: float(values[k]) for k in ("bandwidth_gbs", "fp16_tflops", "memory_gb")},
+                "backend": values["backend"], "device_class": values["device_class"],
+                "architecture_year": int(values["architecture_year"])}
         (tmp_path / "custom.json").write_text(json.dumps(spec))
         machine = str(tmp_path / "custom.json")
     if not values:

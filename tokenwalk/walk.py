@@ -264,9 +264,9 @@ def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
 
 def _ranges(machine, walk: Walk) -> dict | None:
     """The likely ranges of the three timed numbers on a machine the fit has not measured:
-    the middle 80 % of the timing model's leave-one-machine-out error
-    (`timing_model.error_band`). None on a machine calibrated on its own measurements,
-    whose speeds are the measured ones."""
+    the band of the timing model's leave-one-family-out errors set to hold 80 % of a chip
+    family's runs when that family is left out (`timing_model.error_band`). None on a
+    machine calibrated on its own measurements, whose speeds are the measured ones."""
     from tokenwalk.timing.calibration import is_calibrated
     from tokenwalk.timing.model import error_band
 

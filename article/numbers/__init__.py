@@ -14,6 +14,7 @@ what they describe, one module per group, named after the prefix of the names it
     h100       the H100 example: d7_* steps, balance_*, tile_*, batch_*, chunk_*, kv_*
     laptop     the request on the laptop: the walk, env_*, budget_*, spec_*, shares
     settings   settings_rows
+    fit        fit_unseen_*: the timing model's error on chip families it was not fitted on
     quantities q_*: each quantity printed in more than one place, as its one string (in a span
                that names it), with its provenance: measured, computed or modelled
 
@@ -37,7 +38,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from article import _data
-from article.numbers import cited, engine, h100, laptop, measured, models, quantities, request, settings, toy
+from article.numbers import cited, engine, fit, h100, laptop, measured, models, quantities, request, settings, toy
 from article.references import references
 
 
@@ -60,6 +61,7 @@ def article_numbers(request_dir: str | Path | None = None, scenario=None) -> dic
     laptop.group(n, sc, c, meas)
     engine.beside_the_laptop(n)
     settings.group(n)
+    fit.group(n)
     quantities.group(n)
     n["ref"] = references()
     return n

@@ -191,19 +191,26 @@ def _machine(settings: dict):
         spec = dict(name) if isinstance(name, dict) else {
             "bandwidth_gbs": settings.get("bandwidth_gbs"), "fp16_tflops": settings.get("fp16_tflops"),
             "memory_gb": settings.get("memory_gb")}
+        for key in (*CHOICE_FIELDS, *CUSTOM_OPTIONAL):  # the timing model's row and trend: the fit's when not given
+            if not isinstance(name, dict) and settings.get(key):
+                spec[key] = settings[key]
         spec.setdefault("name", CUSTOM_MACHINE)
         return machine_from_dict(spec, "custom machine")
     return load_machine(str(name))
 
 
 # The simulator's form: which fields are whole numbers, which numbers, and how a message names them.
-WHOLE_FIELDS = ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_gamma")
+WHOLE_FIELDS = ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_gamma", "architecture_year")
 NUMBER_FIELDS = ("spec_alpha", "bandwidth_gbs", "fp16_tflops", "memory_gb")
+CUSTOM_FIELDS = ("bandwidth_gbs", "fp16_tflops", "memory_gb", "architecture_year")  # only for machine "custom"
+CUSTOM_OPTIONAL = ("architecture_year",)  # left out of the settings when empty
 OPTIONAL_FIELDS = ("num_ctx", "spec_alpha", "spec_gamma")
+CHOICE_FIELDS = ("backend", "device_class")  # a custom machine's, each optional (empty: not given)
 FIELD_LABELS = {"prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "chunk_tokens": "chunk",
                 "users": "users", "num_ctx": "context (num_ctx)", "spec_gamma": "draft tokens (gamma)",
                 "spec_alpha": "acceptance rate (alpha)", "bandwidth_gbs": "bandwidth (GB/s)",
-                "fp16_tflops": "FP16 TFLOPS", "memory_gb": "memory (GB)"}
+                "fp16_tflops": "FP16 TFLOPS", "memory_gb": "memory (GB)", "backend": "backend",
+                "device_class": "kind of device", "architecture_year": "year of the chip family"}
 _TRUE = (True, 1, "1", "true", "on", "yes")
 
 
@@ -241,7 +248,8 @@ def settings_from_form(form: dict) -> dict:
     parsed and checked (the page sends the fields as typed). Numbers may come as text
     ("300", "1e3", "") or as JSON numbers; an empty optional field is None; `spec`
     (absent: on when spec_alpha is given) switches speculative decoding; the machine
-    "custom" needs bandwidth_gbs, fp16_tflops and memory_gb. Every problem is one
+    "custom" needs bandwidth_gbs, fp16_tflops and memory_gb, and may say its backend,
+    device_class and architecture_year (each kept only when given). Every problem is one
     line naming the field (TokenwalkError); the ranges are the schemas' domains
     (`tokenwalk.specs.schema`: REQUEST_DOMAINS, MACHINE_DOMAINS), as on the command line.
     Returns the settings simulate() takes, JSON-able (the page writes them to its URL)."""
@@ -259,14 +267,18 @@ def settings_from_form(form: dict) -> dict:
     spec = form.get("spec")
     spec = not _blank(form.get("spec_alpha")) if spec is None else spec in _TRUE
     custom = settings["machine"] == CUSTOM_MACHINE
+    if custom:
+        settings.update(_choices(form))
     for name in ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_alpha", "spec_gamma",
-                 "bandwidth_gbs", "fp16_tflops", "memory_gb"):
+                 *CUSTOM_FIELDS):
         if name in ("spec_alpha", "spec_gamma") and not spec:
             settings[name] = None
             continue
-        if name in ("bandwidth_gbs", "fp16_tflops", "memory_gb") and not custom:
+        if name in CUSTOM_FIELDS and not custom:
             continue
         value = form.get(name)
+        if _blank(value) and name in CUSTOM_OPTIONAL:
+            continue
         if _blank(value):
             if name.startswith("spec_") or (name not in OPTIONAL_FIELDS and name not in SETTINGS_DEFAULTS):
                 raise TokenwalkError(f"{FIELD_LABELS[name]}: a value is needed")
@@ -277,6 +289,25 @@ def settings_from_form(form: dict) -> dict:
                                      REQUEST_DOMAINS.get(name) or MACHINE_DOMAINS[name], FIELD_LABELS[name],
                                      TokenwalkError)
     return settings
+
+
+def _choices(form: dict) -> dict:
+    """A custom machine's backend and kind of device from the form: each one of its choices
+    (`tokenwalk.specs.machine.BACKENDS`, `DEVICE_CLASSES`, case as listed); an empty one is
+    left out, so a link without them reads as before."""
+    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES
+
+    out = {}
+    for name, allowed in (("backend", BACKENDS), ("device_class", DEVICE_CLASSES)):
+        value = form.get(name)
+        if _blank(value):
+            continue
+        by_lower = {a.lower(): a for a in allowed}
+        if not isinstance(value, str) or value.strip().lower() not in by_lower:
+            shown = value if isinstance(value, str) and len(value) <= 20 else str(value)[:20] + "…"
+            raise TokenwalkError(f"{FIELD_LABELS[name]}: one of {', '.join(allowed)} or empty, not {shown!r}")
+        out[name] = by_lower[value.strip().lower()]
+    return out
 
 
 def request_from_settings(settings: dict):
@@ -293,7 +324,8 @@ def simulate(settings: dict) -> dict:
     """Walk one scenario: exactly `tokenwalk walk --json` for the same inputs.
 
     settings: model (preset name or the name of a GGUF file read by inspect_gguf),
-    machine (preset name, or "custom" with bandwidth_gbs, fp16_tflops, memory_gb),
+    machine (preset name, or "custom" with bandwidth_gbs, fp16_tflops, memory_gb and
+    optionally backend, device_class, architecture_year),
     prompt_tokens, output_tokens and optionally num_ctx, kv_type, chunk_tokens, warm,
     users, spec_alpha, spec_gamma.
     """

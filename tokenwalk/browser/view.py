@@ -43,6 +43,17 @@ def _w(key: str, text: str) -> str:
     return f'<span data-walk-key="{escape(key)}">{escape(text)}</span>'
 
 
+def _band_note() -> str:
+    """The one line under the numbers that says what "likely" means, with the coverage the
+    fit recorded (`timing_model.unseen_machine_summary`)."""
+    from tokenwalk.timing.model import unseen_machine_summary
+
+    s = unseen_machine_summary()
+    return ('<p class="tw-sub tw-sim-band">"Likely": a range meant to hold 8 runs in 10; on chip families the '
+            f'timing model was not fitted on it held {escape(fmt.pct(s["decode_coverage"]))} of decode and '
+            f'{escape(fmt.pct(s["prefill_coverage"]))} of prefill runs (<code>tokenwalk validate</code>).</p>')
+
+
 def numbers_html(walk: dict) -> str:
     load = escape("— (warm: already in memory)") if walk["warm"] else _w("load_s", fmt_s(walk["load_s"]))
     cells = [
@@ -53,9 +64,7 @@ def numbers_html(walk: dict) -> str:
          f"{walk['output_tokens']:,} tokens in {_w('decode_s', fmt_s(walk['decode_s']))}"
          f"{escape(_likely(walk, 'decode_tok_s', fmt_rate))}"),
     ]
-    note = ('<p class="tw-sub tw-sim-band">"Likely": on chip families the timing model was not fitted on, '
-            '8 runs in 10 fell inside such a range (<code>tokenwalk validate</code>).</p>'
-            if walk.get("ranges") else "")
+    note = _band_note() if walk.get("ranges") else ""
     return '<dl class="tw-sim-numbers">' + "".join(
         f'<div data-number="{key}"><dt>{label}</dt><dd><span class="tw-big">{value}</span>'
         f'<span class="tw-sub">{sub}</span></dd></div>' for key, label, value, sub in cells) + "</dl>" + note

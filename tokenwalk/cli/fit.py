@@ -48,7 +48,7 @@ def run(args) -> int:
     print("structures compared by leave-one-family-out error (decode median, p90; prefill median):")
     for name, s in fit["structures_compared"].items():
         mark = "  <- chosen" if name == fit["structure"] else ""
-        print(f"  {name:<24}{s['decode_median_ape']:>7.1%}{s['decode_p90_ape']:>8.1%}"
+        print(f"  {name:<36}{s['decode_median_ape']:>7.1%}{s['decode_p90_ape']:>8.1%}"
               f"{s['prefill_median_ape']:>8.1%}{mark}")
     print("coefficients, each with its 10th-90th percentile over fits on resampled chip families:")
     print(f"{'row':<20}{'bandwidth eff.':>22}{'per layer (us)':>22}{'compute eff.':>22}")
@@ -66,6 +66,11 @@ def run(args) -> int:
         print("prefill compute factor by weight format (Q4_0 = 1): " + ", ".join(
             f"{q} {v:.2f}" + (f" ({spread[q][0]:.2f}-{spread[q][1]:.2f})" if q in spread else "")
             for q, v in fit["quant_compute_factor"].items()))
+    trend = fit.get("year_trend")
+    if trend:
+        spread = trend.get("range_p10_p90")
+        print(f"bandwidth efficiency x exp({trend['per_year']:.3f} x (family year - {trend['reference_year']}))"
+              + (f", rate {spread[0]:.3f}-{spread[1]:.3f} over the resampled fits" if spread else ""))
     for name in timing_calibration.calibrated_machines():
         row = timing_model.coefficients(load_machine(name))
         print(f"{name:<20}{row.bandwidth_efficiency:>22.2f}{row.layer_overhead_s * 1e6:>22.0f}"

@@ -14,26 +14,69 @@ DESCRIPTION = """\
 Cross-validate the timing model two ways: leave one family out (all the chips of one
 family, machines.json's `family`: every M2, every RDNA3 card, predicted by a fit on the
 other families: what a machine the model has never seen can expect) and leave one machine
-out (each chip, its listed variants such as an 8 GB and a 16 GB M1 together). For decode
+out (each chip, its listed variants such as an 8 GB and a 16 GB M1 together). With
+--summary, only the leave-one-family-out headline that `tokenwalk fit` recorded in
+timing_fit.json, each number beside its target (fast: nothing is refitted; the README
+quotes this output). For decode
 (tg) and prefill (pp) separately: the median and 90th percentile of the absolute
 percentage error of the predicted tokens per second, overall, by backend and by device
 class, and the coverage of the likely range (the share of left-out runs inside the
 10th-90th percentile band of the other families' left-out errors: 80 % if the range
 holds). Then the worst points of each phase with what the data say about them. Prefill
 is checked only where the machine has an FP16 figure. The structure is the one
-`tokenwalk fit` chose (timing_fit.json), or --structure. Needs numpy and scipy.
+`tokenwalk fit` chose (timing_fit.json), or --structure (any of the candidates in
+timing_fit.json's structures_compared). Needs numpy and scipy, but for --summary.
 
 example:
   tokenwalk validate
   tokenwalk validate --structure backend --worst 20
+  tokenwalk validate --summary
 """
+
+TARGETS = {"decode_median_ape": 0.07, "decode_p90_ape": 0.30, "prefill_median_ape": 0.20}  # what the model aims at
+COVERAGE_TARGET = (0.75, 0.85)  # the 80 % likely range should hold this share of left-out runs
+
+
+def summary_lines(s: dict) -> list[str]:
+    """The headline of `unseen_machine_summary` as text, each number beside its target."""
+    def pc(share: float, decimals: int = 1) -> str:
+        return f"{share * 100:.{decimals}f} %"
+
+    def mark(ok: bool) -> str:
+        return "met" if ok else "not met"
+
+    lo, hi = COVERAGE_TARGET
+    return [
+        f"Timing model ({s['structure']}) on chip families it was not fitted on "
+        f"(each of {s['families']} families left out in turn):",
+        f"  decode   {s['decode_runs']:>4} runs: median error {pc(s['decode_median_ape'])} (target 7 %, "
+        f"{mark(s['decode_median_ape'] <= TARGETS['decode_median_ape'])}), "
+        f"p90 {pc(s['decode_p90_ape'])} (target 30 %, {mark(s['decode_p90_ape'] <= TARGETS['decode_p90_ape'])})",
+        f"  prefill  {s['prefill_runs']:>4} runs: median error {pc(s['prefill_median_ape'])} (target 20 %, "
+        f"{mark(s['prefill_median_ape'] <= TARGETS['prefill_median_ape'])}), p90 {pc(s['prefill_p90_ape'])}",
+        f"  80 % likely range holds {pc(s['decode_coverage'], 0)} of decode runs, {pc(s['prefill_coverage'], 0)} of "
+        f"prefill runs (target 75-85 %, "
+        f"{mark(all(lo <= s[k] <= hi for k in ('decode_coverage', 'prefill_coverage')))})",
+    ] + _trend_line(s.get("year_trend"))
+
+
+def _trend_line(trend: dict | None) -> list[str]:
+    """The fitted year trend, in percent a year with its 10th-90th percentile over resampled families."""
+    if not trend:
+        return []
+    spread = trend.get("range_p10_p90")
+    band = f"; rate {spread[0]:.3f}-{spread[1]:.3f} over resampled families (10-90 %)" if spread else ""
+    return [f"  year trend: bandwidth efficiency x exp({trend['per_year']:.3f} x (family year - "
+            f"{trend['reference_year']})){band}"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", type=Path, help="folder with benchmarks.json and models.json (default: the package's)")
     parser.add_argument("--worst", metavar="N", type=int, default=10, help="worst points to list per phase (default 10)")
     parser.add_argument("--structure", metavar="NAME", help="model structure to validate (default: the fit's; "
-                        "one of: backend, backend+quant, backend x class, backend x class+quant)")
+                        "see timing_fit.json's structures_compared for the names)")
+    parser.add_argument("--summary", action="store_true",
+                        help="print only the leave-one-family-out headline the fit recorded (no refit; what the README quotes)")
 
 
 def _line(label: str, s: dict) -> str:
@@ -60,6 +103,11 @@ def print_validation(title: str, v: dict) -> None:
 
 
 def run(args) -> int:
+    if args.summary:
+        from tokenwalk.timing import model as timing_model
+
+        print("\n".join(summary_lines(timing_model.unseen_machine_summary())))
+        return 0
     try:
         from tokenwalk.native import timing_fit
     except ImportError as error:

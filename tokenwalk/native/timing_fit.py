@@ -43,13 +43,29 @@ SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not sq
 
 # The structures `tokenwalk fit` chooses between by leave-one-family-out error (`choose`):
 # by_class: rows per backend and class of device ("ROCm/discrete") where the data have
-# MIN_MACHINES chips of that pair, else the backend's row; quant: a factor per weight format
-# on the compute efficiency of prefill (the dequantisation cost, which kernels exist).
+# MIN_MACHINES chips of that pair, else the backend's row; by_vendor: rows per backend and
+# maker ("Vulkan/Intel") where a backend runs on several makers' chips (Vulkan: Intel,
+# AMD, NVIDIA, Apple through MoltenVK); quant: a factor per weight format on the compute
+# efficiency of prefill (the dequantisation cost, which kernels exist); quant_decode: one on
+# the bandwidth efficiency of decode too; year: a trend of the bandwidth efficiency with the
+# year the chip's family first shipped, one rate for every backend (newer families reach more
+# of their spec bandwidth: Pascal below its CUDA row, Ada above). Each is kept as a candidate because the data
+# could have chosen it: the comparison is in timing_fit.json (`structures_compared`). A
+# structure with vendor rows would need a `vendor` field in the machine presets (the
+# published runs take it from machines.json or the machine's name).
 STRUCTURES = {
-    "backend": {"by_class": False, "quant": False},
-    "backend+quant": {"by_class": False, "quant": True},
-    "backend x class": {"by_class": True, "quant": False},
-    "backend x class+quant": {"by_class": True, "quant": True},
+    "backend": {"by_class": False, "quant": False, "quant_decode": False},
+    "backend+quant": {"by_class": False, "quant": True, "quant_decode": False},
+    "backend x class": {"by_class": True, "quant": False, "quant_decode": False},
+    "backend x class+quant": {"by_class": True, "quant": True, "quant_decode": False},
+    "backend+quant both phases": {"by_class": False, "quant": True, "quant_decode": True},
+    "backend x class+quant both phases": {"by_class": True, "quant": True, "quant_decode": True},
+    "backend x vendor+quant": {"by_class": False, "by_vendor": True, "quant": True, "quant_decode": False},
+    "backend x vendor x class+quant": {"by_class": True, "by_vendor": True, "quant": True, "quant_decode": False},
+    "backend+quant+year": {"by_class": False, "quant": True, "quant_decode": False, "year": True},
+    "backend x class+quant+year": {"by_class": True, "quant": True, "quant_decode": False, "year": True},
+    "backend x vendor x class+quant+year": {"by_class": True, "by_vendor": True, "quant": True, "quant_decode": False,
+                                            "year": True},
 }
 REFERENCE_QUANT = "Q4_0"  # the format whose factor is 1 (the most common in the data)
 BOOTSTRAP_SAMPLES = 100  # resamples of the chip families for the parameters' uncertainty
@@ -71,6 +87,8 @@ class Features:
     chips: np.ndarray  # chip name per run (`chip_name`)
     families: np.ndarray  # chip family per run (machines.json)
     classes: np.ndarray  # device class per run ("" where unknown)
+    vendors: np.ndarray  # the GPU's (or CPU's) maker per run (`llama_bench.vendor_of`)
+    years: np.ndarray  # the year the run's chip family first shipped (nan where unknown)
     quants: np.ndarray
 
 
@@ -100,7 +118,10 @@ def features(runs: list) -> Features:
     return Features(list(runs), np.array(memory), np.array(compute), np.array(layers, float),
                     np.array(tokens, float), np.array(measured), np.array(decode, bool),
                     np.array([chip_name(r.machine.name) for r in runs]), np.array([r.family for r in runs]),
-                    np.array([r.machine.device_class or "" for r in runs]), np.array([r.quant for r in runs]))
+                    np.array([r.machine.device_class or "" for r in runs]),
+                    np.array([r.machine.vendor or "" for r in runs]),
+                    np.array([r.machine.architecture_year or np.nan for r in runs], float),
+                    np.array([r.quant for r in runs]))
 
 
 def predicted_s(f: Features, idx, e_bw, e_c, overhead) -> np.ndarray:
@@ -108,9 +129,15 @@ def predicted_s(f: Features, idx, e_bw, e_c, overhead) -> np.ndarray:
     return np.maximum(f.memory_s[idx] / e_bw, f.compute_s[idx] / e_c) + f.layers[idx] * overhead
 
 
-def _fit_decode(f: Features, idx) -> tuple[float, float]:
+def _capped(e_bw):
+    """A bandwidth efficiency after its factors, never above the bound's top (all of the spec
+    sheet): `timing_model.coefficients` caps it the same way."""
+    return np.minimum(e_bw, BOUNDS["bandwidth_efficiency"][1])
+
+
+def _fit_decode(f: Features, idx, bw_factor: np.ndarray) -> tuple[float, float]:
     def residuals(p):
-        return np.log(predicted_s(f, idx, p[0], 1.0, p[1] * 1e-6) / f.measured_s[idx])
+        return np.log(predicted_s(f, idx, _capped(p[0] * bw_factor[idx]), 1.0, p[1] * 1e-6) / f.measured_s[idx])
 
     lo = [BOUNDS["bandwidth_efficiency"][0], BOUNDS["layer_overhead_s"][0] * 1e6]
     hi = [BOUNDS["bandwidth_efficiency"][1], BOUNDS["layer_overhead_s"][1] * 1e6]
@@ -122,9 +149,9 @@ def _fit_decode(f: Features, idx) -> tuple[float, float]:
     return float(best.x[0]), float(best.x[1] * 1e-6)
 
 
-def _fit_prefill(f: Features, idx, e_bw: float, overhead: float, factor: np.ndarray) -> float:
+def _fit_prefill(f: Features, idx, e_bw: float, overhead: float, factor: np.ndarray, bw_factor: np.ndarray) -> float:
     def residuals(p):
-        return np.log(predicted_s(f, idx, e_bw, p[0] * factor[idx], overhead) / f.measured_s[idx])
+        return np.log(predicted_s(f, idx, _capped(e_bw * bw_factor[idx]), p[0] * factor[idx], overhead) / f.measured_s[idx])
 
     lo, hi = BOUNDS["compute_efficiency"]
     result = least_squares(residuals, [0.4], bounds=([lo], [hi]), loss="soft_l1", f_scale=SOFT_L1_SCALE)
@@ -135,19 +162,19 @@ def _count(f: Features, ids) -> int:
     return len(set(f.chips[ids])) if len(ids) else 0
 
 
-def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray) -> dict:
+def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray, bw_factor: np.ndarray) -> dict:
     dec = idx[f.decode[idx]]
     pre = idx[~f.decode[idx]]
     row = {"decode_runs": int(len(dec)), "decode_machines": _count(f, dec),
            "prefill_runs": int(len(pre)), "prefill_machines": _count(f, pre)}
     if _count(f, dec) >= MIN_MACHINES or (fallback is None and len(dec)):
-        e_bw, overhead = _fit_decode(f, dec)
+        e_bw, overhead = _fit_decode(f, dec, bw_factor)
         row["decode_from"] = "fitted"
     else:
         e_bw, overhead = fallback["bandwidth_efficiency"], fallback["layer_overhead_s"]
         row["decode_from"] = fallback.get("name", "default")
     if _count(f, pre) >= MIN_MACHINES or (fallback is None and len(pre)):
-        e_c = _fit_prefill(f, pre, e_bw, overhead, factor)
+        e_c = _fit_prefill(f, pre, e_bw, overhead, factor, bw_factor)
         row["prefill_from"] = "fitted"
     else:
         e_c = fallback["compute_efficiency"]
@@ -156,15 +183,21 @@ def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray
     return row
 
 
-def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, only: set | None) -> dict:
+def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, bw_factor: np.ndarray,
+          only: set | None) -> dict:
     gpu = np.array([i for i in idx if f.runs[i].backend != "CPU"], int)
-    default = _row(f, gpu, None, factor)
+    default = _row(f, gpu, None, factor, bw_factor)
     backends = {}
     names = sorted({f.runs[i].backend for i in idx} & (only if only is not None else {f.runs[i].backend for i in idx}))
     for backend in names:
         members = np.array([i for i in idx if f.runs[i].backend == backend], int)
-        row = _row(f, members, default, factor)
+        row = _row(f, members, default, factor, bw_factor)
         backends[backend] = row
+        if structure.get("by_vendor") and len(set(f.vendors[members]) - {""}) > 1:
+            for vendor in sorted(set(f.vendors[members]) - {""}):
+                sub = members[f.vendors[members] == vendor]
+                if max(_count(f, sub[f.decode[sub]]), _count(f, sub[~f.decode[sub]])) >= MIN_MACHINES:
+                    backends[f"{backend}/{vendor}"] = _row(f, sub, dict(row, name=backend), factor, bw_factor)
         if not structure["by_class"]:
             continue
         for device_class in sorted(set(f.classes[members]) - {""}):
@@ -172,7 +205,7 @@ def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, onl
             # a row of its own only where the pair has enough chips in at least one phase
             if max(_count(f, sub[f.decode[sub]]), _count(f, sub[~f.decode[sub]])) < MIN_MACHINES:
                 continue
-            backends[f"{backend}/{device_class}"] = _row(f, sub, dict(row, name=backend), factor)
+            backends[f"{backend}/{device_class}"] = _row(f, sub, dict(row, name=backend), factor, bw_factor)
     return {"default": default, "backends": backends}
 
 
@@ -180,31 +213,81 @@ def _factors(f: Features, quants: dict) -> np.ndarray:
     return np.array([quants.get(q, 1.0) for q in f.quants])
 
 
+def _updated(f: Features, coeffs: dict, ids: np.ndarray, factors: dict) -> dict:
+    """One round of the weight-format factors of the runs `ids`: each format run on at least
+    MIN_MACHINES chips moves by the median ratio of its runs' predicted to measured time,
+    then all are divided by the reference format's."""
+    log_ratio = np.log(predict_s(f, coeffs, ids) / f.measured_s[ids])  # > 0: predicted slower than measured
+    factors = dict(factors)
+    for quant in sorted(set(f.quants[ids])):
+        sel = f.quants[ids] == quant
+        if _count(f, ids[sel]) >= MIN_MACHINES:
+            factors[quant] = factors.get(quant, 1.0) * math.exp(float(np.median(log_ratio[sel])))
+    ref = factors.get(REFERENCE_QUANT, 1.0)
+    return {q: round(v / ref, 4) for q, v in sorted(factors.items())}
+
+
+def year_factor(years: np.ndarray, trend: dict | None) -> np.ndarray:
+    """exp(per_year x (year - reference_year)), the multiplier of the bandwidth efficiency
+    (1 without a trend, or for a machine whose year is unknown: it is taken as the reference)."""
+    if not trend:
+        return np.ones(len(years))
+    offset = np.where(np.isnan(years), 0.0, years - trend["reference_year"])
+    return np.exp(trend["per_year"] * offset)
+
+
+def _updated_trend(f: Features, coeffs: dict, ids: np.ndarray, trend: dict) -> dict:
+    """One round of the year trend: the rate moves by the Theil-Sen slope (robust to a few odd
+    runs) of the decode runs' log(predicted / measured time) against their family's year."""
+    from scipy.stats import theilslopes
+
+    ids = ids[~np.isnan(f.years[ids])]
+    log_ratio = np.log(predict_s(f, coeffs, ids) / f.measured_s[ids])
+    slope = float(theilslopes(log_ratio, f.years[ids])[0]) if len(set(f.years[ids])) > 1 else 0.0
+    return dict(trend, per_year=round(trend["per_year"] + slope, 5))
+
+
+def _bandwidth_factors(f: Features, bandwidth: dict, trend: dict | None) -> np.ndarray:
+    return _factors(f, bandwidth) * year_factor(f.years, trend)
+
+
 def fit_coefficients(f: Features, idx: np.ndarray | None = None, only: set | None = None,
                      structure: dict | str = "backend x class+quant") -> dict:
-    """{"default": row, "backends": {key: row}, "quant_compute_factor": {quant: factor}}
-    fitted on the runs `idx` (all if None); `only`: fit just these backends' rows (each row
-    depends on its own runs and the default). With a quant term, the factors and the rows
-    are fitted in turn (three rounds): each format's factor is the median ratio of its
-    prefill runs' predicted to measured time, relative to Q4_0, over formats run on at
-    least MIN_MACHINES chips."""
+    """{"default": row, "backends": {key: row}, "quant_compute_factor": {quant: factor},
+    "quant_bandwidth_factor": {quant: factor}, "year_trend": {...} or None} fitted on the
+    runs `idx` (all if None); `only`: fit just these backends' rows (each row depends on its
+    own runs and the default). With a quant term, the factors and the rows are fitted in
+    turn (three rounds): each format's factor is the median ratio of its runs' predicted to
+    measured time, relative to Q4_0, over formats run on at least MIN_MACHINES chips: on the
+    compute efficiency of prefill ("quant"), and on the bandwidth efficiency of decode too
+    ("quant_decode": dequantisation and block layout change the share of the bandwidth a
+    stream reaches). With a year term, the trend's rate is fitted in the same rounds
+    (`_updated_trend`), about the median year of the runs' chip families."""
     structure = STRUCTURES[structure] if isinstance(structure, str) else structure
     idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
-    quants: dict = {}
-    coeffs = _rows(f, idx, structure, _factors(f, quants), only)
-    if structure["quant"]:
-        pre = idx[~f.decode[idx]]
+    compute: dict = {}
+    bandwidth: dict = {}
+    trend = None
+    if structure.get("year"):
+        known = f.years[idx][~np.isnan(f.years[idx])]
+        trend = {"per_year": 0.0, "reference_year": int(np.median(known)) if len(known) else 2020}
+    coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend), only)
+    if structure["quant"] or structure.get("quant_decode") or trend is not None:
+        dec, pre = idx[f.decode[idx]], idx[~f.decode[idx]]
         for _ in range(3):
-            pred = predict_s(f, dict(coeffs, quant_compute_factor=quants), pre)
-            log_ratio = np.log(pred / f.measured_s[pre])  # > 0: predicted slower than measured
-            for quant in sorted(set(f.quants[pre])):
-                sel = f.quants[pre] == quant
-                if _count(f, pre[sel]) >= MIN_MACHINES:
-                    quants[quant] = quants.get(quant, 1.0) * math.exp(float(np.median(log_ratio[sel])))
-            ref = quants.get(REFERENCE_QUANT, 1.0)
-            quants = {q: round(v / ref, 4) for q, v in sorted(quants.items())}
-            coeffs = _rows(f, idx, structure, _factors(f, quants), only)
-    coeffs["quant_compute_factor"] = quants
+            current = dict(coeffs, quant_compute_factor=compute, quant_bandwidth_factor=bandwidth, year_trend=trend)
+            if trend is not None:
+                trend = _updated_trend(f, current, dec, trend)
+                current = dict(current, year_trend=trend)
+            if structure.get("quant_decode"):
+                bandwidth = _updated(f, current, dec, bandwidth)
+                current = dict(current, quant_bandwidth_factor=bandwidth)
+            if structure["quant"]:
+                compute = _updated(f, current, pre, compute)
+            coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend), only)
+    coeffs["quant_compute_factor"] = compute
+    coeffs["quant_bandwidth_factor"] = bandwidth
+    coeffs["year_trend"] = trend
     return coeffs
 
 
@@ -212,12 +295,16 @@ def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
     """Seconds per step of the runs `idx`, each on its row (`timing_model.row_key`)."""
     idx = np.asarray(idx)
     out = np.empty(len(idx))
-    quants = coeffs.get("quant_compute_factor", {})
+    compute = coeffs.get("quant_compute_factor", {})
+    bandwidth = coeffs.get("quant_bandwidth_factor", {})
+    trend = coeffs.get("year_trend")
     for k, i in enumerate(idx):
-        key = timing_model.row_key(coeffs["backends"], f.runs[i].backend, f.runs[i].machine.device_class)
+        key = timing_model.row_key(coeffs["backends"], f.runs[i].backend, f.runs[i].machine.device_class,
+                                   f.runs[i].machine.vendor)
         row = coeffs["backends"][key] if key is not None else coeffs["default"]
-        e_c = row["compute_efficiency"] * quants.get(f.quants[i], 1.0)
-        out[k] = predicted_s(f, np.array([i]), row["bandwidth_efficiency"], e_c, row["layer_overhead_s"])[0]
+        e_c = row["compute_efficiency"] * compute.get(f.quants[i], 1.0)
+        e_bw = _capped(row["bandwidth_efficiency"] * bandwidth.get(f.quants[i], 1.0) * year_factor(f.years[[i]], trend)[0])
+        out[k] = predicted_s(f, np.array([i]), e_bw, e_c, row["layer_overhead_s"])[0]
     return out
 
 
@@ -242,7 +329,8 @@ def leave_out(f: Features, by: str = "family", structure: dict | str = "backend 
             run = f.runs[i]
             measured = run.tok_s
             predicted = f.tokens[i] / p
-            key = timing_model.row_key(coeffs["backends"], run.backend, run.machine.device_class) or "default"
+            key = timing_model.row_key(coeffs["backends"], run.backend, run.machine.device_class,
+                                     run.machine.vendor) or "default"
             same = [j for j in train if f.runs[j].backend == run.backend and f.runs[j].phase == run.phase]
             rows.append({
                 "index": run.index, "run": run, "phase": run.phase, "test": run.test, "backend": run.backend,
@@ -353,6 +441,8 @@ def bootstrap(f: Features, structure: str, samples: int = BOOTSTRAP_SAMPLES, see
                 draws.setdefault(key, {}).setdefault(param, []).append(row[param])
         for quant, factor in coeffs["quant_compute_factor"].items():
             draws.setdefault("quant_compute_factor", {}).setdefault(quant, []).append(factor)
+        if coeffs.get("year_trend"):
+            draws.setdefault("year_trend", {}).setdefault("per_year", []).append(coeffs["year_trend"]["per_year"])
     return {key: {param: [round(float(np.percentile(v, 10)), 7), round(float(np.percentile(v, 90)), 7)]
                   for param, v in params.items()} for key, params in draws.items()}
 
@@ -380,7 +470,10 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "max(bytes / (bandwidth_efficiency x spec GB/s), "
             "operations / (compute_efficiency x quant_compute_factor x spec FP16 FLOP/s)) + layers x "
             "layer_overhead_s, with the row of the machine's backend on its class of device ('ROCm/discrete'), else of "
-            "its backend, else 'default'. range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
+            "its backend, else 'default'; year_trend (when the chosen structure has one) multiplies bandwidth_efficiency "
+            "by exp(per_year x (architecture_year - reference_year)), architecture_year being the year the machine's "
+            "chip family first shipped (llama-bench/families.json; a machine without one is taken at the reference). "
+            "range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
             "chip families. Machines with their own measurements (a calibration block in their preset) are solved from "
             "them when timed, not stored here."
         ),
@@ -397,6 +490,9 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
         "backends": coeffs["backends"],
         "quant_compute_factor": coeffs["quant_compute_factor"],
         "quant_compute_factor_p10_p90": spread.get("quant_compute_factor", {}),
+        "quant_bandwidth_factor": coeffs["quant_bandwidth_factor"],
+        "year_trend": None if coeffs["year_trend"] is None else dict(
+            coeffs["year_trend"], range_p10_p90=spread.get("year_trend", {}).get("per_year")),
         "cross_validation": dict(
             method=("leave one family out: all the chips of one family (machines.json 'family': every M2, every RDNA3 "
                     "card) predicted by a fit on the other families' runs; the likely range (decode_range, prefill_range) is "
@@ -425,7 +521,8 @@ def check_core_agrees(fit: dict, runs: list, tolerance: float = 1e-9) -> float:
     `predict_run_tok_s` for the full fit (they must be the same model)."""
     f = features(runs)
     coeffs = {"default": fit["default"], "backends": fit["backends"],
-              "quant_compute_factor": fit.get("quant_compute_factor", {})}
+              "quant_compute_factor": fit.get("quant_compute_factor", {}),
+              "quant_bandwidth_factor": fit.get("quant_bandwidth_factor", {}), "year_trend": fit.get("year_trend")}
     worst = 0.0
     for i, run in enumerate(runs):
         native = f.tokens[i] / predict_s(f, coeffs, [i])[0]

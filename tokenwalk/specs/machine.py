@@ -6,8 +6,10 @@ with its source) or any JSON file in the same schema: required `name`, `bandwidt
 `clock_ghz`, `l2_cache_bytes`, `shared_memory_per_cu_bytes`, `disk_gbs`, `title`,
 `sources`, `device_class` ("integrated": a GPU or CPU sharing the system's memory;
 "discrete": a card with its own VRAM; "datacentre": a server accelerator; the timing fit
-has rows per backend and class), `unified_memory`, and what was measured on the machine itself: `system_and_apps_bytes` (the
-memory the system and apps hold before a model loads) and `calibration` (the measurements
+has rows per backend and class), `unified_memory`, `architecture_year` (the year the
+chip's family first shipped: the fit's bandwidth efficiency trends with it), and what was
+measured on the machine itself: `system_and_apps_bytes` (the memory the system and apps
+hold before a model loads) and `calibration` (the measurements
 its timing is solved on, `tokenwalk.timing.calibration`). Those two travel with the file
 that states them: a machine is calibrated by its own spec, never by a side table matched
 on its name, so renaming a preset keeps them and a user's file named like a preset does
@@ -37,10 +39,22 @@ OPTIONAL_FIELDS = {
     "title": "str", "backend": "str", "compute_units": "int", "lanes_per_cu": "int", "clock_ghz": "number",
     "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number",
     "system_and_apps_bytes": "number", "calibration": "dict", "sources": "dict",
-    "device_class": "str", "unified_memory": "bool",
+    "device_class": "str", "unified_memory": "bool", "architecture_year": "int",
 }
 # What `device_class` may say: the timing fit has rows per backend and class of device.
 DEVICE_CLASSES = ("integrated", "discrete", "datacentre")
+# The llama.cpp backends the timing fit has rows for (a preset may name another: its row is then "default").
+BACKENDS = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "CPU")
+# What to write in a machine of one's own, field by field: the README's "Machine JSON" and the
+# simulator's "Your own numbers" form give these same hints (tests/test_timing_unseen.py).
+FIELD_HINTS = {
+    "bandwidth_gbs": "the spec sheet's memory bandwidth, GB/s",
+    "fp16_tflops": ("the dense FP16 matrix peak, without sparsity: NVIDIA's figure with FP16 accumulation, "
+                    "AMD's own figure, Apple's GPU FP32 rate"),
+    "backend": "the llama.cpp backend it runs: chooses the fitted efficiencies",
+    "device_class": "integrated (shares the system's memory), discrete (a card with its own memory) or datacentre",
+    "architecture_year": "the year its chip family first shipped (Ada: 2022, RDNA3: 2022, Apple M4: 2024)",
+}
 LADDER_FILE = "_memory_ladder"
 THIS_MACHINE_FILE = "_this-machine"
 MEASURED_MACHINE = "this-machine"
@@ -67,6 +81,7 @@ class MachineSpec:
     calibration: dict | None = None
     device_class: str | None = None  # "integrated" (shares system memory), "discrete" (own VRAM), "datacentre"
     unified_memory: bool | None = None
+    architecture_year: int | None = None  # the year the chip's family first shipped (RDNA3: 2022)
     sources: dict[str, str] = field(default_factory=dict)
     spec_file: str = field(default="", compare=False)  # where `calibration` was read: errors name it
 

@@ -163,6 +163,8 @@ MACHINE_DOMAINS = {
     "l2_cache_bytes": _whole(0, 1e12, "bytes"),
     "shared_memory_per_cu_bytes": _whole(0, 1e12, "bytes"),
     "system_and_apps_bytes": _number(0, 1e15, "bytes"),
+    # the year a chip family first shipped: from the first microprocessors to far ahead
+    "architecture_year": _whole(1970, 2100),
 }
 
 MODEL_DOMAINS = {

@@ -86,6 +86,8 @@ class BenchMachine:
     family: str = ""
     device_class: str | None = None
     unified_memory: bool | None = None
+    vendor: str | None = None
+    architecture_year: int | None = None  # the year its chip family first shipped (families.json)
     calibration: None = None  # a published run is timed on the fit, never on a calibration
     disk_gbs: None = None
     system_and_apps_bytes: None = None
@@ -153,6 +155,18 @@ def chip_name(machine_name: str) -> str:
     return re.sub(r"\s+\d+\s*GB$", "", base).strip()
 
 
+VENDORS = ("AMD", "Apple", "Intel", "NVIDIA")
+
+
+def vendor_of(machine_name: str) -> str | None:
+    """The maker a machine name starts with ("NVIDIA RTX 4090": "NVIDIA"; "2x AMD EPYC": "AMD"),
+    None if it names none of VENDORS."""
+    for word in machine_name.split()[:2]:
+        if word in VENDORS:
+            return word
+    return None
+
+
 def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) -> float:
     """Share of the spec-sheet bandwidth one decoding stream uses: tok/s x bytes/token / bytes/s.
 
@@ -190,10 +204,19 @@ def _machine_facts(path: Path) -> dict:
     return {entry["name"]: entry for entry in _read_json(path)}
 
 
-def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machines_path: Path | None = None) -> tuple:
+def _family_years(path: Path) -> dict:
+    """{family: the year its first chip shipped} from families.json ({} without the file)."""
+    if not path.exists():
+        return {}
+    return {name: int(entry["architecture_year"]) for name, entry in _read_json(path).get("families", {}).items()}
+
+
+def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machines_path: Path | None = None,
+               families_path: Path | None = None) -> tuple:
     models = _models(models_path)
     fp16 = _fp16_overrides(convention_path)
     facts_of = _machine_facts(machines_path) if machines_path is not None else {}
+    years = _family_years(families_path) if families_path is not None else {}
     runs = []
     for index, row in enumerate(_read_json(bench_path)):
         for key in ("machine", "backend", "model", "params", "quant", "size_bytes", "test", "tok_s", "source"):
@@ -211,11 +234,13 @@ def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machi
             file_type=row["quant"],
         )
         spec = facts_of.get(row["machine"], {})
+        family = spec.get("family") or chip_name(row["machine"])
         machine = BenchMachine(
             name=row["machine"], bandwidth_gbs=row.get("bandwidth_gbs"),
             fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops")),
-            backend=row["backend"], family=spec.get("family") or chip_name(row["machine"]),
+            backend=row["backend"], family=family, architecture_year=years.get(family),
             device_class=spec.get("device_class"), unified_memory=spec.get("unified_memory"),
+            vendor=spec.get("vendor") or vendor_of(row["machine"]),
         )
         runs.append(BenchRun(index=index, machine=machine, model=model, quant=row["quant"], test=row["test"],
                              tok_s=float(row["tok_s"]), source=row["source"], raw=row))
@@ -225,7 +250,8 @@ def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machi
 @lru_cache(maxsize=4)
 def _cached_runs(data_dir: str) -> tuple:
     base = Path(data_dir)
-    return _runs_from(base / "benchmarks.json", base / "models.json", base / "fp16_convention.json", base / "machines.json")
+    return _runs_from(base / "benchmarks.json", base / "models.json", base / "fp16_convention.json", base / "machines.json",
+                      base / "families.json")
 
 
 def load_runs(data_dir: str | Path | None = None) -> list[BenchRun]:

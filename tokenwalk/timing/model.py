@@ -3,8 +3,11 @@
 In two sentences: a step lasts the larger of its bytes over (bandwidth efficiency x
 spec-sheet bandwidth) and its operations over (compute efficiency x spec-sheet FP16
 FLOP/s), plus a fixed cost per layer for launching and synchronising its kernels; the
-two efficiencies and the per-layer cost are fitted per backend (CUDA, Metal, ROCm,
-Vulkan, CPU) on published llama-bench runs. Bytes and operations are the roofline's
+two efficiencies and the per-layer cost are fitted per backend and class of device
+(CUDA/discrete, ROCm/datacentre, Metal/integrated ...) on published llama-bench runs, the
+compute efficiency scaled by a factor per weight format and the bandwidth efficiency by a
+trend with the year the chip's family first shipped (the structure `tokenwalk fit` chose
+by leave-one-family-out error among the candidates in `tokenwalk.native.timing_fit`). Bytes and operations are the roofline's
 (`tokenwalk.physics.roofline`): the weights a step reads (for a mixture of experts only the
 experts its tokens wake), the KV cache it reads and writes, 2 x active parameters per
 token and the attention scores; a prompt step leaves out what it does not multiply (the
@@ -28,6 +31,7 @@ TFLOP/s = 1e12 operations/s.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -105,31 +109,48 @@ def _row(values: dict, row: str) -> Coefficients:
     )
 
 
-def row_key(rows: dict, backend: str | None, device_class: str | None) -> str | None:
-    """The key of the fit's row for a backend on a class of device: "ROCm/discrete" where the
-    fit has that row, else "ROCm", else None (the default row). Case-insensitive."""
+def row_key(rows: dict, backend: str | None, device_class: str | None, vendor: str | None = None) -> str | None:
+    """The key of the fit's row for a backend on a maker's chip or a class of device:
+    "Vulkan/Intel" where the fit has that row, else "ROCm/discrete", else "ROCm", else None
+    (the default row). Case-insensitive."""
     by_lower = {key.lower(): key for key in rows}
     backend = str(backend or "")
-    for key in ([f"{backend}/{device_class}"] if device_class else []) + [backend]:
+    candidates = ([f"{backend}/{vendor}"] if vendor else []) + ([f"{backend}/{device_class}"] if device_class else [])
+    for key in candidates + [backend]:
         if key.lower() in by_lower:
             return by_lower[key.lower()]
     return None
 
 
-def quant_factor(fit: dict, file_type: str | None) -> float:
-    """The fit's multiplier of the compute efficiency for a weight format (1 for the reference
-    format, Q4_0, and for any format the fit has no factor for)."""
-    return float(fit.get("quant_compute_factor", {}).get(str(file_type or ""), 1.0))
+def quant_factor(fit: dict, file_type: str | None, phase: str = "prefill") -> float:
+    """The fit's multiplier for a weight format: of the compute efficiency ("prefill",
+    `quant_compute_factor`) or of the bandwidth efficiency ("decode",
+    `quant_bandwidth_factor`, empty unless the chosen structure has one). 1 for the
+    reference format, Q4_0, and for any format the fit has no factor for."""
+    key = "quant_compute_factor" if phase == "prefill" else "quant_bandwidth_factor"
+    return float(fit.get(key, {}).get(str(file_type or ""), 1.0))
+
+
+def year_factor(fit: dict, architecture_year: float | None) -> float:
+    """The fit's multiplier of the bandwidth efficiency for a chip family first shipped in
+    `architecture_year`: exp(per_year x (year - reference_year)) (`year_trend`, when the
+    chosen structure has one); 1 without a trend or without a year (taken at the reference)."""
+    trend = fit.get("year_trend")
+    if not trend or architecture_year is None:
+        return 1.0
+    return math.exp(float(trend["per_year"]) * (float(architecture_year) - float(trend["reference_year"])))
 
 
 def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None) -> Coefficients:
     """The coefficients for `machine`: its own calibration if its preset
     names it (the article's laptop, this-machine when engine.json exists: solved from its
     measurements now, cached on their values), else the fit's row of its backend on its
-    class of device ("ROCm/discrete"), else of its `backend`, else the row fitted on all GPU
-    runs together ("default"). With `model`, a fitted row's compute efficiency is scaled by
-    the fit's factor for the model's weight format (`quant_factor`); a calibrated machine's
-    is its own (solved on its own model)."""
+    class of device ("ROCm/discrete"; a maker's chips, "Vulkan/Intel", where the fit has
+    such rows), else of its `backend`, else the row fitted on all GPU runs together
+    ("default"). With `model`, a fitted row's efficiencies are scaled by the fit's factors
+    for the model's weight format (`quant_factor`) and its bandwidth efficiency by the trend
+    with the machine's `architecture_year` (`year_factor`); a calibrated machine's are its
+    own (solved on its own model)."""
     solved = timing_calibration.solve(machine, BOUNDS)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
@@ -137,11 +158,15 @@ def coefficients(machine: Machine, fit: dict | None = None, model: Model | None 
         return Coefficients(row=machine.name, note=note, **values)
     fit = fit if fit is not None else load_fit()
     backends = fit.get("backends", {})
-    key = row_key(backends, machine.backend, getattr(machine, "device_class", None))
+    key = row_key(backends, machine.backend, getattr(machine, "device_class", None), getattr(machine, "vendor", None))
     coeffs = _row(backends[key], key) if key is not None else _row(fit["default"], "default")
-    factor = quant_factor(fit, getattr(model, "file_type", None)) if model is not None else 1.0
-    if factor != 1.0:
-        coeffs = Coefficients(row=coeffs.row, bandwidth_efficiency=coeffs.bandwidth_efficiency,
+    file_type = getattr(model, "file_type", None) if model is not None else None
+    factor = quant_factor(fit, file_type, "prefill")
+    bw_factor = quant_factor(fit, file_type, "decode") * year_factor(fit, getattr(machine, "architecture_year", None))
+    if factor != 1.0 or bw_factor != 1.0:
+        # never more than the whole spec sheet, however new the family (the fit caps it the same way)
+        capped = min(coeffs.bandwidth_efficiency * bw_factor, BOUNDS["bandwidth_efficiency"][1])
+        coeffs = Coefficients(row=coeffs.row, bandwidth_efficiency=capped,
                               compute_efficiency=coeffs.compute_efficiency * factor,
                               layer_overhead_s=coeffs.layer_overhead_s)
     return coeffs
@@ -298,3 +323,28 @@ def cross_validation(key: str = "decode_tg128", fit: dict | None = None) -> dict
         return dict(fit["cross_validation"][key])
     except KeyError:
         raise SpecError(f"timing_fit.json: cross_validation.{key}: missing (run `tokenwalk fit`)") from None
+
+
+def unseen_machine_summary(fit: dict | None = None) -> dict:
+    """The headline of the fit's leave-one-family-out check: how wrong the model is on a chip
+    family it was not fitted on, as `tokenwalk validate --summary` prints it and the README
+    and the article quote it. Fractions (0.092 = 9.2 %): decode_median_ape, decode_p90_ape,
+    prefill_median_ape, prefill_p90_ape (over all left-out runs of the phase: tg and pp tests
+    of every size), decode_coverage and prefill_coverage (the share of left-out runs inside
+    the likely range); counts: decode_runs, prefill_runs, families (chip families left out
+    in turn), structure (the structure the fit chose); year_trend: the fit's trend of the
+    bandwidth efficiency with the chip family's year (per_year, reference_year,
+    range_p10_p90), None when the structure has none."""
+    fit = fit if fit is not None else load_fit()
+    try:
+        cv = fit["cross_validation"]
+        return {
+            "structure": fit["structure"], "families": cv["decode"]["families"],
+            "decode_runs": cv["decode"]["runs"], "prefill_runs": cv["prefill"]["runs"],
+            "decode_median_ape": cv["decode"]["median_ape"], "decode_p90_ape": cv["decode"]["p90_ape"],
+            "prefill_median_ape": cv["prefill"]["median_ape"], "prefill_p90_ape": cv["prefill"]["p90_ape"],
+            "decode_coverage": cv["decode_coverage"], "prefill_coverage": cv["prefill_coverage"],
+            "year_trend": fit.get("year_trend"),
+        }
+    except KeyError as error:
+        raise SpecError(f"timing_fit.json: cross_validation: {error.args[0]!r} missing (run `tokenwalk fit`)") from None

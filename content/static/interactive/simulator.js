@@ -6,7 +6,10 @@
 import { el } from "./dom.js";
 
 const NUMBER_FIELDS = ["prompt_tokens", "output_tokens", "num_ctx", "chunk_tokens", "users", "spec_alpha", "spec_gamma",
-  "bandwidth_gbs", "fp16_tflops", "memory_gb"];
+  "bandwidth_gbs", "fp16_tflops", "memory_gb", "architecture_year"];
+// A machine of the reader's own: which llama.cpp backend and which kind of device choose the
+// timing model's row (tokenwalk.timing.model.coefficients); "" leaves the choice to the fit.
+const CHOICE_FIELDS = ["backend", "device_class"];
 const FIRST_SLICE = 8 << 20;
 const MAX_HEADER = 512 << 20;
 
@@ -14,7 +17,7 @@ const MAX_HEADER = 512 << 20;
 // (tokenwalk.browser.entry.settings_from_form), once, and returns the settings it used.
 function formValues(form) {
   const values = { warm: form.elements.warm.checked, spec: form.elements.spec.checked };
-  for (const name of ["model", "machine", "kv_type", ...NUMBER_FIELDS]) {
+  for (const name of ["model", "machine", "kv_type", ...NUMBER_FIELDS, ...CHOICE_FIELDS]) {
     if (form.elements[name]) values[name] = form.elements[name].value;
   }
   return values;
@@ -48,7 +51,7 @@ export function enhanceSimulator(figure, api) {
     const set = (name, value) => { if (form.elements[name] && value !== undefined) form.elements[name].value = value ?? ""; };
     if (s.model && [...modelSelect.options].some((o) => o.value === s.model)) set("model", s.model);
     set("machine", s.machine);
-    for (const name of NUMBER_FIELDS) if (name in s) set(name, s[name]);
+    for (const name of [...NUMBER_FIELDS, ...CHOICE_FIELDS]) if (name in s) set(name, s[name]);
     set("kv_type", s.kv_type);
     if ("warm" in s) form.elements.warm.checked = !!s.warm;
     if ("spec_alpha" in s) form.elements.spec.checked = s.spec_alpha !== null && s.spec_alpha !== undefined;

@@ -1,0 +1,21 @@
+"""fit_*: how wrong the timing model is on machines it was not fitted on, as `tokenwalk fit`
+recorded it (tokenwalk.timing.model.unseen_machine_summary: leave one chip family out), so
+the prose quotes the same numbers as `tokenwalk validate --summary` and the README."""
+
+from __future__ import annotations
+
+
+def group(n: dict) -> None:
+    """fit_unseen_*: errors as fractions of the predicted speed (0.092 = 9.2 %), coverage of
+    the likely range as a fraction of left-out runs, and the counts they are taken over."""
+    from tokenwalk.timing.model import unseen_machine_summary
+
+    s = unseen_machine_summary()
+    n["fit_unseen_families"] = s["families"]
+    n["fit_unseen_decode_runs"] = s["decode_runs"]
+    n["fit_unseen_prefill_runs"] = s["prefill_runs"]
+    n["fit_unseen_decode_error_median_share"] = s["decode_median_ape"]
+    n["fit_unseen_decode_error_p90_share"] = s["decode_p90_ape"]
+    n["fit_unseen_prefill_error_median_share"] = s["prefill_median_ape"]
+    n["fit_unseen_decode_range_coverage_share"] = s["decode_coverage"]
+    n["fit_unseen_prefill_range_coverage_share"] = s["prefill_coverage"]

@@ -1,0 +1,183 @@
+"""The timing model on machines it has never seen (issue 14): the headline of the
+leave-one-family-out check is printed by `tokenwalk validate --summary`, quoted by the README
+and the article from the fit file, never by hand; a machine written from a spec sheet (a JSON
+file, or the simulator's "your own numbers") picks its row of the fit by backend and kind of
+device, with the same hints in the README and the form."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tokenwalk.errors import TokenwalkError
+from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS
+from tokenwalk.timing import model as timing_model
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden" / "timing_validation.json"
+
+
+def _summary_lines() -> list[str]:
+    from tokenwalk.cli.validate import summary_lines
+
+    return summary_lines(timing_model.unseen_machine_summary())
+
+
+def test_the_summary_is_the_recorded_leave_one_family_out():
+    """The headline is the golden leave-one-family-out numbers, overall per phase."""
+    s = timing_model.unseen_machine_summary()
+    lofo = json.loads(GOLDEN.read_text(encoding="utf-8"))["leave_one_family_out"]
+    assert (s["decode_median_ape"], s["decode_p90_ape"]) == (lofo["decode"]["median_ape"], lofo["decode"]["p90_ape"])
+    assert (s["prefill_median_ape"], s["prefill_p90_ape"]) == (lofo["prefill"]["median_ape"], lofo["prefill"]["p90_ape"])
+    assert (s["decode_coverage"], s["prefill_coverage"]) == (lofo["decode_coverage"], lofo["prefill_coverage"])
+    assert s["families"] == lofo["decode"]["families"] and s["decode_runs"] == lofo["decode"]["runs"]
+
+
+def test_validate_summary_prints_each_number_beside_its_target(capsys):
+    """`tokenwalk validate --summary` refits nothing and says, per target, met or not met,
+    as the numbers decide (a stand-in fit with a decode median of 5 % and p90 of 40 %)."""
+    from tokenwalk.cli import main
+    from tokenwalk.cli.validate import summary_lines
+
+    assert main(["validate", "--summary"]) == 0
+    assert capsys.readouterr().out.splitlines() == _summary_lines()
+    standin = {"structure": "x", "families": 3, "decode_runs": 10, "prefill_runs": 4, "decode_median_ape": 0.05,
+               "decode_p90_ape": 0.40, "prefill_median_ape": 0.25, "prefill_p90_ape": 0.9,
+               "decode_coverage": 0.80, "prefill_coverage": 0.70}
+    text = "\n".join(summary_lines(standin))
+    assert "median error 5.0 % (target 7 %, met), p90 40.0 % (target 30 %, not met)" in text
+    assert "median error 25.0 % (target 20 %, not met)" in text
+    assert "holds 80 % of decode runs, 70 % of prefill runs (target 75-85 %, not met)" in text
+    assert "year trend" not in text
+    trend = {"per_year": 0.04, "reference_year": 2022, "range_p10_p90": [0.02, 0.05]}
+    assert summary_lines(dict(standin, year_trend=trend))[-1] == (
+        "  year trend: bandwidth efficiency x exp(0.040 x (family year - 2022)); "
+        "rate 0.020-0.050 over resampled families (10-90 %)")
+
+
+def test_the_readme_quotes_the_build_not_a_hand():
+    """The README's timing block is `tokenwalk validate --summary`'s output, line for line."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"\*\*Timing model\*\* \(`tokenwalk validate --summary`.*?```\n(.*?)```", readme, re.S)
+    assert block, "README: the timing block after **Timing model** (`tokenwalk validate --summary` ...) is missing"
+    assert block.group(1).splitlines() == _summary_lines()
+
+
+def test_the_article_quotes_the_fit_through_the_namespace():
+    """article.numbers.fit names the summary's numbers; chapter 7 prints every one of them."""
+    from article.numbers import fit
+
+    n: dict = {}
+    fit.group(n)
+    s = timing_model.unseen_machine_summary()
+    assert n["fit_unseen_decode_error_median_share"] == s["decode_median_ape"]
+    assert n["fit_unseen_decode_error_p90_share"] == s["decode_p90_ape"]
+    assert n["fit_unseen_prefill_error_median_share"] == s["prefill_median_ape"]
+    assert n["fit_unseen_decode_range_coverage_share"] == s["decode_coverage"]
+    assert n["fit_unseen_prefill_range_coverage_share"] == s["prefill_coverage"]
+    chapter = (ROOT / "content" / "07-numbers.md").read_text(encoding="utf-8")
+    for name in n:
+        if name not in ("fit_unseen_decode_runs", "fit_unseen_prefill_runs"):
+            assert f"n.{name}" in chapter, name
+
+
+def test_the_readme_and_the_form_give_the_same_hints():
+    """Each field a machine of one's own needs has one hint (tokenwalk.specs.machine.FIELD_HINTS),
+    written in the README's Machine JSON section and shown by the simulator's form."""
+    from figures import simulator
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Machine JSON"):readme.index("## Measured")]
+    inputs = {"defaults": {"model": "m", "machine": "laptop", "prompt_tokens": 10, "output_tokens": 1, "num_ctx": None,
+                           "kv_type": "f16", "chunk_tokens": 512, "warm": False, "users": 1, "spec_alpha": None,
+                           "spec_gamma": None},
+              "models": [{"name": "m", "title": "M"}],
+              "machines": [{"name": "laptop", "title": "Laptop", "bandwidth_gbs": 128, "fp16_tflops": 6, "memory_gb": 64}],
+              "kv_types": ["f16"], "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
+              "device_classes": [["", "Not known"]] + [[c, c] for c in DEVICE_CLASSES], "hints": dict(FIELD_HINTS)}
+    form = simulator.form_html(inputs)
+    for field, hint in FIELD_HINTS.items():
+        assert f"`{field}`: {hint}" in section, field
+        assert f'id="tw-sim-{field}-hint">{html.escape(hint)}</span>' in form, field
+    for backend in BACKENDS:
+        assert f'<option value="{backend}">' in form
+    for device_class in DEVICE_CLASSES:
+        assert f'<option value="{device_class}">' in form
+
+
+def test_backend_and_kind_of_a_custom_machine_choose_the_fit_row():
+    """A custom machine said to be a discrete card under ROCm is timed on the fit's
+    ROCm/discrete row (names matched without regard to case); left empty, on the default row;
+    anything else is one line naming the field."""
+    from tokenwalk.browser.entry import settings_from_form, simulate
+
+    form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
+            "bandwidth_gbs": "624", "fp16_tflops": "74.6", "memory_gb": "16"}
+    fit_rows = timing_model.load_fit()["backends"]
+    settings = settings_from_form(dict(form, backend="rocm", device_class="Discrete"))
+    assert (settings["backend"], settings["device_class"]) == ("ROCm", "discrete")
+    walk = simulate(settings)
+    expected = timing_model.row_key(fit_rows, "ROCm", "discrete")
+    assert expected == "ROCm/discrete" and walk["efficiency"]["decode"]["from"] == f"fitted: {expected}"
+    plain = simulate(settings_from_form(dict(form, backend="", device_class="")))
+    assert plain["efficiency"]["decode"]["from"] == "fitted: default"
+    assert walk["decode_tok_s"] != plain["decode_tok_s"]
+    with pytest.raises(TokenwalkError, match=r"^backend: one of CUDA, ROCm, Vulkan, Metal, SYCL, CPU or empty, not 'OpenCL'$"):
+        settings_from_form(dict(form, backend="OpenCL"))
+    with pytest.raises(TokenwalkError, match=r"^kind of device: one of integrated, discrete, datacentre or empty"):
+        settings_from_form(dict(form, device_class="laptop"))
+
+
+def test_the_simulator_says_in_one_line_what_likely_means():
+    """Under the numbers of a machine the fit has not measured: the stated share and the
+    coverage the fit recorded on left-out families; none for the calibrated laptop."""
+    from tokenwalk import format as fmt
+    from tokenwalk.browser.entry import settings_from_form, simulate
+    from tokenwalk.browser.view import numbers_html
+
+    s = timing_model.unseen_machine_summary()
+    form = {"model": "qwen3.6-35b-a3b", "prompt_tokens": "512", "output_tokens": "16"}
+    unseen = numbers_html(simulate(settings_from_form(dict(form, machine="rtx-5090"))))
+    note = re.findall(r'<p class="tw-sub tw-sim-band">(.*?)</p>', unseen)
+    assert len(note) == 1 and "meant to hold 8 runs in 10" in note[0]
+    assert f"held {html.escape(fmt.pct(s['decode_coverage']))} of decode" in note[0]
+    assert f"{html.escape(fmt.pct(s['prefill_coverage']))} of prefill runs" in note[0]
+    laptop = numbers_html(simulate(settings_from_form(dict(form, machine="laptop-860m"))))
+    assert "tw-sim-band" not in laptop
+
+
+def test_the_year_of_the_chip_family_scales_the_bandwidth_efficiency():
+    """Formula on a stand-in trend: exp(per_year x (year - reference)); no year, no trend: 1."""
+    import math
+
+    trend = {"year_trend": {"per_year": 0.05, "reference_year": 2020}}
+    assert timing_model.year_factor(trend, 2022) == pytest.approx(math.exp(0.10))
+    assert timing_model.year_factor(trend, 2016) == pytest.approx(math.exp(-0.20))
+    assert timing_model.year_factor(trend, None) == 1.0 and timing_model.year_factor({}, 2022) == 1.0
+
+
+def test_a_custom_machine_with_its_family_year_is_timed_on_the_trend():
+    """The form's year reaches the machine: a newer family decodes faster by the fit's trend
+    (when the chosen structure has one); a year outside the schema's domain is one line."""
+    import math
+
+    from tokenwalk.browser.entry import settings_from_form, simulate
+
+    form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
+            "bandwidth_gbs": "624", "fp16_tflops": "74.6", "memory_gb": "16", "backend": "CUDA",
+            "device_class": "discrete"}
+    trend = timing_model.load_fit().get("year_trend")
+    without = simulate(settings_from_form(form))
+    settings = settings_from_form(dict(form, architecture_year="2024"))
+    assert settings["architecture_year"] == 2024 and "architecture_year" not in settings_from_form(form)
+    with_year = simulate(settings)
+    if trend:
+        factor = math.exp(trend["per_year"] * (2024 - trend["reference_year"]))
+        assert with_year["decode_tok_s"] != without["decode_tok_s"]
+        assert (with_year["decode_tok_s"] > without["decode_tok_s"]) == (factor > 1)
+    with pytest.raises(TokenwalkError, match=r"^year of the chip family"):
+        settings_from_form(dict(form, architecture_year="1492"))

@@ -102,8 +102,15 @@ def test_users_share_the_weights_but_not_the_caches():
     short = [walk_request(seven_b(), h100(), Request(1, 20, warm=True, users=u)) for u in (1, 64)]
     assert 0.9 * short[0].decode_tok_s < short[1].decode_tok_s < short[0].decode_tok_s
     long = [walk_request(seven_b(), h100(), Request(1000, 200, warm=True, users=u)) for u in (1, 64)]
-    # 64 caches of ~1,100 tokens at 0.5 MB are ~37 GB a step against 14 GB of weights
-    assert long[1].decode_tok_s < 0.35 * long[0].decode_tok_s
+    # 64 caches of ~1,100 tokens at 0.5 MB are ~37 GB a step against 14 GB of weights: the
+    # speed falls at least to half, and no lower than the bytes alone would make it (a step's
+    # fixed cost is shared)
+    from tokenwalk.physics.kv_cache import kv_cache_bytes
+
+    model, mid = seven_b(), 1000 + 100
+    bytes_ratio = (model.bytes_read_per_token + kv_cache_bytes(model, mid)) / (
+        model.bytes_read_per_token + 64 * kv_cache_bytes(model, mid))
+    assert bytes_ratio < long[1].decode_tok_s / long[0].decode_tok_s < 0.5
 
 
 def test_speculative_decoding_uses_expected_tokens_per_round():

@@ -177,3 +177,33 @@ def test_cross_validation_accessor_for_the_article():
     assert cv == FIT["cross_validation"]["decode_tg128"] and 0 < cv["median_ape"] <= 0.10
     with pytest.raises(SpecError, match="cross_validation.nope"):
         timing_model.cross_validation("nope")
+
+
+def _stand_in_bench_folder(folder, row_fp16, machine_fp16, override=None):
+    """A llama-bench folder of one pp512 run on a stand-in machine."""
+    model = "stand-in 7B"
+    (folder / "models.json").write_text(json.dumps({"models": {model: {
+        "layers": 32, "embedding_length": 4096, "head_count": 32, "head_count_kv": 32, "head_dim": 128,
+        "kv_layers": 32, "vocab_size": 32000, "tied_embeddings": False}}}))
+    (folder / "benchmarks.json").write_text(json.dumps([{
+        "machine": "stand-in GPU", "backend": "CUDA", "bandwidth_gbs": 500, "fp16_tflops": row_fp16,
+        "model": model, "params": 6.74e9, "quant": "Q4_0", "size_bytes": 3.56 * 2**30, "test": "pp512",
+        "tok_s": 1000.0, "source": "stand-in"}]))
+    (folder / "machines.json").write_text(json.dumps([{
+        "name": "stand-in GPU", "bandwidth_gbs": 500, "fp16_tflops": machine_fp16, "family": "stand-in",
+        "device_class": "discrete", "unified_memory": False}]))
+    if override is not None:
+        (folder / "fp16_convention.json").write_text(json.dumps(
+            {"overrides": {"stand-in GPU": {"fp16_tflops": override, "published": row_fp16, "source": "stand-in"}}}))
+    return folder
+
+
+@pytest.mark.parametrize(("row_fp16", "machine_fp16", "override", "expected"), [
+    (None, 80.0, None, 80.0),   # the run has none: its machine's figure (machines.json)
+    (40.0, 80.0, None, 40.0),   # the run's own figure first
+    (40.0, 80.0, 120.0, 120.0),  # the convention's override above both
+    (None, None, None, None),   # neither: the run stays out of the prefill fit
+])
+def test_prefill_run_takes_fp16_from_run_then_machine(tmp_path, row_fp16, machine_fp16, override, expected):
+    (run,) = llama_bench.load_runs(_stand_in_bench_folder(tmp_path, row_fp16, machine_fp16, override))
+    assert run.machine.fp16_tflops == expected

@@ -3,8 +3,10 @@
 `data/llama-bench/benchmarks.json` holds real llama.cpp `llama-bench` results of dense
 models (each with its `source`), `machines.json` the machines' spec sheets and
 `models.json` the architecture facts a run does not print (layers, KV heads, whether the
-output head reuses the embedding table); `fp16_convention.json` puts the few FP16 figures
-given with FP32 accumulation on the presets' convention (FP16 accumulation). This module turns a run into the model and
+output head reuses the embedding table); a run without an FP16 figure of its own takes its
+machine's (`machines.json`, each with `fp16_source` and `fp16_definition`), and
+`fp16_convention.json` puts the few FP16 figures given with FP32 accumulation on the
+presets' convention (FP16 accumulation). This module turns a run into the model and
 machine objects the rest of tokenwalk reads, and computes the share of the spec-sheet
 bandwidth one decoding stream reaches (figure 19, "bandwidth-share").
 
@@ -237,7 +239,7 @@ def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machi
         family = spec.get("family") or chip_name(row["machine"])
         machine = BenchMachine(
             name=row["machine"], bandwidth_gbs=row.get("bandwidth_gbs"),
-            fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops")),
+            fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops") or spec.get("fp16_tflops")),
             backend=row["backend"], family=family, architecture_year=years.get(family),
             device_class=spec.get("device_class"), unified_memory=spec.get("unified_memory"),
             vendor=spec.get("vendor") or vendor_of(row["machine"]),

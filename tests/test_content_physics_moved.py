@@ -107,7 +107,7 @@ def _decode_in_practice_text() -> str:
 
 def test_decode_in_practice_laptop_balance_point_is_computed():
     """Section "Decode in practice": the laptop balances at fp16 FLOP/s / bandwidth operations per
-    byte (6.144 TFLOP/s / 128 GB/s = 48 with the preset), said with what it rests on."""
+    byte (12.288 TFLOP/s / 128 GB/s = 96 with the preset), said with what it rests on."""
     laptop = load_machine("laptop-860m")
     ops = machine_ops_per_byte(laptop)
     text = _decode_in_practice_text()

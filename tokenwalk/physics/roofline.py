@@ -118,7 +118,7 @@ def bus_bandwidth_gbs(transfers_mt_s: float, bus_bits: int) -> float:
 def machine_ops_per_byte(machine) -> float:
     """The machine's arithmetic intensity at balance: operations per byte moved.
 
-    FLOP/s over bytes/s (H100 SXM: 990e12 / 3.35e12 = 295; the laptop preset's iGPU: 6.144e12 / 128e9 = 48).
+    FLOP/s over bytes/s (H100 SXM: 990e12 / 3.35e12 = 295; the laptop preset's iGPU: 12.288e12 / 128e9 = 96).
     """
     return (machine.fp16_tflops * TERA) / (machine.bandwidth_gbs * GB)
 
@@ -386,7 +386,7 @@ def achieved_tflops(tokens_per_s: float, model) -> float:
     of `model` a second, counting 2 x active parameters per token.
 
     Section "Prefill in practice": the laptop's measured 93 tok/s of Qwen3.6 prefill is about
-    0.56 TFLOP/s of useful work, a small share of its 6.1 TFLOP/s peak.
+    0.56 TFLOP/s of useful work, a small share of its 12.3 TFLOP/s peak.
     """
     return tokens_per_s * flops_per_token(model) / TERA
 

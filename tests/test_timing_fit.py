@@ -140,3 +140,17 @@ def test_tokenwalk_validate_prints_the_recorded_errors_and_worst_points(capsys):
         assert f"    {device_class} " in text
     assert "worst 10 decode points" in text and "worst 10 prefill points" in text
     assert text.count("of spec bandwidth") >= 10 and text.count("of its FP16 figure") >= 10
+
+
+def test_structure_is_chosen_by_its_shortfall_against_the_targets():
+    """Stand-ins: a structure better on prefill (already within its 20 % target) but worse on
+    decode (outside its 7 % and 30 % targets) loses; among structures that meet every target
+    the old score (medians plus a quarter of decode's p90) breaks the tie."""
+    def summary(dec_med, dec_p90, pre_med):
+        return {"decode": {"median_ape": dec_med, "p90_ape": dec_p90}, "prefill": {"median_ape": pre_med}}
+
+    with_year, without = summary(0.081, 0.334, 0.181), summary(0.092, 0.378, 0.157)
+    assert timing_fit.shortfall(with_year) == pytest.approx(0.011 + 0.034)
+    assert timing_fit.shortfall(without) == pytest.approx(0.022 + 0.078)
+    assert timing_fit.score(without) < timing_fit.score(with_year)  # the old rule would have taken it
+    assert timing_fit.shortfall(summary(0.05, 0.2, 0.1)) == timing_fit.shortfall(summary(0.06, 0.25, 0.15)) == 0

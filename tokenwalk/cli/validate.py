@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
+from tokenwalk.timing.model import TARGETS
 
 NAME = "validate"
 HELP = ("leave-one-family-out and leave-one-machine-out error of the timing model "
@@ -33,7 +34,6 @@ example:
   tokenwalk validate --summary
 """
 
-TARGETS = {"decode_median_ape": 0.07, "decode_p90_ape": 0.30, "prefill_median_ape": 0.20}  # what the model aims at
 COVERAGE_TARGET = (0.75, 0.85)  # the 80 % likely range should hold this share of left-out runs
 
 

@@ -2,8 +2,8 @@
 
 Each content/NN-name.md is a Jinja template first (with the namespace `n` and the number
 filters; line numbers kept, so a Markdown error names the right line), then Markdown
-(publish/markdown/). The page is content/templates/article.html, with an `asset()`
-global that adds a content hash to a file's URL. Failures are one line with the file and
+(publish/markdown/). The page is content/templates/article.html; it names files by
+their plain site paths, which publish/optimize.py versions afterwards. Failures are one line with the file and
 line (publish.errors.location).
 """
 
@@ -67,16 +67,32 @@ def render_sources(files: list[Path], numbers: dict) -> list[tuple[str, str]]:
     return out
 
 
+# Height a chapter is assumed to take before the browser lays it out (content-visibility:
+# auto skips the layout of chapters off screen): its words at a phone's ~7 words per 27 px
+# line, plus each drawing, table and code block. `auto` replaces it by the real height
+# once the chapter has been drawn, so only the scroll bar's first guess depends on it.
+PX_PER_WORD = 3.9
+PX_PER_BLOCK = 420
+
+
+def lazy_height_px(chapter_html: str) -> int:
+    """The height (CSS px) reserved for a chapter drawn lazily; 0 for one drawn at once:
+    the first chapter (on the first screen) and a chapter with a live figure (its
+    IntersectionObserver must see the figure approach, client.js)."""
+    if "tw-interactive" in chapter_html:
+        return 0
+    words = len(re.sub(r"<[^>]+>", " ", chapter_html).split())
+    blocks = len(re.findall(r"<(?:figure|table|pre)\b", chapter_html))
+    return int(words * PX_PER_WORD + blocks * PX_PER_BLOCK)
+
+
 def render_page(templates: Path, site: Path, context: dict) -> str:
-    """content/templates/article.html around the chapters; `asset(rel)` -> `rel?v=hash`."""
+    """content/templates/article.html around the chapters."""
     import jinja2
 
-    from .assets import fingerprint, import_map
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(templates)),
                              autoescape=jinja2.select_autoescape(["html"]), undefined=jinja2.StrictUndefined)
     env.filters.update(FILTERS)
-    env.globals["asset"] = lambda rel: f"{rel}?v={fingerprint(site / rel)}"
-    env.globals["import_map"] = lambda: import_map(site)
     try:
         return env.get_template("article.html").render(**context)
     except jinja2.TemplateNotFound as exc:

@@ -9,15 +9,14 @@ article/numbers.py, exists)."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import importlib.util
-import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from build_support import FIXTURE, ROOT, build_fixture, run_build
+
+from publish.serve import serve_site
 
 pytestmark = pytest.mark.browser
 
@@ -25,18 +24,9 @@ SCREENSHOTS = ROOT / "tests" / "screenshots"
 
 
 def serve(site: Path):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".wasm": "application/wasm", ".svg": "image/svg+xml"}
-
-    def log_message(self, *args):
-        pass
+    """The site behind the project's own server (publish/serve.py): precompressed files
+    and cache headers, as a host sends them."""
+    return serve_site(site)
 
 
 @pytest.fixture(scope="module", params=["fixture", "article"])

@@ -2,8 +2,9 @@
 
 A table whose top-left header cell is empty has row headers: its first column names each
 row (`|  | Prefill | Decode |`). There the first cell of every body row becomes
-`<th scope="row">`, the column headers get `scope="col"` and the empty corner is a plain
-cell, so a screen reader announces each value with its row and its column.
+`<th scope="row" class="row-name">`, the column headers get `scope="col"` and the empty
+corner is a plain cell (`td.table-corner`), all drawn as before (style.css); a screen
+reader announces each value with its row and its column.
 """
 
 
@@ -28,12 +29,14 @@ def _cells(tokens, start, end, kind):
     return out
 
 
-def _retag(tokens, open_i, close_i, kind, scope=None):
+def _retag(tokens, open_i, close_i, kind, scope=None, css_class=None):
     for i in (open_i, close_i):
         tokens[i].type = f"{kind}_{tokens[i].type.rsplit('_', 1)[1]}"
         tokens[i].tag = kind
     if scope:
         tokens[open_i].attrSet("scope", scope)
+    if css_class:
+        tokens[open_i].attrSet("class", css_class)
 
 
 def row_headers(state) -> None:
@@ -46,7 +49,7 @@ def row_headers(state) -> None:
         head = _cells(tokens, start, end, "th")
         if not head or head[0][2]:
             continue
-        _retag(tokens, head[0][0], head[0][1], "td")
+        _retag(tokens, head[0][0], head[0][1], "td", css_class="table-corner")
         for open_i, _close, _ in head[1:]:
             tokens[open_i].attrSet("scope", "col")
         body = next((j for j in range(start, end) if tokens[j].type == "tbody_open"), end)
@@ -55,7 +58,7 @@ def row_headers(state) -> None:
                 row_end = next(j for j in range(i, end) if tokens[j].type == "tr_close")
                 first = _cells(tokens, i, row_end, "td")
                 if first:
-                    _retag(tokens, first[0][0], first[0][1], "th", scope="row")
+                    _retag(tokens, first[0][0], first[0][1], "th", scope="row", css_class="row-name")
 
 
 def tables_plugin(md) -> None:

@@ -76,7 +76,7 @@ _ITALIC = {**{chr(0x41 + i): chr(0x1D434 + i) for i in range(26)}, **{chr(0x61 +
            **{chr(0x391 + i): chr(0x1D6E2 + i) for i in range(25)}, **{chr(0x3B1 + i): chr(0x1D6FC + i) for i in range(25)},
            "h": "\u210e"}
 _MATH = re.compile(r"<math\b.*?</math>", re.S)
-_MI = re.compile(r"<mi(?![^>]*mathvariant)[^>]*>([^<])</mi>")
+_MI = re.compile(r"<mi(?![^>]*mathvariant)[^>]*>([^<]+)</mi>")
 
 
 def math_text(page_html: str) -> str:
@@ -87,7 +87,7 @@ def math_text(page_html: str) -> str:
     chars = set()
     for formula in _MATH.findall(page_html):
         chars |= set(html_module.unescape(re.sub(r"<[^>]*>", "", formula)))
-        chars |= {_ITALIC[c] for c in map(html_module.unescape, _MI.findall(formula)) if c in _ITALIC}
+        chars |= {_ITALIC.get(c, "") for c in map(html_module.unescape, _MI.findall(formula)) if len(c) == 1} - {""}
     return "".join(sorted(chars))
 
 

@@ -80,12 +80,20 @@ def minify(site: Path, root: Path) -> bool:
         if not group:
             continue
         done = subprocess.run([str(esbuild), *[str(p.relative_to(static)) for p in group], "--minify", "--charset=utf8",
-                               "--log-level=error", "--outdir=.", "--outbase=.", "--allow-overwrite", *extra],
+                               "--log-level=error", "--color=false", "--outdir=.", "--outbase=.", "--allow-overwrite", *extra],
                               cwd=static, capture_output=True, text=True)
         if done.returncode != 0:
-            first = next((line.strip() for line in done.stderr.splitlines() if line.strip()), "failed")
-            raise BuildError(f"{ESBUILD}: cannot minify the static files: {first}")
+            raise BuildError(esbuild_error(done.stderr))
     return True
+
+
+def esbuild_error(stderr: str) -> str:
+    """esbuild's first error as one line: `content/static/FILE:LINE: message`."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    message = next((line.split("]", 1)[1].strip() for line in lines if "[ERROR]" in line), lines[0] if lines else "failed")
+    where = next((re.match(r"^(\S+?):(\d+):\d+:$", line) for line in lines if re.match(r"^\S+?:\d+:\d+:$", line)), None)
+    place = f"content/static/{where.group(1)}:{where.group(2)}" if where else "content/static"
+    return f"{place}: esbuild cannot minify it: {message}"
 
 
 def inline_stylesheets(text: str, site: Path) -> str:

@@ -124,10 +124,10 @@ def test_headings_anchors_toc_tabs_aside_code(built):
     assert re.findall(r'href="#([a-z-]+)"', toc) == ["the-request", "code", "more"]
     assert '<a class="heading-anchor" href="#the-request"' in html
     assert re.findall(r'class="tab-pane" data-label="([^"]+)"', html) == ["Speculative decoding", "Prefix caching"]
-    assert '<aside class="aside">' in html
-    assert '<div class="code-block" data-lang="python"><pre class="highlight">' in html
+    assert '<div class="aside" role="note">' in html
+    assert '<div class="code-block" data-lang="python"><pre class="highlight" tabindex="0">' in html
     assert '<span class="k">def</span>' in html  # Pygments at build time
-    assert '<div class="table-wrap"><table>' in html
+    assert '<div class="table-wrap" tabindex="0"><table>' in html
 
 
 def test_page_meta_and_no_other_host(built):

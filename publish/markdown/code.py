@@ -21,7 +21,7 @@ def _render_fence(self, tokens, idx, options, env):
         lexer = TextLexer()
     code = pygments_highlight(token.content, lexer, HtmlFormatter(nowrap=True))
     lang_attr = f' data-lang="{html.escape(lang)}"' if lang else ""
-    return f'<div class="code-block"{lang_attr}><pre class="highlight"><code>{code}</code></pre></div>\n'
+    return f'<div class="code-block"{lang_attr}><pre class="highlight" tabindex="0"><code>{code}</code></pre></div>\n'
 
 
 def code_plugin(md) -> None:

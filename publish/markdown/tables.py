@@ -9,7 +9,7 @@ reader announces each value with its row and its column.
 
 
 def _render_table_open(self, tokens, idx, options, env):
-    return '<div class="table-wrap"><table>\n'
+    return '<div class="table-wrap" tabindex="0"><table>\n'  # it may scroll: reachable by keyboard
 
 
 def _render_table_close(self, tokens, idx, options, env):

@@ -36,6 +36,7 @@ serve: setup
 
 bench: setup
 	$(PY) -m benchmarks.build_bench
+	$(PY) -m benchmarks.lighthouse_bench
 	$(PY) -m benchmarks.interactive_bench
 
 bench-engine: setup
@@ -72,7 +73,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[native,build,test]'
 	@touch $@
 
-# The pinned npm pyodide package (interpreter and standard library) served from our site.
+# The pinned npm packages: pyodide (interpreter and standard library) and the math font,
+# served from our site; esbuild (the build's minifier); lighthouse and axe-core (make bench,
+# the browser tests).
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@

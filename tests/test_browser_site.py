@@ -23,6 +23,17 @@ pytestmark = pytest.mark.browser
 SCREENSHOTS = ROOT / "tests" / "screenshots"
 
 
+# Every chapter but the first is laid out only near the screen (content-visibility: auto),
+# so text far below has no layout: innerText is empty and nothing there "is visible" to
+# playwright until scrolled to. Tests of what figures do lay out every chapter first;
+# test_browser_fast.py checks the page as it ships.
+EVERY_CHAPTER = ".chapter.is-lazy { content-visibility: visible !important; }"
+
+
+def lay_out_every_chapter(page) -> None:
+    page.add_style_tag(content=EVERY_CHAPTER)
+
+
 def serve(site: Path):
     """The site behind the project's own server (publish/serve.py): precompressed files
     and cache headers, as a host sends them."""
@@ -59,6 +70,7 @@ class Watched:
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
         self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} ({r.status})"))
         self.page.goto(url, wait_until="networkidle")
+        lay_out_every_chapter(self.page)
 
     def close(self):
         self.context.close()

@@ -17,7 +17,7 @@ import re
 
 import pytest
 from build_support import run_build
-from test_browser_site import serve
+from test_browser_site import lay_out_every_chapter, serve
 
 pytestmark = pytest.mark.browser
 
@@ -71,6 +71,7 @@ class Page:
 
     def open(self):
         self.page.goto(self.url, wait_until="domcontentloaded")
+        lay_out_every_chapter(self.page)
         return self.page
 
     def close(self):

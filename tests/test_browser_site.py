@@ -31,7 +31,10 @@ EVERY_CHAPTER = ".chapter.is-lazy { content-visibility: visible !important; }"
 
 
 def lay_out_every_chapter(page) -> None:
-    page.add_style_tag(content=EVERY_CHAPTER)
+    # a <style> appended by evaluate (add_style_tag waits for a load event that never
+    # comes on a page with JavaScript off)
+    page.evaluate("(css) => { const s = document.createElement('style'); s.textContent = css; document.head.append(s); }",
+                  EVERY_CHAPTER)
 
 
 def serve(site: Path):

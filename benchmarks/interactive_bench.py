@@ -45,7 +45,7 @@ def kind(path: str) -> str:
         return "Pyodide"
     if path.endswith(".whl"):
         return "core wheel"
-    if "/static/interactive/" in path:
+    if "/static/interactive" in path:  # static/interactive.HASH/
         return "interactive JS/CSS"
     if "/figures/" in path:
         return "figures"
@@ -109,16 +109,18 @@ def scroll_to_ready(browser, url: str) -> dict:
 
 
 def first_click_to_ready(browser, url: str) -> tuple[float, float]:
-    """(seconds from the click to the ready tokenizer, the worker's boot seconds)."""
+    """(seconds from the click to the ready tokenizer, the page, its context). The figures
+    sit in chapters laid out only near the screen: "ready" is read from the DOM, not from
+    what is visible."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(url, wait_until="networkidle")
     start = time.perf_counter()
     page.evaluate("document.querySelector('.tw-tokenizer .tw-start').click()")
-    page.wait_for_selector(".tw-tokenizer[data-state=ready]", timeout=180_000)
+    page.wait_for_selector(".tw-tokenizer[data-state=ready]", state="attached", timeout=180_000)
     seconds = time.perf_counter() - start
     page.locator(".tw-simulator").scroll_into_view_if_needed()
-    page.wait_for_selector(".tw-simulator[data-state=ready]", timeout=180_000)
+    page.wait_for_selector(".tw-simulator[data-state=ready]", state="attached", timeout=180_000)
     boot = page.evaluate("window.performance.now()")  # keeps the page alive until here
     del boot
     return seconds, page, context

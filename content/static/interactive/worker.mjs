@@ -39,7 +39,8 @@ function lastLine(text) {
 // Files loadPyodide fetches one after another (pyodide.mjs, then pyodide.asm.mjs, then the
 // wasm and the standard library): asked for at once when the boot starts, so they arrive
 // in parallel and loadPyodide finds them in the browser's cache (the site sends them as
-// immutable, publish/serve.py).
+// immutable, publish/serve.py: each reaches the server once; a host that forbade caching
+// would send them twice, README "Hosting").
 const RUNTIME_FILES = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
 
 async function fetchWheel(wheelUrl) {

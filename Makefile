@@ -36,13 +36,14 @@ serve: setup
 
 bench: setup
 	$(PY) -m benchmarks.build_bench
+	$(PY) -m benchmarks.lighthouse_bench
 	$(PY) -m benchmarks.interactive_bench
 
 bench-engine: setup
 	$(PY) -m benchmarks.engine_bench
 
 clean:
-	rm -rf site .site-* $(CACHE)/figures $(CACHE)/jinja $(CACHE)/bench tests/screenshots tests/output
+	rm -rf site .site-* $(CACHE)/figures $(CACHE)/jinja $(CACHE)/compressed $(CACHE)/fonts $(CACHE)/bench tests/screenshots tests/output
 
 distclean: clean
 	rm -rf $(VENV) node_modules $(CACHE)
@@ -72,7 +73,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[native,build,test]'
 	@touch $@
 
-# The pinned npm pyodide package (interpreter and standard library) served from our site.
+# The pinned npm packages: pyodide (interpreter and standard library) and the math font,
+# served from our site; esbuild (the build's minifier); lighthouse and axe-core (make bench,
+# the browser tests).
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@

@@ -72,12 +72,19 @@ def rendered(stdout: str) -> list[str]:
 
 
 def weights(site: Path) -> dict:
-    totals: dict[str, int] = {}
+    """kind -> [bytes on disk, bytes sent with Brotli (the .br beside a file, where the
+    build wrote one)]; the precompressed copies are not files of their own."""
+    totals: dict[str, list] = {}
     for path in site.rglob("*"):
-        if path.is_file():
+        if path.is_file() and path.suffix not in (".br", ".gz"):
             rel = path.relative_to(site).as_posix()
+            rel = re.sub(r"\.[0-9a-f]{10}(?=/|\.[^/]+$)", "", rel)  # the content hashes (publish/optimize.py)
             kind = next((k for pattern, k in KINDS.items() if re.search(pattern, rel)), "other")
-            totals[kind] = totals.get(kind, 0) + path.stat().st_size
+            br = path.with_name(path.name + ".br")
+            sent = (br if br.is_file() else path).stat().st_size
+            total = totals.setdefault(kind, [0, 0])
+            total[0] += path.stat().st_size
+            total[1] += sent
     return totals
 
 
@@ -140,11 +147,11 @@ def main(argv=None) -> int:
         print(f"  one data file changed: skipped ({args.data} is not part of this build)")
 
     sizes = weights(site)
-    print("  page weight by kind (bytes on disk, uncompressed):")
-    for kind in sorted(sizes, key=lambda k: (k.startswith("Pyodide"), -sizes[k])):
-        print(f"    {kind:<16} {sizes[kind] / 1e3:10.1f} KB")
-    page = sum(v for k, v in sizes.items() if not k.startswith("Pyodide"))
-    print(f"    {'page total':<16} {page / 1e3:10.1f} KB (without Pyodide)")
+    print("  page weight by kind (bytes on disk; sent with Brotli):")
+    for kind in sorted(sizes, key=lambda k: (k.startswith("Pyodide"), -sizes[k][0])):
+        print(f"    {kind:<16} {sizes[kind][0] / 1e3:10.1f} KB {sizes[kind][1] / 1e3:10.1f} KB")
+    page = [sum(v[i] for k, v in sizes.items() if not k.startswith("Pyodide")) for i in (0, 1)]
+    print(f"    {'page total':<16} {page[0] / 1e3:10.1f} KB {page[1] / 1e3:10.1f} KB (without Pyodide)")
     return 0
 
 

@@ -2,7 +2,9 @@
 
 - content/static/ -> site/static/ (CSS, JS, favicon), plus the generated code colours;
 - the Pyodide runtime (five files of the pinned npm package) -> site/pyodide/<version>/;
-- the math font (STIX Two Math from the npm @fontsource package) -> site/static/fonts/;
+- the math font (STIX Two Math from the npm @fontsource package), subset with fontTools to
+  the characters the page's math uses (its MATH table kept: stretchy brackets still find
+  their larger variants) -> site/static/fonts/;
 - a wheel of the pure tokenwalk core -> site/wheels/ for the browser (no tokenwalk/native,
   no tokenwalk/cli: the browser imports the core only).
 Large files nobody edits (Pyodide, the figure cache) are hard-linked when the file system
@@ -16,6 +18,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import shutil
 import tomllib
 import zipfile
@@ -67,14 +70,54 @@ def copy_pyodide(root: Path, out: Path) -> str | None:
     return rel
 
 
-def copy_math_font(root: Path, out: Path) -> str | None:
-    """STIX Two Math (OpenType MATH table kept) for MathML; None if the package is absent,
-    in which case browsers fall back to their own math fonts."""
+# Chromium draws a one-letter <mi> in mathematical italic (text-transform: math-auto):
+# those are the code points the font must hold, not the letter typed.
+_ITALIC = {**{chr(0x41 + i): chr(0x1D434 + i) for i in range(26)}, **{chr(0x61 + i): chr(0x1D44E + i) for i in range(26)},
+           **{chr(0x391 + i): chr(0x1D6E2 + i) for i in range(25)}, **{chr(0x3B1 + i): chr(0x1D6FC + i) for i in range(25)},
+           "h": "\u210e"}
+_MATH = re.compile(r"<math\b.*?</math>", re.S)
+_MI = re.compile(r"<mi(?![^>]*mathvariant)[^>]*>([^<]+)</mi>")
+
+
+def math_text(page_html: str) -> str:
+    """Every character the MathML of `page_html` draws (its text, and the italic forms of
+    one-letter identifiers); empty when there is no math."""
+    import html as html_module
+
+    chars = set()
+    for formula in _MATH.findall(page_html):
+        chars |= set(html_module.unescape(re.sub(r"<[^>]*>", "", formula)))
+        chars |= {_ITALIC.get(c, "") for c in map(html_module.unescape, _MI.findall(formula)) if len(c) == 1} - {""}
+    return "".join(sorted(chars))
+
+
+def subset_math_font(root: Path, out: Path, text: str, cache: Path) -> str | None:
+    """STIX Two Math cut to the glyphs `text` needs (and the brackets, radical and bars a
+    formula may stretch), as woff2 under out/static/fonts/; its site path, or None if the
+    package is absent (browsers then use their own math fonts). Cached by font and text."""
     font = root / MATH_FONT
     if not font.is_file():
         return None
-    rel = "static/fonts/" + font.name
-    link_or_copy(font, out / rel)
+    text = "".join(sorted(set(text) | set("()[]{}|\u2016\u221a\u2212")))
+    key = hashlib.sha256(font.read_bytes() + text.encode()).hexdigest()[:16]
+    cached = cache / f"stix-two-math-{key}.woff2"
+    if not cached.is_file():
+        from fontTools import subset
+
+        options = subset.Options()
+        options.flavor = "woff2"
+        options.layout_features = ["*"]
+        options.notdef_outline = True
+        subsetter = subset.Subsetter(options)
+        face = subset.load_font(str(font), options)
+        subsetter.populate(text=text)
+        subsetter.subset(face)
+        cache.mkdir(parents=True, exist_ok=True)
+        part = cached.with_name(f"{cached.name}.{os.getpid()}.part")
+        subset.save_font(face, str(part), options)
+        os.replace(part, cached)
+    rel = "static/fonts/stix-two-math.woff2"
+    link_or_copy(cached, out / rel)
     return rel
 
 
@@ -128,21 +171,3 @@ def build_core_wheel(root: Path, out_dir: Path) -> Path:
             info.external_attr = 0o644 << 16
             zf.writestr(info, data)
     return wheel
-
-
-def fingerprint(path: Path) -> str:
-    """A short content hash for cache-busting query strings (?v=...)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:10]
-
-
-def import_map(site: Path, folder: str = "static/interactive") -> str:
-    """The page's import map (JSON for <script type="importmap">): every JavaScript module
-    under site/<folder> mapped from its plain URL, which `import "./tokenizer.js"` resolves
-    to, to that URL with ?v=<its content hash>, as asset() versions the entry files; so
-    after a redeploy a browser never runs a new client.js with an old module it cached."""
-    imports = {}
-    for path in sorted((site / folder).glob("*")):
-        if path.suffix in (".js", ".mjs") and path.is_file():
-            rel = path.relative_to(site).as_posix()
-            imports[f"./{rel}"] = f"./{rel}?v={fingerprint(path)}"
-    return json.dumps({"imports": imports}, indent=1).replace("</", "<\\/")

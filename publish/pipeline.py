@@ -4,8 +4,9 @@ Steps: (1) the context (article.context): the namespace `n` and the scenario (or
 (2) every figures/*.py through the registry (registry.py), `inputs(ctx)`, cached under
 .cache/figures/<ID>/<key>/; (3) each chapter content/NN-*.md through Jinja (with `n` and
 the number filters, chapters.py), then markdown-it (markdown/), then the templates in
-content/templates/; (4) static files, the Pyodide runtime, the math font, a wheel of the
-tokenwalk core (assets.py); (5) all of it into a temporary folder that replaces site/ only
+content/templates/; (4) static files, the Pyodide runtime, the math font (subset to the
+page's math), a wheel of the tokenwalk core (assets.py); (5) minified, every URL versioned
+by content, text precompressed (optimize.py); (6) all of it into a temporary folder that replaces site/ only
 when every step succeeded. A failure prints one line, `file[:line]: cause`, exits 1 and
 leaves the previous site/ as it was.
 
@@ -31,8 +32,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import assets, registry
-from .chapters import chapter_files, render_page, render_sources
+from . import assets, optimize, registry
+from .chapters import chapter_files, lazy_height_px, render_page, render_sources
 from .errors import BuildError, fail, shown
 
 ROOT = Path(__file__).resolve().parent.parent  # the project: build.py, content/, figures/, ...
@@ -45,6 +46,7 @@ class Options:
     content: Path = ROOT / "content"
     figures: Path = ROOT / "figures"
     cache: Path = ROOT / ".cache" / "figures"
+    compressed: Path = ROOT / ".cache" / "compressed"  # .br/.gz by content (publish/optimize.py)
     numbers: Path | None = None  # a JSON file instead of article.numbers
     force: bool = False
     live_reload: bool = False
@@ -111,16 +113,16 @@ def place_files(content: Path, tmp: Path, chapters: list, summary: Summary) -> d
     static = content / "static" if (content / "static").is_dir() else ROOT / "content" / "static"
     assets.copy_tree(static, tmp / "static", link=False)
     (tmp / "static" / "pygments.css").write_text(pygments_css(), encoding="utf-8")
-    has_math = any("<math" in ch["html"] for ch in chapters)
-    math_font = assets.copy_math_font(ROOT, tmp) if has_math else None
-    if has_math and not math_font:
+    math_text = "".join(assets.math_text(ch["html"]) for ch in chapters)
+    math_font = assets.subset_math_font(ROOT, tmp, math_text, ROOT / ".cache" / "fonts") if math_text else None
+    if math_text and not math_font:
         summary.notes.append(f"{assets.MATH_FONT} is missing: math uses the browser's own fonts")
     pyodide = assets.copy_pyodide(ROOT, tmp)
     if pyodide is None:
         summary.notes.append("node_modules/pyodide is missing (make setup): no Python runtime in the site")
-    wheel = assets.build_core_wheel(ROOT, tmp / "wheels")
+    wheel = assets.build_core_wheel(ROOT, tmp / "wheels" / "core")
     return {"math_font": math_font, "pyodide": f"{pyodide}pyodide.mjs" if pyodide else "",
-            "wheel": f"wheels/{wheel.name}"}
+            "wheel": f"wheels/core/{wheel.name}"}
 
 
 def build(options: Options) -> Summary:
@@ -156,6 +158,8 @@ def build(options: Options) -> Summary:
             summary.notes.append(f"no chapters in {shown(content)}/: the page is an empty shell")
         article = Article(figures=figures_html)
         chapters = render_chapters(render_sources(files, numbers), article)
+        for i, chapter in enumerate(chapters):
+            chapter["lazy_height_px"] = lazy_height_px(chapter["html"]) if i else 0
         summary.placeholders = article.placeholders
         phase("chapters")
 
@@ -173,9 +177,11 @@ def build(options: Options) -> Summary:
         (tmp / "index.html").write_text(page, encoding="utf-8")
         summary.pages = 1
         phase("files")
+        summary.notes += optimize.optimize(tmp, ROOT, options.compressed)["notes"]
+        phase("optimize")
 
         for path in tmp.rglob("*"):
-            if path.is_file():
+            if path.is_file() and path.suffix not in (".br", ".gz"):  # not the precompressed copies
                 size = path.stat().st_size
                 summary.total_bytes += size
                 if path.relative_to(tmp).parts[0] == "pyodide":

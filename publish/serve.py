@@ -1,5 +1,11 @@
 """`build.py --serve`: serve site/ on localhost, rebuild on change, reload the browser.
 
+The handler (SiteHandler) serves as a host should: a file's precompressed `.br` or `.gz`
+(publish/optimize.py writes them) with `Content-Encoding` when the browser accepts it,
+`Cache-Control: public, max-age=31536000, immutable` for every versioned URL (a content
+hash in the file's or its folder's name) and `no-cache` for the rest (the page itself).
+The benchmarks and the browser tests serve the site with the same handler.
+
 The server is the standard library's, in a thread; the page (built with live_reload on)
 listens to /__reload, a server-sent-events stream that says "reload" after each good
 build. A failed rebuild prints its one-line error and the previous site stays served.
@@ -13,6 +19,8 @@ from __future__ import annotations
 import functools
 import http.server
 import importlib
+import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -36,18 +44,60 @@ class Reloads:
             return self.generation
 
 
-def make_handler(site: Path, reloads: Reloads):
-    class Handler(http.server.SimpleHTTPRequestHandler):
-        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                          ".mjs": "text/javascript", ".wasm": "application/wasm",
-                          ".whl": "application/zip", ".svg": "image/svg+xml"}
+IMMUTABLE = "public, max-age=31536000, immutable"
+# A content hash in a name: name.HASH.ext (a file) or name.HASH/ (a folder), publish/optimize.py
+VERSIONED = re.compile(r"\.[0-9a-f]{10}(?:/|\.[^/]+$)")
+ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
 
-        def end_headers(self):
-            self.send_header("Cache-Control", "no-store")
-            super().end_headers()
 
+def cache_control(url_path: str) -> str:
+    """The Cache-Control a host should send for a URL path of the built site."""
+    return IMMUTABLE if VERSIONED.search(url_path) else "no-cache"
+
+
+class SiteHandler(http.server.SimpleHTTPRequestHandler):
+    """The built site as a host should serve it: precompressed files and cache lifetimes."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
+                      ".whl": "application/zip", ".svg": "image/svg+xml", ".woff2": "font/woff2"}
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if os.path.isdir(path) and self.path.split("?")[0].endswith("/"):
+            path = os.path.join(path, "index.html")  # what the parent class sends for a folder
+        accepted = {e.split(";")[0].strip() for e in self.headers.get("Accept-Encoding", "").split(",")}
+        if os.path.isfile(path):
+            for encoding, suffix in ENCODINGS:
+                if encoding in accepted and os.path.isfile(path + suffix):
+                    return self._send_file(path, path + suffix, encoding)
+        return super().send_head()
+
+    def _send_file(self, path: str, stored: str, encoding: str):
+        try:
+            f = open(stored, "rb")
+        except OSError:
+            return super().send_head()
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Encoding", encoding)
+        self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
+        self.end_headers()
+        return f
+
+    def end_headers(self):
+        self.send_header("Cache-Control", cache_control(self.path.split("?")[0]))
+        self.send_header("Vary", "Accept-Encoding")
+        super().end_headers()
+
+    def log_message(self, *args):  # quiet: the build's own lines matter more
+        pass
+
+
+def make_handler(site: Path, reloads: Reloads | None = None):
+    class Handler(SiteHandler):
         def do_GET(self):
-            if self.path != "/__reload":
+            if self.path != "/__reload" or reloads is None:
                 return super().do_GET()
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -63,10 +113,16 @@ def make_handler(site: Path, reloads: Reloads):
             except (BrokenPipeError, ConnectionResetError):
                 return
 
-        def log_message(self, *args):  # quiet: the build's own lines matter more
-            pass
-
     return functools.partial(Handler, directory=str(site))
+
+
+def serve_site(site: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
+    """Serve a built site on 127.0.0.1 in a thread (port 0: any free one); returns the
+    server (its server_port; shutdown() to stop)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), make_handler(site))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 # The modules a rebuild imports afresh (names and their submodules); "_figures_*" are the

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from build_support import ROOT, run_build
-from test_browser_site import SCREENSHOTS, Watched, serve
+from test_browser_site import SCREENSHOTS, Watched, lay_out_every_chapter, serve
 
 pytestmark = pytest.mark.browser
 
@@ -111,7 +111,8 @@ def test_smollm2_cuts_the_same_text_beside_it(w, article):
     page = w.page
     page.wait_for_function("document.querySelector('[data-counter=\"smollm2-vocabulary\"]').textContent !== '–'",
                            timeout=60_000)
-    vocab = (article[1] / "figures" / "tokenizer" / "smollm2-135m-instruct-vocab.json").read_text(encoding="utf-8")
+    # figures/tokenizer.HASH/ (the figure's folder, versioned by content)
+    vocab = next((article[1] / "figures").glob("tokenizer.*/smollm2-135m-instruct-vocab.json")).read_text(encoding="utf-8")
     core.load_smollm2(vocab)
     text = "Fever and a dry cough for three days; ibuprofen 400 mg."
     page.fill("#tw-tok-input", text)
@@ -221,6 +222,7 @@ def test_a_shared_link_opens_its_scenario(browser, article, w):
     context = browser.new_context()
     page = context.new_page()
     page.goto(w.page.url, wait_until="domcontentloaded")
+    lay_out_every_chapter(page)
     values = page.evaluate("""() => { const f = document.querySelector('.tw-sim-form');
         return [f.elements.model.value, f.elements.prompt_tokens.value, f.elements.users.value]; }""")
     query = {k: v[0] for k, v in parse_qs(urlparse(w.page.url).query).items()}
@@ -309,6 +311,7 @@ def test_without_javascript_each_piece_shows_its_build_rendering_and_says_why(br
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 900})
     page = context.new_page()
     page.goto(article[0], wait_until="networkidle")
+    lay_out_every_chapter(page)
     for name in ("tokenizer", "quantization"):
         assert page.locator(f".tw-{name} svg").first.is_visible()
         note = page.locator(f".tw-{name} .tw-nojs").first

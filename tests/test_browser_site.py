@@ -9,34 +9,38 @@ article/numbers.py, exists)."""
 
 from __future__ import annotations
 
-import functools
-import http.server
 import importlib.util
-import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from build_support import FIXTURE, ROOT, build_fixture, run_build
 
+from publish.serve import serve_site
+
 pytestmark = pytest.mark.browser
 
 SCREENSHOTS = ROOT / "tests" / "screenshots"
 
 
+# Every chapter but the first is laid out only near the screen (content-visibility: auto),
+# so text far below has no layout: innerText is empty and nothing there "is visible" to
+# playwright until scrolled to. Tests of what figures do lay out every chapter first;
+# test_browser_fast.py checks the page as it ships.
+EVERY_CHAPTER = ".chapter.is-lazy { content-visibility: visible !important; }"
+
+
+def lay_out_every_chapter(page) -> None:
+    # a <style> appended by evaluate (add_style_tag waits for a load event that never
+    # comes on a page with JavaScript off)
+    page.evaluate("(css) => { const s = document.createElement('style'); s.textContent = css; document.head.append(s); }",
+                  EVERY_CHAPTER)
+
+
 def serve(site: Path):
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".mjs": "text/javascript", ".wasm": "application/wasm", ".svg": "image/svg+xml"}
-
-    def log_message(self, *args):
-        pass
+    """The site behind the project's own server (publish/serve.py): precompressed files
+    and cache headers, as a host sends them."""
+    return serve_site(site)
 
 
 @pytest.fixture(scope="module", params=["fixture", "article"])
@@ -69,6 +73,7 @@ class Watched:
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
         self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} ({r.status})"))
         self.page.goto(url, wait_until="networkidle")
+        lay_out_every_chapter(self.page)
 
     def close(self):
         self.context.close()

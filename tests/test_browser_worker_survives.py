@@ -2,8 +2,8 @@
 the page's JavaScript): every call has a time limit, a wedged or crashed worker is
 restarted and the other figures keep working, loading failures show a message and a retry
 that works, the no-JS note stays when client.js fails, a long paste does not overflow the
-stack, out-of-order replies never overwrite a newer result, and the import map versions
-every module URL.
+stack, out-of-order replies never overwrite a newer result, and every URL the page loads
+carries its content hash.
 
 Failures are staged in the browser, never in the product: routes answer 404 or stall, and
 a test-only copy of worker.mjs (served by route) hangs, throws or closes on marked inputs.
@@ -17,7 +17,7 @@ import re
 
 import pytest
 from build_support import run_build
-from test_browser_site import serve
+from test_browser_site import lay_out_every_chapter, serve
 
 pytestmark = pytest.mark.browser
 
@@ -63,7 +63,7 @@ class Page:
             def patched(route):
                 response = route.fetch()
                 route.fulfill(response=response, body=response.text() + WORKER_PATCH)
-            self.context.route(re.compile(r".*/static/interactive/worker\.mjs(\?.*)?$"), patched)
+            self.context.route(re.compile(r".*/static/interactive\.[0-9a-f]+/worker\.mjs$"), patched)
         self.url = url
         self.page = self.context.new_page()
         self.page.on("request", lambda r: self.urls.append(r.url))
@@ -71,6 +71,7 @@ class Page:
 
     def open(self):
         self.page.goto(self.url, wait_until="domcontentloaded")
+        lay_out_every_chapter(self.page)
         return self.page
 
     def close(self):
@@ -155,28 +156,23 @@ def test_settings_are_checked_in_python_and_the_message_is_one_line(staged):
     assert "prompt_tokens=2000" in page.url
 
 
-def test_the_import_map_versions_every_module_url(staged, site):
-    html = (site[1] / "index.html").read_text(encoding="utf-8")
-    found = re.search(r'<script type="importmap">(.*?)</script>', html, re.S)
-    assert found, "no import map"
-    assert html.index('type="importmap"') < html.index('type="module"'), "the map comes before the modules"
-    imports = json.loads(found.group(1))["imports"]
-    from publish.assets import fingerprint
-
-    modules = sorted(p for p in (site[1] / "static" / "interactive").iterdir() if p.suffix in (".js", ".mjs"))
-    assert len(modules) >= 7
-    for path in modules:
-        key = f"./static/interactive/{path.name}"
-        assert imports[key] == f"{key}?v={fingerprint(path)}"
-    requested = [u for u in staged.urls if "/static/interactive/" in u and re.search(r"\.m?js(\?|$)", u)]
-    assert {u.split("?")[0].rsplit("/", 1)[1] for u in requested} >= {
-        "client.js", "python.js", "latest.js", "tokenizer.js", "quantizer.js", "simulator.js", "dom.js", "worker.mjs"}
-    assert [u for u in requested if "?v=" not in u] == [], "a module loaded without its version"
+def test_every_url_the_page_loaded_carries_its_content_hash(staged, site):
+    """After Python started: every module, the worker, Pyodide's files and the wheel came
+    from a versioned URL (publish/optimize.py), none from a plain one."""
+    base = staged.url
+    loaded = [u[len(base):].split("?")[0] for u in staged.urls if u.startswith(base) and u != base]
+    versioned = re.compile(r"\.[0-9a-f]{10}(/|\.[^/]+$)")
+    assert [u for u in loaded if not versioned.search(u)] == [], "a URL without its content hash"
+    names = {u.rsplit("/", 1)[1] for u in loaded}
+    assert names >= {"client.js", "python.js", "latest.js", "tokenizer.js", "quantizer.js", "simulator.js", "dom.js",
+                     "worker.mjs", "pyodide.mjs", "pyodide.asm.wasm", "python_stdlib.zip"}
+    for u in loaded:  # and each is in the site under that name
+        assert (site[1] / u).is_file(), u
 
 
 def test_out_of_order_replies_never_overwrite_a_newer_result(staged):
     out = staged.page.evaluate("""async () => {
-        const { latestWins } = await import("./static/interactive/latest.js");
+        const { latestWins } = await import(new URL("latest.js", document.querySelector("script[type=module]").src));
         const tick = () => new Promise((r) => setTimeout(r, 0));
         const shown = [], failed = [], replies = [];
         let runs = 0;
@@ -202,7 +198,7 @@ def test_out_of_order_replies_never_overwrite_a_newer_result(staged):
 
 def test_a_paste_of_200000_pieces_draws_in_batches_without_overflowing(staged):
     out = staged.page.evaluate("""async () => {
-        const { chips } = await import("./static/interactive/tokenizer.js");
+        const { chips } = await import(new URL("tokenizer.js", document.querySelector("script[type=module]").src));
         const box = document.createElement("div");
         document.body.append(box);
         // the worker sends the note on the chips not drawn already formatted (entry.tokenize_toy's more_text)
@@ -257,7 +253,7 @@ def test_a_stalled_or_missing_runtime_shows_a_message_and_the_retry_works(browse
 
 def test_a_wheel_that_does_not_load_is_one_line_and_retry_works(browser, site):
     p = Page(browser, site[0])
-    p.context.route("**/wheels/*.whl", lambda route: route.fulfill(status=200, body=b"not a zip"))
+    p.context.route("**/tokenwalk-*.whl", lambda route: route.fulfill(status=200, body=b"not a zip"))
     page = p.open()
     try:
         page.evaluate("document.querySelector('.tw-tokenizer .tw-start').click()")
@@ -265,7 +261,7 @@ def test_a_wheel_that_does_not_load_is_one_line_and_retry_works(browser, site):
         message = status(page, "tokenizer")
         assert message.startswith("The interactive version could not start:") and "\n" not in message
         assert "Traceback" not in message
-        p.context.unroute("**/wheels/*.whl")
+        p.context.unroute("**/tokenwalk-*.whl")
         page.locator(".tw-tokenizer .tw-start").click()
         page.wait_for_selector(".tw-tokenizer[data-state=ready]", timeout=BOOT_MS)
     finally:
@@ -274,7 +270,7 @@ def test_a_wheel_that_does_not_load_is_one_line_and_retry_works(browser, site):
 
 def test_when_client_js_fails_the_no_js_notes_stay(browser, site):
     p = Page(browser, site[0], viewport={"width": 390, "height": 900})
-    p.context.route(re.compile(r".*/static/interactive/client\.js(\?.*)?$"), lambda route: route.fulfill(status=404))
+    p.context.route(re.compile(r".*/static/interactive\.[0-9a-f]+/client\.js$"), lambda route: route.fulfill(status=404))
     page = p.open()
     try:
         page.wait_for_load_state("networkidle")

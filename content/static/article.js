@@ -3,15 +3,10 @@
 //   which also switches raster figures that have a dark variant
 // - a copy button on every code block
 // - tabs: stacked panes become a tab list
-// - on a phone the table of contents starts folded, so the article starts on screen one
+// (On a phone the table of contents starts folded: article.html decides it while parsing.)
 (function () {
   "use strict";
   var root = document.documentElement;
-
-  var toc = document.querySelector(".toc details");
-  if (toc && window.matchMedia && window.matchMedia("(max-width: 700px)").matches) {
-    toc.removeAttribute("open");
-  }
 
   function isDark() {
     var chosen = root.getAttribute("data-theme");

@@ -16,7 +16,8 @@ from mdit_py_plugins.container import container_plugin
 
 
 def _render_aside(self, tokens, idx, options, env):
-    return '<aside class="aside">\n' if tokens[idx].nesting == 1 else "</aside>\n"
+    # a note within the chapter, not a landmark: <aside> inside <main> would be one (axe-core)
+    return '<div class="aside" role="note">\n' if tokens[idx].nesting == 1 else "</div>\n"
 
 
 def _render_tabs(self, tokens, idx, options, env):

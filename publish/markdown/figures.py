@@ -104,8 +104,10 @@ def _render_figure(self, tokens, idx, options, env):
         body = (f'<div class="figure-placeholder" data-figure="{html.escape(fig_id)}">'
                 f'Figure {number} ({html.escape(fig_id)}) is not drawn yet.</div>')
         classes, attrs = "figure is-placeholder", ""
+    # a wide drawing scrolls sideways on a phone (style.css): its box is reachable by keyboard
+    focus = ' tabindex="0"' if re.match(r'\s*<svg\b[^>]*\bclass="[^"]*\bwide\b', body) else ""
     return (f'<figure id="fig-{html.escape(fig_id)}" class="{classes}" data-figure="{html.escape(fig_id)}"{attrs}>\n'
-            f'<div class="figure-body">{body}</div>\n<figcaption>')
+            f'<div class="figure-body"{focus}>{body}</div>\n<figcaption>')
 
 
 def figures_plugin(md) -> None:

@@ -18,7 +18,8 @@ def _math(converter, latex: str, display: bool, env, token) -> str:
         mathml = converter.convert_with_local_state(latex, displaystyle=display)
     except LatexError as exc:
         raise token_error(env, token, f"math ${latex.strip()[:40]}$: {str(exc).splitlines()[0]}") from exc
-    return f'<div class="math-display">{mathml}</div>' if display else mathml
+    # a long formula scrolls sideways: reachable by keyboard
+    return f'<div class="math-display" tabindex="0">{mathml}</div>' if display else mathml
 
 
 def _convert_inline(converter, token, env) -> None:

@@ -2,8 +2,9 @@
 // the simulator. Progressive enhancement: without this file each shows its build-time
 // rendering and its note (hidden only once its figure is live). Python (Pyodide, served by
 // this site) starts in a Web Worker (python.js) only when a reader reaches for one of them:
-// a button, focus in a control, or the figure scrolling into view. Nothing is sent to any
-// other host. Module URLs carry their version through the import map the build writes.
+// a button, focus in a control or the pointer over the figure, or the figure coming within
+// two screens of the view. Nothing is sent to any other host. Every URL here carries its
+// version in its folder's name (static/interactive.HASH/, publish/optimize.py).
 import { call, callGguf, callKept, oneLine, start, watch } from "./python.js";
 import { latestWins } from "./latest.js";
 import { enhanceTokenizer } from "./tokenizer.js";
@@ -12,8 +13,9 @@ import { enhanceSimulator } from "./simulator.js";
 
 /**
  * A figure's loading state and its triggers. `status` is the figure's status element;
- * `onReady` runs once Python is first ready. The figure starts Python when it scrolls into
- * view, when a control in it gets focus, or when its Start button is pressed; if Python
+ * `onReady` runs once Python is first ready. The figure starts Python when it comes within
+ * two screens of the view, when the pointer enters it or a control in it gets focus, or
+ * when its Start button is pressed; if Python
  * fails to start, the message says why and the button tries again.
  */
 export function wire(figure, status, onReady) {
@@ -27,13 +29,14 @@ export function wire(figure, status, onReady) {
   button.addEventListener("click", () => start().catch(() => {}));
   status.before(button);
   figure.addEventListener("focusin", (e) => { if (e.target !== button) trigger(); });
+  figure.addEventListener("pointerenter", trigger, { once: true });
   if ("IntersectionObserver" in window) {
     const seen = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) {
         seen.disconnect();
         trigger();
       }
-    }, { rootMargin: "50% 0px 50% 0px", threshold: 0 });  // half a screen ahead: a head start
+    }, { rootMargin: "200% 0px 200% 0px", threshold: 0 });  // two screens ahead: ready when the reader arrives
     seen.observe(figure);
   }
   watch((s) => {

@@ -129,7 +129,7 @@ export function start() {
     return Promise.reject(new Error(error));
   }
   const base = document.baseURI;
-  // The worker's own URL carries its version (?v=, base.html's data-worker), as the modules do.
+  // The worker's URL, versioned by the build (base.html's data-worker).
   const url = body.dataset.worker ? new URL(body.dataset.worker, base) : new URL("./worker.mjs", import.meta.url);
   const w = new Worker(url, { type: "module" });
   worker = w;

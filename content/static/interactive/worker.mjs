@@ -1,5 +1,5 @@
 // The page's Python: a module Web Worker that boots Pyodide from this site (never another
-// host), installs the tokenwalk core wheel and answers calls to tokenwalk.browser.entry.
+// host), unpacks the tokenwalk core wheel and answers calls to tokenwalk.browser.entry.
 // Messages in:  {type: "boot", pyodide: URL of pyodide.mjs, wheel: URL of the wheel}
 //               {id, fn, args}                       -> tokenwalk.browser.entry.call(fn, JSON args)
 //               {id, gguf: ArrayBuffer, size, name}  -> tokenwalk.browser.entry.call_gguf(...)
@@ -36,23 +36,42 @@ function lastLine(text) {
   return lines.length ? lines[lines.length - 1] : String(text);
 }
 
+// Files loadPyodide fetches one after another (pyodide.mjs, then pyodide.asm.mjs, then the
+// wasm and the standard library): asked for at once when the boot starts, so they arrive
+// in parallel and loadPyodide finds them in the browser's cache (the site sends them as
+// immutable, publish/serve.py: each reaches the server once; a host that forbade caching
+// would send them twice, README "Hosting").
+const RUNTIME_FILES = ["pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"];
+
+async function fetchWheel(wheelUrl) {
+  const response = await fetch(wheelUrl);
+  if (!response.ok) throw new Error(`${wheelUrl.split("/").pop()} could not be downloaded (HTTP ${response.status})`);
+  return response.arrayBuffer();
+}
+
 async function boot(pyodideUrl, wheelUrl) {
   const t0 = performance.now();
   const failed = new Promise((_, reject) => { failBoot = reject; });
   failed.catch(() => {});  // raced below; a rejection between two races is not "unhandled"
   try {
-    const { loadPyodide } = await Promise.race([import(pyodideUrl), failed]);
     const indexURL = new URL("./", pyodideUrl).href;
+    for (const name of RUNTIME_FILES) fetch(indexURL + name).then((r) => r.arrayBuffer()).catch(() => {});
+    // the core wheel downloads while Python starts, and is unpacked once it has
+    const wheel = fetchWheel(wheelUrl);
+    wheel.catch(() => {});
+    const { loadPyodide } = await Promise.race([import(pyodideUrl), failed]);
     // stdout/stderr to the console's log level: Pyodide's own chatter is not an error.
     pyodide = await Promise.race([loadPyodide({ indexURL, stdout: () => {}, stderr: (s) => console.log(s) }), failed]);
-    let loadError = null;
-    await Promise.race([pyodide.loadPackage(wheelUrl, { messageCallback: () => {},
-      errorCallback: (s) => { console.log(s); loadError = loadError || s; } }), failed]);
+    const buffer = await Promise.race([wheel, failed]);
     try {
+      // a pure-Python wheel needs no installer: unpacked into site-packages, it imports
+      const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
+      pyodide.unpackArchive(buffer, "wheel", { extractDir: sitePackages });
+      pyodide.runPython("import importlib; importlib.invalidate_caches()");
       entry = pyodide.pyimport("tokenwalk.browser.entry");
     } catch (error) {
       console.warn("tokenwalk: the core does not import:", error.message);
-      throw new Error(`the tokenwalk core did not load (${lastLine(loadError || error.message)})`);
+      throw new Error(`the tokenwalk core did not load (${lastLine(error.message)})`);
     }
   } finally {
     failBoot = null;

@@ -1,7 +1,7 @@
 """The OpenCL engine (llama.cpp's llama-context): a loaded model on one device, and the
 prefill, decode and generate calls on top of it.
 
-Runs a GGUF of a family in tokenwalk.native.architectures (llama) on any OpenCL device
+Runs a GGUF of a family in tokenwalk.native.architectures (llama, gemma3) on any OpenCL device
 (PoCL by default). Weights stay quantized on the device (repacked at load, see
 cl/packing.py); prefill runs the prompt in chunks through matrix-matrix kernels, decode one
 token at a time through matrix-vector kernels (see graph_llama.py); the KV cache lives on
@@ -24,7 +24,6 @@ from tokenwalk.native.cl.ops import enqueue
 from tokenwalk.native.cl.programs import Programs
 from tokenwalk.native.kv_cache import allocate_kv_cache
 from tokenwalk.native.model import OpenModel, open_model
-from tokenwalk.native.weights import load_weights
 
 DEFAULT_CHUNK_TOKENS = 128
 
@@ -70,9 +69,9 @@ class Engine:
         # Work-items of a decode matrix-vector product: several per compute unit balance the
         # load; more only add scheduling (PoCL, 2 cores: 16 to 32 best, 48 and 64 slower).
         self.decode_items = int(decode_items or 8 * self.dev.compute_units)
-        self.programs = Programs(self.dev, cfg.head_dim, GROUP=cfg.head_count // cfg.head_count_kv,
-                                 MAX_BLOCKS=max(cfg.embedding_length, cfg.feed_forward_length) // 32)
-        self.weights = load_weights(self.dev, self.programs, self.model)
+        arch = self.model.architecture
+        self.programs = Programs(self.dev, cfg.head_dim, **arch.graph.program_defines(cfg))
+        self.weights = arch.weights(self.dev, self.programs, self.model)
         self.kv = allocate_kv_cache(self.dev, cfg, self.ctx_tokens)
         self.graph = self.model.architecture.graph(self.dev, self.programs, cfg, self.weights, self.kv,
                                                    self.chunk_tokens, self.decode_items)

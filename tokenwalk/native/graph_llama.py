@@ -37,6 +37,12 @@ from tokenwalk.native.weights import ModelWeights
 class LlamaGraph:
     """Activations and launch lists of the llama forward pass over ``weights`` and ``kv``."""
 
+    @staticmethod
+    def program_defines(cfg: LlamaConfig) -> dict:
+        """Compile-time shape of the kernels: query heads per KV head, the widest input in blocks."""
+        return {"GROUP": cfg.head_count // cfg.head_count_kv,
+                "MAX_BLOCKS": max(cfg.embedding_length, cfg.feed_forward_length) // 32}
+
     def __init__(self, device: Device, programs: Programs, config: LlamaConfig, weights: ModelWeights,
                  kv: KVCache, chunk_tokens: int, decode_items: int):
         self.device, self.programs, self.config = device, programs, config
@@ -95,7 +101,7 @@ class LlamaGraph:
             seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
             seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, self.rope, kv.k[i], kv.v[i],
                               self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
-                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits)))
+                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits), np.int32(0)))
             seq.append(kernel(prg, "attention_combine", (H,), self.part, self.attn, np.int32(self.splits)))
             seq.append(self._matvec(L.out, self.attn, self.x, MODE_ACCUMULATE))
             seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm,
@@ -120,7 +126,7 @@ class LlamaGraph:
                               self.state, np.int32(H), np.int32(KV), ctx))
             seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
                               self.attn, self.state, np.int32(H), np.int32(KV), ctx,
-                              np.float32(1.0 / math.sqrt(hd)), np.int32(ntok)))
+                              np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(0)))
             seq.append(matmul(L.out, self.attn, self.x, ntok, True))
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.ffn_norm, self.h, e, eps))
             seq.append(matmul(L.gate_up, self.h, self.gu, ntok, False))

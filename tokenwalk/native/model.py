@@ -33,8 +33,8 @@ def open_model(path) -> OpenModel:
     arch = metadata_field(meta, "general.architecture", path)
     if arch not in ARCHITECTURES:
         raise TokenwalkError(f"{path}: general.architecture is {arch!r}; the engine runs "
-                             f"{', '.join(ARCHITECTURES)} models only (try a Llama, SmolLM2 or "
-                             "TinyLlama GGUF)")
+                             f"{', '.join(ARCHITECTURES)} models only (try a Llama, SmolLM2, TinyLlama "
+                             "or Gemma 3 GGUF)")
     file = map_model_file(path, header)
     architecture = ARCHITECTURES[arch]
     return OpenModel(path=path, config=architecture.hparams(file), tensors=file.tensors, metadata=file.metadata,

@@ -400,7 +400,7 @@ typedef union {
 kernel void attention(global const float *qkv, global const ushort *k_cache,
                       global const ushort *v_cache, global float *out, global const int *state,
                       const int heads, const int kv_heads, const int ctx, const float scale,
-                      const int ntok) {
+                      const int ntok, const int window) {
     const int h = get_global_id(0);
     const int t0 = get_global_id(1) * QT;
     const int nq = QT < ntok - t0 ? QT : ntok - t0;
@@ -422,7 +422,9 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
     global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     global const ushort8 *vp = (global const ushort8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     const int n_max = pos0 + nq;
-    for (int j0 = 0; j0 < n_max; j0 += 8) {
+    // a sliding window (window > 0) hides keys more than window - 1 positions back
+    const int j_first = window > 0 && pos0 + 1 > window ? ((pos0 + 1 - window) & ~7) : 0;
+    for (int j0 = j_first; j0 < n_max; j0 += 8) {
         global const ushort8 *kb = kt + (size_t)(j0 / 8) * HD;  // kb[d]: dimension d of keys j0..j0+7
         float8 s[QT];
 #pragma unroll
@@ -436,8 +438,10 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
         float c[QT];
 #pragma unroll
         for (int qi = 0; qi < QT; qi++) {
-            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi
-            const float8 sq = (lane + j0) < (int8)n ? s[qi] : (float8)-1e30f;
+            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi (n-window.. with a window)
+            const int8 j = lane + j0;
+            const int lo = window > 0 ? n - window : -1;
+            const float8 sq = ((j < (int8)n) & (j >= (int8)lo)) ? s[qi] : (float8)-1e30f;
             const float4 m4 = VMAX(sq.lo, sq.hi);
             const float2 m2 = VMAX(m4.lo, m4.hi);
             const float bm = VMAX(m2.x, m2.y);
@@ -489,19 +493,20 @@ inline float8 rope8(const float8 a, global const float *cs, const int k) {
 kernel void attention_decode(global const float *qkv, global const float *rope, global ushort *k_cache,
                              global ushort *v_cache, global float *part, global const int *state,
                              const int heads, const int kv_heads, const int ctx, const float scale,
-                             const int splits) {
+                             const int splits, const int window) {
     const int kvh = get_global_id(0);
     const int sp = get_global_id(1);
     const int pos = state[0];
     const int n = pos + 1;
     const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    float q[GROUP][HD];
+    float8 acc[GROUP][HD / 8];
+    float m[GROUP], l[GROUP];
+#ifndef QK_PREPARED
     global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
     global const float8 *vs = (global const float8 *)(qkv + (heads + kv_heads + kvh) * HD);
     global ushort *kw = k_cache + K_AT(kvh, pos, 0, ctx);
     global ushort *vw = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
-    float q[GROUP][HD];
-    float8 acc[GROUP][HD / 8];
-    float m[GROUP], l[GROUP];
     for (int i = 0; i < HD / 8; i++) {
         f8u k;
         k.v = rope8(ks[i], rope, i);
@@ -512,11 +517,16 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
             vw[8 * i + e] = f2h(v.a[e]);
         }
     }
+#endif
     for (int g = 0; g < GROUP; g++) {
         global const float8 *qp = (global const float8 *)(qkv + (kvh * GROUP + g) * HD);
         for (int i = 0; i < HD / 8; i++) {
             f8u r;
+#ifdef QK_PREPARED
+            r.v = qp[i] * scale;
+#else
             r.v = rope8(qp[i], rope, i) * scale;
+#endif
             for (int e = 0; e < 8; e++) q[g][8 * i + e] = r.a[e];
             acc[g][i] = 0.0f;
         }
@@ -524,8 +534,10 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
         l[g] = 0.0f;
     }
     const int nblk = (n + 7) / 8;
-    const int per = (nblk + splits - 1) / splits;
-    const int b0 = sp * per;
+    // a sliding window (window > 0) hides keys more than window - 1 positions back
+    const int blk_first = window > 0 && n > window ? (n - window) / 8 : 0;
+    const int per = (nblk - blk_first + splits - 1) / splits;
+    const int b0 = blk_first + sp * per;
     const int b1 = b0 + per < nblk ? b0 + per : nblk;
     global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     global const ushort8 *vp = (global const ushort8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
@@ -544,7 +556,9 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
         }
 #pragma unroll
         for (int g = 0; g < GROUP; g++) {
-            const float8 sq = (lane + j0) < (int8)n ? s[g] : (float8)-1e30f;
+            const int8 j = lane + j0;
+            const int lo = window > 0 ? n - window : -1;
+            const float8 sq = ((j < (int8)n) & (j >= (int8)lo)) ? s[g] : (float8)-1e30f;
             const float4 m4 = VMAX(sq.lo, sq.hi);
             const float2 m2 = VMAX(m4.lo, m4.hi);
             const float bm = VMAX(m2.x, m2.y);
@@ -594,6 +608,67 @@ kernel void attention_combine(global const float *part, global float *out, const
     global float8 *op = (global float8 *)(out + h * HD);
     const float inv = 1.0f / l;
     for (int i = 0; i < HD / 8; i++) op[i] = acc[i] * inv;
+}
+
+// Gemma 3's query and key preparation, one work-item per (head, token) of the fused
+// [Q | K | V] rows: RMSNorm over the head with its weights (attn_q_norm / attn_k_norm), then
+// RoPE in NEOX order (pairs i and i + HD/2, llama.cpp's LLAMA_ROPE_TYPE_NEOX), in place; key
+// heads then write key and value into the cache at positions pos0 + t. ldq: floats per token row.
+kernel void norm_rope_store(global float *qkv, global const float *rope, global ushort *k_cache,
+                            global ushort *v_cache, global const int *state, const int heads,
+                            const int kv_heads, const int ctx, global const float *q_norm,
+                            global const float *k_norm, const float eps, const int ldq) {
+    const int h = get_global_id(0);  // 0..heads+kv_heads-1: query heads, then key heads
+    const int t = get_global_id(1);
+    const int pos = state[0] + t;
+    global float *v = qkv + (size_t)t * ldq + h * HD;
+    global const float *w = h < heads ? q_norm : k_norm;
+    global const float *cs = rope + (size_t)t * HD;
+    float ss = 0.0f;
+    for (int i = 0; i < HD; i++) ss += v[i] * v[i];
+    const float sc = rsqrt(ss / HD + eps);
+    for (int i = 0; i < HD / 2; i++) {
+        const float c = cs[i], sn = cs[HD / 2 + i];
+        const float a = v[i] * sc * w[i], b = v[i + HD / 2] * sc * w[i + HD / 2];
+        v[i] = a * c - b * sn;
+        v[i + HD / 2] = a * sn + b * c;
+    }
+    if (h >= heads) {
+        const int kvh = h - heads;
+        global ushort *kd = k_cache + K_AT(kvh, pos, 0, ctx);
+        global ushort *vd = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+        global const float *vsf = qkv + (size_t)t * ldq + (heads + kv_heads + kvh) * HD;
+        for (int d = 0; d < HD; d++) {
+            kd[8 * d] = f2h(v[d]);
+            vd[d] = f2h(vsf[d]);
+        }
+    }
+}
+
+// x += RMSNorm(t) * w over ntok rows of n values (Gemma's norms after attention and MLP,
+// before the residual add).
+kernel void rms_norm_add(global float *x, global const float *t, global const float *w, const int n,
+                         const float eps) {
+    const int i0 = get_global_id(0);
+    global float *xp = x + (size_t)i0 * n;
+    global const float *tp = t + (size_t)i0 * n;
+    float8 acc = 0.0f;
+    for (int i = 0; i < n; i += 8) {
+        const float8 v = vload8(0, tp + i);
+        acc += v * v;
+    }
+    const float scale = rsqrt(hsum8(acc) / n + eps);
+    for (int i = 0; i < n; i += 8)
+        vstore8(vload8(0, xp + i) + vload8(0, tp + i) * scale * vload8(0, w + i), 0, xp + i);
+}
+
+// GEGLU: out[t][i] = gelu(gate[t][i]) * up[t][i], from the fused [gate | up] rows.
+kernel void geglu(global const float *gu, global float *out, const int ff) {
+    const int t = get_global_id(0);
+    global const float *g = gu + (size_t)t * 2 * ff;
+    global const float *u = g + ff;
+    global float *o = out + (size_t)t * ff;
+    for (int i = 0; i < ff; i++) o[i] = gelu(g[i]) * u[i];
 }
 
 // SwiGLU: out[t][i] = silu(gate[t][i]) * up[t][i], from the fused [gate | up] rows.

@@ -105,7 +105,7 @@ inline float h2f(const ushort h) {
 #define WD_T uchar
 #define UNPACK(r, b)                                                                  \
         global const uchar *sb = wq + ((size_t)(r) * (nb >> 3) + ((b) >> 3)) * 144;   \
-        const int j = (b) & 7;                                                        \
+        const int j = jsub;                                                           \
         global const uchar *scm = sb + 4;                                             \
         const uint sc = j < 4 ? scm[j] & 63u : (scm[j + 4] & 15u) | ((scm[j - 4] >> 6) << 4); \
         const uint mn = j < 4 ? scm[j + 4] & 63u : (scm[j + 4] >> 4) | ((scm[j] >> 6) << 4);  \
@@ -127,7 +127,7 @@ inline float h2f(const ushort h) {
 #define WQ_T uchar
 #define WD_T uchar
 #define UNPACK(r, b)                                                                  \
-        const int nsb = nb >> 3, s = (b) >> 3, j = (b) & 7, hf = j >> 2, k = j & 3;   \
+        const int nsb = nb >> 3, s = (b) >> 3, j = jsub, hf = j >> 2, k = j & 3; \
         global const uchar *sb = wq + ((size_t)(r) * nsb + s) * 192;                  \
         global const uchar16 *lp = (global const uchar16 *)(sb + 64 * hf + 32 * (k & 1)); \
         global const uchar16 *hp = (global const uchar16 *)(sb + 128 + 32 * hf);     \
@@ -165,6 +165,7 @@ inline float h2f(const ushort h) {
 #ifdef QUANT
 #define LOAD_BLOCK(r, b)                                                              \
     {                                                                                 \
+        const int jsub = (b) & 7; /* the sub-block of a 256-weight block (K-quants) */ \
         UNPACK(r, b)                                                                  \
         w0 = q0 * da + mo; w1 = q1 * da + mo; w2 = q2 * db + mo; w3 = q3 * db + mo;   \
     }
@@ -183,12 +184,31 @@ inline float hsum8(float8 v) {
 
 // One row's dot product with the private copy xv of the input and its block sums xs:
 // sum_c (da q_c + mo) x_c = da (q . x) + mo sum(x), the offsets' share computed once per block.
-#ifdef QUANT
+#if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
+// 256-weight blocks: the eight 32-weight sub-blocks of a block unrolled, so that the
+// sub-block's place (which scale bits, which nibbles) is a constant, not computed per block.
+#define ROW_DOT(r, out)                                                               \
+    {                                                                                 \
+        float8 acc = 0.0f;                                                            \
+        float macc = 0.0f;                                                            \
+        for (int b8 = 0; b8 < nb; b8 += 8) {                                          \
+            _Pragma("unroll")                                                         \
+            for (int jj = 0; jj < 8; jj++) {                                          \
+                const int b = b8 + jj, jsub = jj;                                     \
+                UNPACK(r, b)                                                          \
+                acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1]) * da + (q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * db; \
+                macc += mo * xs[b];                                                   \
+            }                                                                         \
+        }                                                                             \
+        out = hsum8(acc) + macc;                                                      \
+    }
+#elif defined(QUANT)
 #define ROW_DOT(r, out)                                                               \
     {                                                                                 \
         float8 acc = 0.0f;                                                            \
         float macc = 0.0f;                                                            \
         for (int b = 0; b < nb; b++) {                                                \
+            const int jsub = 0; (void)jsub;                                           \
             UNPACK(r, b)                                                              \
             acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1]) * da + (q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * db; \
             macc += mo * xs[b];                                                       \

@@ -10,7 +10,8 @@ GELU-gated MLP (gelu(gate) * up, down), RMSNorm (post_ffw_norm) and the residual
 the final RMSNorm and the tied head. The norms' weights are used as stored: the GGUF
 converter has already added Gemma's 1 to them.
 
-Decode is ten launches a layer (eleven where V has its own type); prefill runs the same
+Decode is nine launches a layer (ten where V has its own type: the query and key norms and
+RoPE run inside the decode attention); prefill runs the same
 steps with matrix-matrix products over a chunk. The KV cache holds every position of every
 layer (a sliding layer masks the keys outside its window). Positions are token indices.
 """
@@ -34,9 +35,9 @@ class Gemma3Graph:
 
     @staticmethod
     def program_defines(cfg: Gemma3Config) -> dict:
-        """Compile-time shape of the kernels: grouped heads, the widest input, prepared Q/K."""
+        """Compile-time shape of the kernels: grouped heads, the widest input, Q/K norms."""
         widest = max(cfg.embedding_length, cfg.feed_forward_length, cfg.head_count * cfg.head_dim)
-        return {"GROUP": cfg.head_count // cfg.head_count_kv, "MAX_BLOCKS": widest // 32, "QK_PREPARED": 1}
+        return {"GROUP": cfg.head_count // cfg.head_count_kv, "MAX_BLOCKS": widest // 32, "QK_NORM": 1}
 
     def __init__(self, device: Device, programs: Programs, config: Gemma3Config, weights: ModelWeights,
                  kv: KVCache, chunk_tokens: int, decode_items: int):
@@ -107,7 +108,7 @@ class Gemma3Graph:
                       np.float32(cfg.rms_eps), np.int32(self.qkv_width))
 
     def _decode_launches(self) -> list:
-        """The launches of one decode step: ten (or eleven) per layer and one for the head."""
+        """The launches of one decode step: nine (or ten) per layer and one for the head."""
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
@@ -117,11 +118,11 @@ class Gemma3Graph:
             seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
             if L.v is not None:
                 seq.append(self._matvec(L.v, self.x, self.qkv, MODE_WRITE, L.attn_norm, yoff=(H + KV) * hd))
-            seq.append(self._qk_prepare(i, L, 1))
-            seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, self.rope_global, kv.k[i],
+            rope = self.rope_local if cfg.layer_windows[i] else self.rope_global
+            seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, rope, kv.k[i],
                               kv.v[i], self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits),
-                              np.int32(cfg.layer_windows[i])))
+                              np.int32(cfg.layer_windows[i]), L.q_norm, L.k_norm, np.float32(cfg.rms_eps)))
             seq.append(kernel(prg, "attention_combine", (H,), self.part, self.attn, np.int32(self.splits)))
             seq.append(self._matvec(L.out, self.attn, self.t, MODE_WRITE))
             seq.append(kernel(prg, "rms_norm_add", (1,), self.x, self.t, L.post_attn_norm, e, eps))

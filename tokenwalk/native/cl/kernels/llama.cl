@@ -9,8 +9,8 @@
 //   TT            tokens per tile of the matrix-matrix kernel
 //   QT            query tokens per work-item of the prefill attention
 //   GROUP         query heads per KV head (grouped-query attention)
-//   QK_PREPARED   queries and keys arrive normed and rotated, the cache already written
-//                 (norm_rope_store ran first: Gemma 3); else attention_decode ropes them
+//   QK_NORM       queries and keys are RMS-normed per head and rotated in NEOX order
+//                 (Gemma 3: attention_decode does it; prefill runs norm_rope_store first)
 //
 // Weight layouts on the device (repacked at load time from the GGUF blocks, every byte
 // kept, scales in their stored fp16; see the UNPACK macros below):
@@ -510,10 +510,30 @@ inline float8 rope8(const float8 a, global const float *cs, const int k) {
 // lands last is right, and each reads back its own write), then leaves, per query head, its
 // partial softmax (running max m, sum l, weighted values acc) in part[h][split] =
 // [acc: HD][m, l, pad: 8] for attention_combine.
+#ifdef QK_NORM
+// a head of the fused QKV row, RMS-normed with weights w and rotated in NEOX order, into out
+inline void norm_rope_head(global const float *v, global const float *w, global const float *cs,
+                           const float eps, const float scale, float *out) {
+    float ss = 0.0f;
+    for (int i = 0; i < HD; i++) ss += v[i] * v[i];
+    const float sc = rsqrt(ss / HD + eps);
+    for (int i = 0; i < HD / 2; i++) {
+        const float c = cs[i], sn = cs[HD / 2 + i];
+        const float a = v[i] * sc * w[i], b = v[i + HD / 2] * sc * w[i + HD / 2];
+        out[i] = (a * c - b * sn) * scale;
+        out[i + HD / 2] = (a * sn + b * c) * scale;
+    }
+}
+#endif
+
 kernel void attention_decode(global const float *qkv, global const float *rope, global ushort *k_cache,
                              global ushort *v_cache, global float *part, global const int *state,
                              const int heads, const int kv_heads, const int ctx, const float scale,
-                             const int splits, const int window) {
+                             const int splits, const int window
+#ifdef QK_NORM
+                             , global const float *q_norm, global const float *k_norm, const float eps
+#endif
+                             ) {
     const int kvh = get_global_id(0);
     const int sp = get_global_id(1);
     const int pos = state[0];
@@ -522,37 +542,44 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
     float q[GROUP][HD];
     float8 acc[GROUP][HD / 8];
     float m[GROUP], l[GROUP];
-#ifndef QK_PREPARED
-    global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
-    global const float8 *vs = (global const float8 *)(qkv + (heads + kv_heads + kvh) * HD);
     global ushort *kw = k_cache + K_AT(kvh, pos, 0, ctx);
     global ushort *vw = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+    global const float *vsf = qkv + (heads + kv_heads + kvh) * HD;
+#ifdef QK_NORM
+    // Gemma 3: per-head RMSNorm (attn_q_norm, attn_k_norm), then NEOX RoPE
+    norm_rope_head(qkv + (heads + kvh) * HD, k_norm, rope, eps, 1.0f, q[0]);
+    for (int d = 0; d < HD; d++) {
+        kw[8 * d] = f2h(q[0][d]);
+        vw[d] = f2h(vsf[d]);
+    }
+    for (int g = 0; g < GROUP; g++) {
+        norm_rope_head(qkv + (kvh * GROUP + g) * HD, q_norm, rope, eps, scale, q[g]);
+        for (int i = 0; i < HD / 8; i++) acc[g][i] = 0.0f;
+        m[g] = -1e30f;
+        l[g] = 0.0f;
+    }
+#else
+    global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
     for (int i = 0; i < HD / 8; i++) {
         f8u k;
         k.v = rope8(ks[i], rope, i);
-        f8u v;
-        v.v = vs[i];
         for (int e = 0; e < 8; e++) {
             kw[8 * (8 * i + e)] = f2h(k.a[e]);
-            vw[8 * i + e] = f2h(v.a[e]);
+            vw[8 * i + e] = f2h(vsf[8 * i + e]);
         }
     }
-#endif
     for (int g = 0; g < GROUP; g++) {
         global const float8 *qp = (global const float8 *)(qkv + (kvh * GROUP + g) * HD);
         for (int i = 0; i < HD / 8; i++) {
             f8u r;
-#ifdef QK_PREPARED
-            r.v = qp[i] * scale;
-#else
             r.v = rope8(qp[i], rope, i) * scale;
-#endif
             for (int e = 0; e < 8; e++) q[g][8 * i + e] = r.a[e];
             acc[g][i] = 0.0f;
         }
         m[g] = -1e30f;
         l[g] = 0.0f;
     }
+#endif
     const int nblk = (n + 7) / 8;
     // a sliding window (window > 0) hides keys more than window - 1 positions back
     const int blk_first = window > 0 && n > window ? (n - window) / 8 : 0;

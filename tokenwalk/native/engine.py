@@ -53,15 +53,16 @@ class GenerationStats:
 class Engine:
     """A loaded model on one OpenCL device, with its KV cache for ``ctx_tokens`` positions.
 
-    ``device``: "platform:device" indices (default: PYOPENCL_CTX, else the CPU);
+    ``device``: "platform:device" indices (default: PYOPENCL_CTX, else the CPU); ``header``:
+    the file's header where the caller has read it (the tokenizer came from it);
     ``chunk_tokens``: prompt tokens per prefill step; ``decode_items``: work-items of a
     decode matrix-vector product (default 8 per compute unit).
     """
 
     def __init__(self, model_path, device: str | None = None, ctx_tokens: int | None = None,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None):
+                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None, header=None):
         t0 = time.perf_counter()
-        self.model: OpenModel = open_model(model_path)
+        self.model: OpenModel = open_model(model_path, header)
         cfg = self.config = self.model.config
         self.ctx_tokens = int(min(ctx_tokens or cfg.context_length, cfg.context_length))
         self.chunk_tokens = max(1, int(chunk_tokens))

@@ -26,9 +26,13 @@ class OpenModel:
     architecture: Architecture
 
 
-def open_model(path) -> OpenModel:
-    """Memory-map ``path`` and check that the engine can run it."""
-    path, header = read_header(path)
+def open_model(path, header=None) -> OpenModel:
+    """Memory-map ``path`` and check that the engine can run it (``header``: the file's header
+    if the caller has read it already)."""
+    if header is None:
+        path, header = read_header(path)
+    else:
+        path = str(path)
     meta = header.metadata
     arch = metadata_field(meta, "general.architecture", path)
     if arch not in ARCHITECTURES:

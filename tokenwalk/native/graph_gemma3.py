@@ -10,8 +10,8 @@ GELU-gated MLP (gelu(gate) * up, down), RMSNorm (post_ffw_norm) and the residual
 the final RMSNorm and the tied head. The norms' weights are used as stored: the GGUF
 converter has already added Gemma's 1 to them.
 
-Decode is nine launches a layer (ten where V has its own type: the query and key norms and
-RoPE run inside the decode attention); prefill runs the same
+Decode is eight launches a layer (nine where V has its own type: the query and key norms and
+RoPE run inside the decode attention, the merge of its key ranges inside the output projection); prefill runs the same
 steps with matrix-matrix products over a chunk. The KV cache holds every position of every
 layer (a sliding layer masks the keys outside its window). Positions are token indices.
 """
@@ -95,9 +95,9 @@ class Gemma3Graph:
             self.all_logits = self.device.empty(self.pad_tokens * self.config.vocab_size * 4)
         return self.all_logits
 
-    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0):
+    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0, splits=0):
         return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
-                      yoff=yoff)
+                      yoff=yoff, splits=splits)
 
     def _qk_prepare(self, i, L, ntok):
         cfg, kv = self.config, self.kv
@@ -108,7 +108,7 @@ class Gemma3Graph:
                       np.float32(cfg.rms_eps), np.int32(self.qkv_width))
 
     def _decode_launches(self) -> list:
-        """The launches of one decode step: nine (or ten) per layer and one for the head."""
+        """The launches of one decode step: eight (or nine) per layer and one for the head."""
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
@@ -123,8 +123,7 @@ class Gemma3Graph:
                               kv.v[i], self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits),
                               np.int32(cfg.layer_windows[i]), L.q_norm, L.k_norm, np.float32(cfg.rms_eps)))
-            seq.append(kernel(prg, "attention_combine", (H,), self.part, self.attn, np.int32(self.splits)))
-            seq.append(self._matvec(L.out, self.attn, self.t, MODE_WRITE))
+            seq.append(self._matvec(L.out, self.part, self.t, MODE_WRITE, splits=self.splits))
             seq.append(kernel(prg, "rms_norm_add", (1,), self.x, self.t, L.post_attn_norm, e, eps))
             seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_GEGLU, L.ffn_norm,
                                     rows=cfg.feed_forward_length))

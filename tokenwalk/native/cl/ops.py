@@ -67,15 +67,17 @@ def kernel(program, name: str, global_size: tuple, *args) -> tuple:
 
 
 def matvec(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: float = 0.0,
-           rows: int | None = None, yoff: int = 0) -> tuple:
+           rows: int | None = None, yoff: int = 0, splits: int = 0) -> tuple:
     """One decode launch: y[yoff:] = W x over ``rows`` output rows (default all), fused with
-    RMSNorm of x (``norm_w``, ``eps``) and the output ``mode``; at most ``items`` work-items."""
+    RMSNorm of x (``norm_w``, ``eps``) and the output ``mode``; at most ``items`` work-items.
+    ``splits`` > 0: x is attention_decode's partial softmaxes over that many key ranges,
+    merged inside the launch."""
     pm = m.packed
     rows = rows or pm.rows
     rpi = math.ceil(rows / min(items, rows))
     return kernel(m.program, "matvec", (math.ceil(rows / rpi),), m.qs, m.scales, x, y, np.int32(rows),
                   np.int32(pm.cols), np.int32(rpi), np.int32(mode), np.int32(norm_w is not None),
-                  norm_w if norm_w is not None else x, np.float32(eps), np.int32(yoff))
+                  norm_w if norm_w is not None else x, np.float32(eps), np.int32(yoff), np.int32(splits))
 
 
 def matmul(m: DeviceMatrix, x, y, ntok: int, accumulate: bool, ldy: int | None = None, yoff: int = 0) -> tuple:

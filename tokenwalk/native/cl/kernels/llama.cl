@@ -227,6 +227,27 @@ inline float hsum8(float8 v) {
     }
 #endif
 
+// exp(x) for x <= 0 (softmax weights: scores minus their running maximum), inline: PoCL's
+// exp is an out-of-line call that costs about as much as a score. Cephes' expf: x = n ln2 + r,
+// |r| <= ln2/2, a degree-6 polynomial for e^r (relative error ~1e-7), 2^n from the exponent
+// bits. x below -87 is clamped (e^-87 ~ 1.6e-38: weight 0 next to the maximum's weight 1).
+inline float8 exp_nonpos8(float8 x) {
+    x = x < (float8)-87.0f ? (float8)-87.0f : x;
+    const int8 n = convert_int8(x * 1.44269504088896341f - 0.5f);  // round(x / ln2), x <= 0
+    const float8 fn = convert_float8(n);
+    const float8 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
+    float8 y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * r * r + r + 1.0f;
+    return y * as_float8((n + 127) << 23);
+}
+
+inline float exp_nonpos(const float x) { return exp_nonpos8((float8)x).s0; }
+
 #define MODE_WRITE 0
 #define MODE_ACCUMULATE 1
 #define MODE_SWIGLU 2
@@ -246,14 +267,32 @@ inline float gelu(const float x) {
 kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
                    const int mode, const int norm, global const float *norm_w, const float eps,
-                   const int yoff) {
+                   const int yoff, const int splits) {
     const int r0 = get_global_id(0) * rows_per_item;
     const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
     const int nb = cols / 32;
     global const float8 *x8 = (global const float8 *)x;
     float8 xv[MAX_BLOCKS * 4];
     y += yoff;
-    if (norm) {
+    if (splits > 0) {
+        // x is attention_decode's partial softmaxes: merge them here (attention_combine's
+        // arithmetic) rather than in a launch of their own; every work-item merges all heads.
+        for (int h = 0; h < cols / HD; h++) {
+            global const float *pp = x + (size_t)h * splits * (HD + 8);
+            float mx = -1e30f;
+            for (int sp = 0; sp < splits; sp++) mx = pp[sp * (HD + 8) + HD] > mx ? pp[sp * (HD + 8) + HD] : mx;
+            float l = 0.0f;
+            for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] = 0.0f;
+            for (int sp = 0; sp < splits; sp++) {
+                global const float *ps = pp + sp * (HD + 8);
+                const float w = exp_nonpos(ps[HD] - mx);
+                l += w * ps[HD + 1];
+                for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] += w * ((global const float8 *)ps)[i];
+            }
+            const float inv = 1.0f / l;
+            for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] *= inv;
+        }
+    } else if (norm) {
         float8 ss = 0.0f;
         for (int i = 0; i < nb * 4; i++) ss += x8[i] * x8[i];
         const float scale = rsqrt(hsum8(ss) / cols + eps);
@@ -384,26 +423,6 @@ kernel void rope_store(global float *qkv, global const float *rope, global ushor
     }
 }
 
-// exp(x) for x <= 0 (softmax weights: scores minus their running maximum), inline: PoCL's
-// exp is an out-of-line call that costs about as much as a score. Cephes' expf: x = n ln2 + r,
-// |r| <= ln2/2, a degree-6 polynomial for e^r (relative error ~1e-7), 2^n from the exponent
-// bits. x below -87 is clamped (e^-87 ~ 1.6e-38: weight 0 next to the maximum's weight 1).
-inline float8 exp_nonpos8(float8 x) {
-    x = x < (float8)-87.0f ? (float8)-87.0f : x;
-    const int8 n = convert_int8(x * 1.44269504088896341f - 0.5f);  // round(x / ln2), x <= 0
-    const float8 fn = convert_float8(n);
-    const float8 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
-    float8 y = 1.9875691500e-4f;
-    y = y * r + 1.3981999507e-3f;
-    y = y * r + 8.3334519073e-3f;
-    y = y * r + 4.1665795894e-2f;
-    y = y * r + 1.6666665459e-1f;
-    y = y * r + 5.0000001201e-1f;
-    y = y * r * r + r + 1.0f;
-    return y * as_float8((n + 127) << 23);
-}
-
-inline float exp_nonpos(const float x) { return exp_nonpos8((float8)x).s0; }
 
 typedef union {
     float8 v;

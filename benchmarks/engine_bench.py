@@ -114,7 +114,8 @@ class PeerSide:
         token = 1
         for _ in range(n):
             self.llm.eval([token])
-            token = int(np.argmax(self.llm.scores[self.llm.n_tokens - 1]))
+            # the last token's logits (llm.scores holds them only with logits_all)
+            token = int(np.argmax(np.ctypeslib.as_array(self.llm._ctx.get_logits(), shape=(self.vocab,))))
 
     def describe(self) -> dict:
         from tokenwalk.gguf.header import read_gguf_header

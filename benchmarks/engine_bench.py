@@ -13,7 +13,8 @@ Each cell: mean ± standard deviation over the runs after one warm-up, and the b
 shared machine other processes slow some runs down). The ratio line is engine / llama.cpp
 (for load, llama.cpp / engine: above 1 means the engine is faster), means and best runs.
 
-llama.cpp comes from the optional peer (pip install 'tokenwalk[peer]'); without it only the
+llama.cpp runs as its own tools do by default (flash attention, a sliding-window cache of the
+window's size; see PeerSide). It comes from the optional peer (pip install 'tokenwalk[peer]'); without it only the
 engine's side is printed. Usage: python -m benchmarks.engine_bench [--model NAME_OR_PATH ...]
 [--reps N] [--threads N] [--long N] [--json]
 """
@@ -96,8 +97,13 @@ class PeerSide:
         self.llm = None
         gc.collect()
         t0 = time.perf_counter()
+        # As llama.cpp's own tools run by default (common_params): flash attention (their "auto"
+        # picks it on a CPU) and a sliding-window cache of the window's size. llama-cpp-python's
+        # defaults differ (flash attention off, swa_full on: every sliding layer then attends
+        # over the whole cache, masked, and decode after 6,000 tokens runs 5-10x slower).
         self.llm = self.llama_cpp.Llama(model_path=str(self.model), n_ctx=self.ctx, n_batch=512, n_ubatch=512,
-                                        n_threads=self.threads, n_threads_batch=self.threads, verbose=False)
+                                        n_threads=self.threads, n_threads_batch=self.threads, flash_attn=True,
+                                        swa_full=False, verbose=False)
         self.llm.eval([1])
         return time.perf_counter() - t0
 
@@ -161,10 +167,10 @@ def bench_model(model: Path, reps: int, threads: int, long_tokens: int) -> list[
     return results
 
 
-def _fmt(xs, digits=1):
+def _fmt(xs, digits=1, best=max):
     if not xs:
         return "-"
-    return f"{statistics.mean(xs):.{digits}f} ± {statistics.pstdev(xs):.{digits}f} (best {max(xs):.{digits}f})"
+    return f"{statistics.mean(xs):.{digits}f} ± {statistics.pstdev(xs):.{digits}f} (best {best(xs):.{digits}f})"
 
 
 def report(results: list[dict], long_tokens: int) -> None:
@@ -177,7 +183,7 @@ def report(results: list[dict], long_tokens: int) -> None:
           f"{'MB/token':>9} {'bw share':>9}")
     for r in results:
         r["bandwidth_share"] = statistics.mean(r["tg128"]) * r["bytes_read_per_token"] / (bw * 1e9)
-        print(f"{r['name'][:34]:34} {_fmt(r['load'], 2):>24} {_fmt(r['pp512']):>26} {_fmt(r['tg128']):>26} "
+        print(f"{r['name'][:34]:34} {_fmt(r['load'], 2, min):>24} {_fmt(r['pp512']):>26} {_fmt(r['tg128']):>26} "
               f"{_fmt(r['tg_long']):>26} {r['bytes_read_per_token'] / 1e6:9.1f} {r['bandwidth_share']:9.1%}")
     if len(results) < 2:
         print("llama.cpp not installed (pip install 'tokenwalk[peer]'): engine only")

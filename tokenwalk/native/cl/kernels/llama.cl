@@ -275,8 +275,9 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
     float8 xv[MAX_BLOCKS * 4];
     y += yoff;
     if (splits > 0) {
-        // x is attention_decode's partial softmaxes: merge them here (attention_combine's
-        // arithmetic) rather than in a launch of their own; every work-item merges all heads.
+        // x is attention_decode's partial softmaxes: merge them here rather than in a launch of
+        // their own: out_h = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s. Every work-item
+        // merges all heads (a few thousand floats, from its cache).
         for (int h = 0; h < cols / HD; h++) {
             global const float *pp = x + (size_t)h * splits * (HD + 8);
             float mx = -1e30f;
@@ -528,7 +529,7 @@ inline float8 rope8(const float8 a, global const float *cs, const int k) {
 // and value at position pos (the splits of one KV head write identical values, so whichever
 // lands last is right, and each reads back its own write), then leaves, per query head, its
 // partial softmax (running max m, sum l, weighted values acc) in part[h][split] =
-// [acc: HD][m, l, pad: 8] for attention_combine.
+// [acc: HD][m, l, pad: 8], which the next matvec merges (its `splits` argument).
 #ifdef QK_NORM
 // a head of the fused QKV row, RMS-normed with weights w and rotated in NEOX order, into out
 inline void norm_rope_head(global const float *v, global const float *w, global const float *cs,
@@ -654,26 +655,6 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
         pp[HD] = m[g];
         pp[HD + 1] = l[g];
     }
-}
-
-// Merge the partial softmaxes of attention_decode: out_h = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s.
-kernel void attention_combine(global const float *part, global float *out, const int splits) {
-    const int h = get_global_id(0);
-    global const float *pp = part + (size_t)h * splits * (HD + 8);
-    float mx = -1e30f;
-    for (int sp = 0; sp < splits; sp++) mx = pp[sp * (HD + 8) + HD] > mx ? pp[sp * (HD + 8) + HD] : mx;
-    float8 acc[HD / 8];
-    for (int i = 0; i < HD / 8; i++) acc[i] = 0.0f;
-    float l = 0.0f;
-    for (int sp = 0; sp < splits; sp++) {
-        global const float *ps = pp + sp * (HD + 8);
-        const float w = exp_nonpos(ps[HD] - mx);
-        l += w * ps[HD + 1];
-        for (int i = 0; i < HD / 8; i++) acc[i] += w * ((global const float8 *)ps)[i];
-    }
-    global float8 *op = (global float8 *)(out + h * HD);
-    const float inv = 1.0f / l;
-    for (int i = 0; i < HD / 8; i++) op[i] = acc[i] * inv;
 }
 
 // Gemma 3's query and key preparation, one work-item per (head, token) of the fused

@@ -1,6 +1,6 @@
 """`make bench-engine`: tokenwalk's OpenCL engine and llama.cpp on the same GGUF files, with
-the same threads, runs interleaved (engine, llama.cpp, engine, ...), for SmolLM2-135M (Q4_1)
-and Gemma 3 270M (Q4_K_M).
+the same threads, runs interleaved (engine, llama.cpp, engine, ...), each side in a process of
+its own, for SmolLM2-135M (Q4_1) and Gemma 3 270M (Q4_K_M).
 
 load: seconds from the file to the first logits (open, upload or map, one decoded token;
       kernels and pages already cached by the warm-up run).
@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import multiprocessing
 import os
 import statistics
 import sys
@@ -131,11 +132,50 @@ class PeerSide:
         return {"device": f"CPU, {self.threads} threads", "bytes_read_per_token": weights}
 
 
+def _serve(conn, kind: str, model: str, ctx: int, threads: int) -> None:
+    """A side in a process of its own: (method, args) in, (result, seconds) out, None ends."""
+    try:
+        side = EngineSide(Path(model), ctx) if kind == "engine" else PeerSide(Path(model), ctx, threads)
+    except ImportError as error:
+        conn.send(("missing", str(error), 0))
+        return
+    conn.send(("ready", side.name, side.vocab))
+    while (msg := conn.recv()) is not None:
+        method, args = msg
+        t0 = time.perf_counter()
+        out = getattr(side, method)(*args)
+        conn.send((out, time.perf_counter() - t0))
+
+
+class Remote:
+    """One side (the engine or llama.cpp) in its own process. In one process the two slow each
+    other down: with PoCL loaded, llama.cpp's decode after 6,000 tokens ran 3-10x slower."""
+
+    def __init__(self, kind: str, model: Path, ctx: int, threads: int):
+        mp = multiprocessing.get_context("spawn")
+        self.conn, child = mp.Pipe()
+        self.proc = mp.Process(target=_serve, args=(child, kind, str(model), ctx, threads), daemon=True)
+        self.proc.start()
+        status, self.name, self.vocab = self.conn.recv()
+        if status != "ready":
+            self.proc.join()
+            raise ImportError(self.name)
+
+    def __call__(self, method: str, *args):
+        """(result, seconds) of side.method(*args), timed in the side's process."""
+        self.conn.send((method, args))
+        return self.conn.recv()
+
+    def close(self) -> None:
+        self.conn.send(None)
+        self.proc.join()
+
+
 def bench_model(model: Path, reps: int, threads: int, long_tokens: int) -> list[dict]:
     ctx = max(640, long_tokens + TG_LONG_TOKENS + 8)
-    sides = [EngineSide(model, ctx)]
+    sides = [Remote("engine", model, ctx, threads)]
     try:
-        sides.append(PeerSide(model, ctx, threads))
+        sides.append(Remote("peer", model, ctx, threads))
     except ImportError:
         pass
     results = [{"name": s.name, "model": model.name, "load": [], "pp512": [], "tg128": [], "tg_long": []}
@@ -143,27 +183,23 @@ def bench_model(model: Path, reps: int, threads: int, long_tokens: int) -> list[
     prompt = _tokens(512, sides[0].vocab)
     for rep in range(reps + 1):  # the first run warms up (kernels compile, pages come in)
         for side, r in zip(sides, results, strict=True):
-            load_s = side.load()
-            t0 = time.perf_counter()
-            side.prefill(prompt)
-            pp = 512 / (time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            side.decode(128, 0)
-            tg = 128 / (time.perf_counter() - t0)
+            load_s, _ = side("load")
+            _, pp_s = side("prefill", prompt)
+            _, tg_s = side("decode", 128, 0)
             if rep:
-                r["load"].append(load_s), r["pp512"].append(pp), r["tg128"].append(tg)
+                r["load"].append(load_s), r["pp512"].append(512 / pp_s), r["tg128"].append(128 / tg_s)
     if long_tokens:
         long_prompt = _tokens(long_tokens, sides[0].vocab, seed=1)
         for side in sides:
-            side.prefill(long_prompt)  # once per side; the decode runs rewrite the same positions
+            side("prefill", long_prompt)  # once per side; the decode runs rewrite the same positions
         for rep in range(reps + 1):
             for side, r in zip(sides, results, strict=True):
-                t0 = time.perf_counter()
-                side.decode(TG_LONG_TOKENS, long_tokens)
+                _, tg_s = side("decode", TG_LONG_TOKENS, long_tokens)
                 if rep:
-                    r["tg_long"].append(TG_LONG_TOKENS / (time.perf_counter() - t0))
+                    r["tg_long"].append(TG_LONG_TOKENS / tg_s)
     for side, r in zip(sides, results, strict=True):
-        r.update(side.describe())
+        r.update(side("describe")[0])
+        side.close()
     return results
 
 

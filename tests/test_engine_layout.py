@@ -14,8 +14,8 @@ from tokenwalk.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NATIVE = ROOT / "tokenwalk" / "native"
-MODEL_SIDE = ("model_file", "hparams", "architectures", "model", "weights", "kv_cache", "graph_llama", "engine",
-              "generate", "measure", "reference")
+MODEL_SIDE = ("model_file", "hparams", "architectures", "model", "weights", "kv_cache", "graph_llama", "graph_gemma3",
+              "engine", "generate", "measure", "reference")
 
 
 def _imports(path: pathlib.Path) -> set[str]:
@@ -51,7 +51,7 @@ def test_one_table_names_the_architectures():
     pytest.importorskip("gguf")
     from tokenwalk.native.architectures import ARCHITECTURES
 
-    assert set(ARCHITECTURES) == {"llama"}
+    assert set(ARCHITECTURES) == {"llama", "gemma3"}
     for name, arch in ARCHITECTURES.items():
         assert arch.name == name and callable(arch.hparams)
         assert hasattr(arch.graph, "prefill_launches") and hasattr(arch.graph, "set_inputs")

@@ -1,9 +1,11 @@
-"""Every weight layout the engine supports (Q4_0, Q4_1, Q8_0, F16, F32) through its matrix-
+"""Every weight layout the engine supports (Q4_0, Q4_1, Q5_0, Q8_0, Q4_K, Q6_K, F16, F32) through its matrix-
 vector (decode) and matrix-matrix (prefill) kernels, against gguf.quants' dequantization.
 
 The matrix is quantized by gguf-py itself, so the bytes are what a GGUF file holds; the
 engine repacks them (cl.packing.pack_tensors) and multiplies on the OpenCL device.
-Tolerance: float32 rounding of a 96-long dot product, 1e-4 relative to the largest output.
+Rows of 96 columns (three 32-weight blocks: an odd count, which Q5_0 pads) and, for the
+256-weight K-quant blocks, of 512. Tolerance: float32 rounding of the dot products, 1e-4
+relative to the largest output.
 """
 
 import numpy as np
@@ -20,14 +22,31 @@ from tokenwalk.native.cl.ops import multiply_once  # noqa: E402  (after importor
 from tokenwalk.native.cl.packing import pack_tensors  # noqa: E402  (after importorskip)
 from tokenwalk.native.model_file import Tensor  # noqa: E402  (after importorskip)
 
-ROWS, COLS = 40, 96
+ROWS = 40
+K_QUANTS = (Q.Q4_K, Q.Q6_K)
+
+
+def _cols(qtype) -> int:
+    return 512 if qtype in K_QUANTS else 96
 
 
 def _tensor(qtype):
     rng = np.random.default_rng(7)
+    COLS = _cols(qtype)
     w = rng.normal(0, 0.5, size=(ROWS, COLS)).astype(np.float32)
     w[3, :32] = 1e-6  # a block of tiny values: fp16 subnormal scales
-    if qtype == Q.F32:
+    w[5, :256] += 1.5  # a block far from zero: Q4_K's minimums at work
+    if qtype in K_QUANTS:
+        # gguf-py dequantizes K-quants but does not quantize them: random blocks (every byte
+        # pattern is a valid block) with finite fp16 scales in the places the format keeps them
+        size, scale_at = {Q.Q4_K: (144, (0, 2)), Q.Q6_K: (210, (208,))}[qtype]
+        data = rng.integers(0, 256, size=(ROWS, COLS // 256, size), dtype=np.uint8)
+        for at in scale_at:
+            d = rng.uniform(1e-3, 2e-2, size=(ROWS, COLS // 256)).astype(np.float16)
+            data[:, :, at:at + 2] = d.view(np.uint8).reshape(ROWS, COLS // 256, 2)
+        data[3, 0, 0:2] = np.array([1e-7], np.float16).view(np.uint8)  # a subnormal fp16 scale
+        data = data.reshape(ROWS, -1)
+    elif qtype == Q.F32:
         data = w
     elif qtype == Q.F16:
         data = w.astype(np.float16)
@@ -36,9 +55,11 @@ def _tensor(qtype):
     return Tensor("w", (COLS, ROWS), qtype, data)
 
 
-@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q8_0, Q.F16, Q.F32], ids=lambda q: q.name)
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q8_0, Q.Q4_K, Q.Q6_K, Q.F16, Q.F32],
+                         ids=lambda q: q.name)
 def test_matvec_and_matmul_match_gguf_dequantize(qtype):
     t = _tensor(qtype)
+    COLS = _cols(qtype)
     w = dequantize(np.asarray(t.data), qtype).reshape(ROWS, COLS).astype(np.float64)
     packed = pack_tensors([t])
     rng = np.random.default_rng(1)
@@ -52,9 +73,17 @@ def test_matvec_and_matmul_match_gguf_dequantize(qtype):
     assert np.max(np.abs(y2 - ref2)) < 1e-4 * np.max(np.abs(ref2))
 
 
-@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q8_0], ids=lambda q: q.name)
-def test_weights_stay_quantized_after_repacking(qtype):
-    packed = pack_tensors([_tensor(qtype)])
-    bits = 8 * packed.nbytes / (ROWS * COLS)
-    # packed values plus float32 scales: 5 (Q4_0: 4 + 2 scales of 32 bits / 32), 6 (Q4_1), 9 (Q8_0)
-    assert bits == {Q.Q4_0: 6.0, Q.Q4_1: 6.0, Q.Q8_0: 9.0}[qtype]
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q8_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
+def test_device_reads_the_bytes_the_file_holds(qtype):
+    t = _tensor(qtype)
+    packed = pack_tensors([t])
+    # scales kept in their stored fp16: the device layout is exactly as large as the file's
+    # blocks (Q4_0 4.5 bits a weight, Q4_1 5, Q8_0 8.5, Q4_K 4.5, Q6_K 6.5625)
+    assert packed.nbytes == np.asarray(t.data).nbytes
+
+
+def test_q5_0_pads_its_scales_to_an_even_count_per_row():
+    t = _tensor(Q.Q5_0)
+    packed = pack_tensors([t])
+    # three blocks a row: 3 x 22 bytes in the file, plus one fp16 of padding on the device
+    assert packed.nbytes == np.asarray(t.data).nbytes + 2 * ROWS

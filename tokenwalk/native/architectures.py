@@ -1,6 +1,6 @@
 """Which graph runs which file: the one table from ``general.architecture`` to the engine's code.
 
-Adding a family (Gemma 3 next) is one module with its hyper-parameters and its graph, and
+Adding a family is its hyper-parameters, its weights' loader and its graph (a module), and
 one row here. Nothing else names an architecture.
 """
 
@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from tokenwalk.native.graph_gemma3 import Gemma3Graph
 from tokenwalk.native.graph_llama import LlamaGraph
-from tokenwalk.native.hparams import llama_hparams
+from tokenwalk.native.hparams import gemma3_hparams, llama_hparams
+from tokenwalk.native.weights import load_gemma3_weights, load_weights
 
 
 @dataclass(frozen=True)
@@ -19,9 +21,12 @@ class Architecture:
 
     name: str
     hparams: Callable  # (ModelFile) -> config
-    graph: type  # (device, programs, config, weights, kv, chunk_tokens, decode_items) -> graph
+    weights: Callable  # (device, programs, OpenModel) -> ModelWeights
+    graph: type  # (device, programs, config, weights, kv, chunk_tokens, decode_items) -> graph;
+    # graph.program_defines(config) -> the kernels' compile-time shape
 
 
 ARCHITECTURES = {
-    "llama": Architecture("llama", llama_hparams, LlamaGraph),
+    "llama": Architecture("llama", llama_hparams, load_weights, LlamaGraph),
+    "gemma3": Architecture("gemma3", gemma3_hparams, load_gemma3_weights, Gemma3Graph),
 }

@@ -1,7 +1,7 @@
 """The OpenCL engine (llama.cpp's llama-context): a loaded model on one device, and the
 prefill, decode and generate calls on top of it.
 
-Runs a GGUF of a family in tokenwalk.native.architectures (llama) on any OpenCL device
+Runs a GGUF of a family in tokenwalk.native.architectures (llama, gemma3) on any OpenCL device
 (PoCL by default). Weights stay quantized on the device (repacked at load, see
 cl/packing.py); prefill runs the prompt in chunks through matrix-matrix kernels, decode one
 token at a time through matrix-vector kernels (see graph_llama.py); the KV cache lives on
@@ -24,7 +24,6 @@ from tokenwalk.native.cl.ops import enqueue
 from tokenwalk.native.cl.programs import Programs
 from tokenwalk.native.kv_cache import allocate_kv_cache
 from tokenwalk.native.model import OpenModel, open_model
-from tokenwalk.native.weights import load_weights
 
 DEFAULT_CHUNK_TOKENS = 128
 
@@ -54,15 +53,16 @@ class GenerationStats:
 class Engine:
     """A loaded model on one OpenCL device, with its KV cache for ``ctx_tokens`` positions.
 
-    ``device``: "platform:device" indices (default: PYOPENCL_CTX, else the CPU);
+    ``device``: "platform:device" indices (default: PYOPENCL_CTX, else the CPU); ``header``:
+    the file's header where the caller has read it (the tokenizer came from it);
     ``chunk_tokens``: prompt tokens per prefill step; ``decode_items``: work-items of a
     decode matrix-vector product (default 8 per compute unit).
     """
 
     def __init__(self, model_path, device: str | None = None, ctx_tokens: int | None = None,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None):
+                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None, header=None):
         t0 = time.perf_counter()
-        self.model: OpenModel = open_model(model_path)
+        self.model: OpenModel = open_model(model_path, header)
         cfg = self.config = self.model.config
         self.ctx_tokens = int(min(ctx_tokens or cfg.context_length, cfg.context_length))
         self.chunk_tokens = max(1, int(chunk_tokens))
@@ -70,9 +70,9 @@ class Engine:
         # Work-items of a decode matrix-vector product: several per compute unit balance the
         # load; more only add scheduling (PoCL, 2 cores: 16 to 32 best, 48 and 64 slower).
         self.decode_items = int(decode_items or 8 * self.dev.compute_units)
-        self.programs = Programs(self.dev, cfg.head_dim, GROUP=cfg.head_count // cfg.head_count_kv,
-                                 MAX_BLOCKS=max(cfg.embedding_length, cfg.feed_forward_length) // 32)
-        self.weights = load_weights(self.dev, self.programs, self.model)
+        arch = self.model.architecture
+        self.programs = Programs(self.dev, cfg.head_dim, **arch.graph.program_defines(cfg))
+        self.weights = arch.weights(self.dev, self.programs, self.model)
         self.kv = allocate_kv_cache(self.dev, cfg, self.ctx_tokens)
         self.graph = self.model.architecture.graph(self.dev, self.programs, cfg, self.weights, self.kv,
                                                    self.chunk_tokens, self.decode_items)

@@ -17,11 +17,16 @@ from tokenwalk.text.tokenizer import Tokenizer, tokenizer_from_metadata
 
 
 def load(path, device=None, ctx_tokens=None, chunk_tokens=None):
-    """(engine, tokenizer) for the GGUF at ``path``; the tokenizer reuses the engine's header."""
+    """(engine, tokenizer) for the GGUF at ``path``, its header read once. The tokenizer comes
+    first, from the header alone: a file whose tokenizer the core does not know is refused
+    before any weight is read."""
     from tokenwalk.native.engine import DEFAULT_CHUNK_TOKENS, Engine
+    from tokenwalk.native.model_file import read_header
 
-    engine = Engine(path, device=device, ctx_tokens=ctx_tokens, chunk_tokens=chunk_tokens or DEFAULT_CHUNK_TOKENS)
-    tok = tokenizer_from_metadata(engine.model.metadata, source=str(path))
+    header = read_header(path)[1]
+    tok = tokenizer_from_metadata(dict(header.metadata), source=str(path))
+    engine = Engine(path, device=device, ctx_tokens=ctx_tokens, chunk_tokens=chunk_tokens or DEFAULT_CHUNK_TOKENS,
+                    header=header)
     return engine, tok
 
 

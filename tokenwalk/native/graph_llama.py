@@ -1,8 +1,8 @@
 """The llama forward pass as kernel launches (llama.cpp's llm_build_llama): decode and prefill.
 
-Decode (one token, matrix-vector products) is six launches per layer, RMSNorm, RoPE, SwiGLU
-and the residual adds fused in: QKV, attention over key ranges, their combination, the
-output projection (+= into the residual), gate|up with SwiGLU, down (+=); then the head.
+Decode (one token, matrix-vector products) is five launches per layer, RMSNorm, RoPE, SwiGLU
+and the residual adds fused in: QKV, attention over key ranges, the output projection (which
+merges the ranges, then += into the residual), gate|up with SwiGLU, down (+=); then the head.
 Prefill (a chunk of tokens, matrix-matrix products in tiles of TILE_TOKENS) runs RMSNorm,
 RoPE and the cache store, attention and SwiGLU as kernels of their own, and computes the
 head for the last token only (or for all, for tests against the reference).
@@ -36,6 +36,12 @@ from tokenwalk.native.weights import ModelWeights
 
 class LlamaGraph:
     """Activations and launch lists of the llama forward pass over ``weights`` and ``kv``."""
+
+    @staticmethod
+    def program_defines(cfg: LlamaConfig) -> dict:
+        """Compile-time shape of the kernels: query heads per KV head, the widest input in blocks."""
+        return {"GROUP": cfg.head_count // cfg.head_count_kv,
+                "MAX_BLOCKS": max(cfg.embedding_length, cfg.feed_forward_length) // 32}
 
     def __init__(self, device: Device, programs: Programs, config: LlamaConfig, weights: ModelWeights,
                  kv: KVCache, chunk_tokens: int, decode_items: int):
@@ -82,11 +88,12 @@ class LlamaGraph:
             self.all_logits = self.device.empty(self.pad_tokens * self.config.vocab_size * 4)
         return self.all_logits
 
-    def _matvec(self, m, x, y, mode, norm_w=None, rows=None):
-        return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows)
+    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, splits=0):
+        return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
+                      splits=splits)
 
     def _decode_launches(self) -> list:
-        """The launches of one decode step: six per layer and one for the head."""
+        """The launches of one decode step: five per layer and one for the head."""
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
@@ -95,9 +102,8 @@ class LlamaGraph:
             seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
             seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, self.rope, kv.k[i], kv.v[i],
                               self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
-                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits)))
-            seq.append(kernel(prg, "attention_combine", (H,), self.part, self.attn, np.int32(self.splits)))
-            seq.append(self._matvec(L.out, self.attn, self.x, MODE_ACCUMULATE))
+                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits), np.int32(0)))
+            seq.append(self._matvec(L.out, self.part, self.x, MODE_ACCUMULATE, splits=self.splits))
             seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm,
                                     rows=cfg.feed_forward_length))
             seq.append(self._matvec(L.down, self.act, self.x, MODE_ACCUMULATE))
@@ -120,7 +126,7 @@ class LlamaGraph:
                               self.state, np.int32(H), np.int32(KV), ctx))
             seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
                               self.attn, self.state, np.int32(H), np.int32(KV), ctx,
-                              np.float32(1.0 / math.sqrt(hd)), np.int32(ntok)))
+                              np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(0)))
             seq.append(matmul(L.out, self.attn, self.x, ntok, True))
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.ffn_norm, self.h, e, eps))
             seq.append(matmul(L.gate_up, self.h, self.gu, ntok, False))

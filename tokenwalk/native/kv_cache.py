@@ -23,6 +23,15 @@ def bytes_per_position(config) -> int:
     return 2 * config.layers * config.head_count_kv * config.head_dim * 2
 
 
+def kv_bytes_read(config, position: float) -> float:
+    """Bytes of fp16 keys and values a decode step reads at ``position`` (tokens already in
+    the cache): every cached position on a global layer, at most its window on a sliding one
+    (``config.layer_windows``, 0 for global; a config without it has global layers only)."""
+    per_layer = 2 * config.head_count_kv * config.head_dim * 2
+    windows = getattr(config, "layer_windows", None) or (0,) * config.layers
+    return sum(per_layer * (min(position, w) if w else position) for w in windows)
+
+
 @dataclass
 class KVCache:
     """Key and value buffers, one of each per layer, for ``ctx_tokens`` positions."""

@@ -18,7 +18,7 @@ from tokenwalk.data_refs import read_json_file
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.native.cl.ops import read_bandwidth_gbs
 from tokenwalk.native.generate import load, picker
-from tokenwalk.native.kv_cache import bytes_per_position
+from tokenwalk.native.kv_cache import kv_bytes_read
 from tokenwalk.text.chat_template import render_chat
 from tokenwalk.text.tokenizer import Tokenizer
 
@@ -106,9 +106,9 @@ def measure(model, request: Request, device=None, ctx_tokens=None, output_tokens
     out, stats = engine.generate(ids, max_tokens=output_tokens, pick=picker(0.0), is_stop=None)
     bytes_per_token = engine.bytes_read_per_token
     share = stats.decode_tok_s * bytes_per_token / (bandwidth * 1e9) if bandwidth else 0.0
-    # At a long context the KV cache is read too: fp16 keys and values of every layer, at the
-    # mean position of the decode steps.
-    kv_read = bytes_per_position(engine.config) * (len(ids) + stats.output_tokens / 2)
+    # At a long context the KV cache is read too: fp16 keys and values of every layer (a
+    # sliding-window layer's window only), at the mean position of the decode steps.
+    kv_read = kv_bytes_read(engine.config, len(ids) + stats.output_tokens / 2)
     share_kv = stats.decode_tok_s * (bytes_per_token + kv_read) / (bandwidth * 1e9) if bandwidth else 0.0
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     src = f"tokenwalk measure, {now}"
@@ -146,7 +146,8 @@ def measure(model, request: Request, device=None, ctx_tokens=None, output_tokens
             "decode_bandwidth_share": v(round(share, 4), "",
                                         "decode_tok_s x bytes_read_per_token / measured bandwidth"),
             "kv_bytes_read_per_token": v(int(kv_read), "bytes",
-                                         "fp16 keys and values a decode step reads at the mean decode position"),
+                                         "fp16 keys and values a decode step reads at the mean decode position "
+                                         "(sliding-window layers: their window)"),
             "decode_bandwidth_share_with_kv": v(round(share_kv, 4), "",
                                                 "decode_tok_s x (bytes_read_per_token + kv_bytes_read_per_token) "
                                                 "/ measured bandwidth"),

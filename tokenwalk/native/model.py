@@ -26,15 +26,19 @@ class OpenModel:
     architecture: Architecture
 
 
-def open_model(path) -> OpenModel:
-    """Memory-map ``path`` and check that the engine can run it."""
-    path, header = read_header(path)
+def open_model(path, header=None) -> OpenModel:
+    """Memory-map ``path`` and check that the engine can run it (``header``: the file's header
+    if the caller has read it already)."""
+    if header is None:
+        path, header = read_header(path)
+    else:
+        path = str(path)
     meta = header.metadata
     arch = metadata_field(meta, "general.architecture", path)
     if arch not in ARCHITECTURES:
         raise TokenwalkError(f"{path}: general.architecture is {arch!r}; the engine runs "
-                             f"{', '.join(ARCHITECTURES)} models only (try a Llama, SmolLM2 or "
-                             "TinyLlama GGUF)")
+                             f"{', '.join(ARCHITECTURES)} models only (try a Llama, SmolLM2, TinyLlama "
+                             "or Gemma 3 GGUF)")
     file = map_model_file(path, header)
     architecture = ARCHITECTURES[arch]
     return OpenModel(path=path, config=architecture.hparams(file), tensors=file.tensors, metadata=file.metadata,

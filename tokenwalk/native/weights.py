@@ -54,10 +54,9 @@ class ModelWeights:
         return np.ascontiguousarray(dequantize(rows, self.embd.tensor_type), dtype=np.float32).reshape(len(ids), width)
 
 
-def load_weights(device: Device, programs: Programs, model) -> ModelWeights:
-    """Pack and upload the weights of ``model`` (an OpenModel of the llama family)."""
+def _loaders(device: Device, programs: Programs, model):
+    """norm(name) -> float32 buffer; fused(names) -> one DeviceMatrix of the tensors stacked by rows."""
     t = model.tensors
-    cfg = model.config
 
     def norm(name):
         return device.upload(np.asarray(t[name].data, np.float32))
@@ -65,9 +64,19 @@ def load_weights(device: Device, programs: Programs, model) -> ModelWeights:
     def fused(names):
         tensors = [t[n] for n in names]
         if len({x.tensor_type for x in tensors}) != 1:
-            raise TokenwalkError(f"{model.path}: Q, K and V (or gate and up) of different types are not "
-                                 "supported yet; re-quantize the model with one type per layer")
+            raise TokenwalkError(f"{model.path}: {', '.join(names)} have different types "
+                                 f"({', '.join(x.tensor_type.name for x in tensors)}); the engine fuses them "
+                                 "into one matrix and needs one type")
         return device_matrix(device, programs, pack_tensors(tensors, names[0]))
+
+    return norm, fused
+
+
+def load_weights(device: Device, programs: Programs, model) -> ModelWeights:
+    """Pack and upload the weights of ``model`` (an OpenModel of the llama family)."""
+    t = model.tensors
+    cfg = model.config
+    norm, fused = _loaders(device, programs, model)
 
     layers = []
     for i in range(cfg.layers):
@@ -84,6 +93,60 @@ def load_weights(device: Device, programs: Programs, model) -> ModelWeights:
     head = device_matrix(device, programs, pack_tensors([t.get("output.weight", t["token_embd.weight"])]))
     weight_bytes = sum(m.nbytes for L in layers for m in (L.qkv, L.out, L.gate_up, L.down)) + head.nbytes
     norms = (2 * cfg.layers + 1) * cfg.embedding_length * 4
+    return ModelWeights(layers=layers, output_norm=output_norm, head=head, tied_head="output.weight" not in t,
+                        embd=t["token_embd.weight"], weight_bytes=weight_bytes,
+                        bytes_read_per_token=weight_bytes + norms)
+
+
+@dataclass
+class Gemma3LayerWeights:
+    """One Gemma 3 block: RMSNorm weights before and after attention and MLP, the per-head
+    query and key norms, and its matrices. Q, K and V share one matrix where the file gives
+    them one type; else Q|K is one matrix and V another (Q4_K_M files keep V in Q8_0 on
+    half the layers)."""
+
+    attn_norm: object
+    q_norm: object  # float32[head_dim]
+    k_norm: object
+    qkv: DeviceMatrix  # [Q | K | V] rows, or [Q | K] when v is set
+    v: DeviceMatrix | None
+    out: DeviceMatrix
+    post_attn_norm: object
+    ffn_norm: object
+    gate_up: DeviceMatrix  # [gate | up] rows
+    down: DeviceMatrix
+    post_ffw_norm: object
+
+
+def load_gemma3_weights(device: Device, programs: Programs, model) -> ModelWeights:
+    """Pack and upload the weights of a Gemma 3 ``model``; the head is the tied embedding
+    unless the file has ``output.weight``."""
+    t = model.tensors
+    cfg = model.config
+    norm, fused = _loaders(device, programs, model)
+    layers = []
+    for i in range(cfg.layers):
+        p = f"blk.{i}."
+        q, k, v = p + "attn_q.weight", p + "attn_k.weight", p + "attn_v.weight"
+        one_type = t[q].tensor_type == t[k].tensor_type == t[v].tensor_type
+        layers.append(Gemma3LayerWeights(
+            attn_norm=norm(p + "attn_norm.weight"),
+            q_norm=norm(p + "attn_q_norm.weight"),
+            k_norm=norm(p + "attn_k_norm.weight"),
+            qkv=fused([q, k, v] if one_type else [q, k]),
+            v=None if one_type else fused([v]),
+            out=fused([p + "attn_output.weight"]),
+            post_attn_norm=norm(p + "post_attention_norm.weight"),
+            ffn_norm=norm(p + "ffn_norm.weight"),
+            gate_up=fused([p + "ffn_gate.weight", p + "ffn_up.weight"]),
+            down=fused([p + "ffn_down.weight"]),
+            post_ffw_norm=norm(p + "post_ffw_norm.weight"),
+        ))
+    output_norm = norm("output_norm.weight")
+    head = device_matrix(device, programs, pack_tensors([t.get("output.weight", t["token_embd.weight"])]))
+    matrices = [m for L in layers for m in (L.qkv, L.v, L.out, L.gate_up, L.down) if m is not None]
+    weight_bytes = sum(m.nbytes for m in matrices) + head.nbytes
+    norms = ((4 * cfg.layers + 1) * cfg.embedding_length + 2 * cfg.layers * cfg.head_dim) * 4
     return ModelWeights(layers=layers, output_norm=output_norm, head=head, tied_head="output.weight" not in t,
                         embd=t["token_embd.weight"], weight_bytes=weight_bytes,
                         bytes_read_per_token=weight_bytes + norms)

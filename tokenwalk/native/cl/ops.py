@@ -25,7 +25,7 @@ from tokenwalk.native.cl.device import Device, opencl
 from tokenwalk.native.cl.packing import PackedMatrix
 from tokenwalk.native.cl.programs import TILE_TOKENS, Programs
 
-MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU = 0, 1, 2  # matvec output modes (kernels/llama.cl)
+MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU, MODE_GEGLU = 0, 1, 2, 3  # matvec output modes (kernels/llama.cl)
 
 
 @dataclass
@@ -67,25 +67,29 @@ def kernel(program, name: str, global_size: tuple, *args) -> tuple:
 
 
 def matvec(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: float = 0.0,
-           rows: int | None = None) -> tuple:
-    """One decode launch: y = W x over ``rows`` output rows (default all), fused with RMSNorm
-    of x (``norm_w``, ``eps``) and the output ``mode``; at most ``items`` work-items."""
+           rows: int | None = None, yoff: int = 0, splits: int = 0) -> tuple:
+    """One decode launch: y[yoff:] = W x over ``rows`` output rows (default all), fused with
+    RMSNorm of x (``norm_w``, ``eps``) and the output ``mode``; at most ``items`` work-items.
+    ``splits`` > 0: x is attention_decode's partial softmaxes over that many key ranges,
+    merged inside the launch."""
     pm = m.packed
     rows = rows or pm.rows
     rpi = math.ceil(rows / min(items, rows))
     return kernel(m.program, "matvec", (math.ceil(rows / rpi),), m.qs, m.scales, x, y, np.int32(rows),
                   np.int32(pm.cols), np.int32(rpi), np.int32(mode), np.int32(norm_w is not None),
-                  norm_w if norm_w is not None else x, np.float32(eps))
+                  norm_w if norm_w is not None else x, np.float32(eps), np.int32(yoff), np.int32(splits))
 
 
-def matmul(m: DeviceMatrix, x, y, ntok: int, accumulate: bool) -> tuple:
-    """One prefill launch: y (+)= W x for ``ntok`` tokens, in tiles of TILE_TOKENS tokens."""
+def matmul(m: DeviceMatrix, x, y, ntok: int, accumulate: bool, ldy: int | None = None, yoff: int = 0) -> tuple:
+    """One prefill launch: y (+)= W x for ``ntok`` tokens, in tiles of TILE_TOKENS tokens;
+    token t's outputs land at y[t * ldy + yoff:] (ldy: default the matrix's rows)."""
     pm = m.packed
     tiles = math.ceil(ntok / TILE_TOKENS)
     chunks = max(1, min(pm.rows, math.ceil(32 / tiles)))
     rpi = math.ceil(pm.rows / chunks)
     return kernel(m.program, "matmul", (math.ceil(pm.rows / rpi), tiles), m.qs, m.scales, x, y, np.int32(pm.rows),
-                  np.int32(pm.cols), np.int32(rpi), np.int32(int(accumulate)), np.int32(ntok))
+                  np.int32(pm.cols), np.int32(rpi), np.int32(int(accumulate)), np.int32(ntok),
+                  np.int32(ldy or pm.rows), np.int32(yoff))
 
 
 def enqueue(device: Device, launches) -> None:
@@ -126,7 +130,7 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
         rpi = max(1, math.ceil(packed.rows / 8))
         launch = kernel(m.program, "matmul", (math.ceil(packed.rows / rpi), pad // TILE_TOKENS), m.qs, m.scales,
                         xb, yb, np.int32(packed.rows), np.int32(packed.cols), np.int32(rpi), np.int32(0),
-                        np.int32(ntok))
+                        np.int32(ntok), np.int32(packed.rows), np.int32(0))
     enqueue(dev, [launch])
     dev.read(y, yb)
     return y[0] if x.ndim == 1 else y

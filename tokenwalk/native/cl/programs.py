@@ -39,7 +39,7 @@ class Programs:
                 *(f"-D{name}={value}" for name, value in self.defines.items()), *FAST_MATH]
 
     def get(self, kernel_type: str = "F32"):
-        """The program for weight layout ``kernel_type`` (Q4_1, Q8_0, F16, F32), built on first use.
+        """The program for weight layout ``kernel_type`` (a GGUF type name: Q4_K, Q8_0, F32, ...), built on first use.
         Kernels without weights (norms, attention, the probe) are taken from the F32 variant."""
         prg = self._built.get(kernel_type)
         if prg is None:

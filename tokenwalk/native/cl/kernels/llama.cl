@@ -3,23 +3,28 @@
 // a CPU), inner loops use 8-wide float vectors (AVX2), and nothing needs local memory.
 //
 // Compile-time macros (set by tokenwalk/native/cl/programs.py):
-//   WTYPE_Q4_1 | WTYPE_Q8_0 | WTYPE_F16 | WTYPE_F32   the weight layout of this program
+//   WTYPE_Q4_0 | WTYPE_Q4_1 | WTYPE_Q5_0 | WTYPE_Q8_0 | WTYPE_Q4_K | WTYPE_Q6_K | WTYPE_F16 | WTYPE_F32
+//                 the weight layout of this program
 //   HD            head size (multiple of 8)
 //   TT            tokens per tile of the matrix-matrix kernel
 //   QT            query tokens per work-item of the prefill attention
 //   GROUP         query heads per KV head (grouped-query attention)
+//   QK_NORM       queries and keys are RMS-normed per head and rotated in NEOX order
+//                 (Gemma 3: attention_decode does it; prefill runs norm_rope_store first)
 //
-// Weight layouts on the device (repacked at load time, still quantized):
-//   Q4_1 (Q4_0 too, with m = -8 d): qs uchar[rows][cols/32][16] (byte j: weight j in the low
-//        nibble, weight j+16 in the high nibble, as in GGUF), dm half[rows][cols/32][2] = (d, m);
-//        weight = d * q + m.
-//   Q8_0: qs char[rows][cols/32][32], d half[rows][cols/32]; weight = d * q.
-//   F16:  half[rows][cols] (qs), F32: float[rows][cols] (qs); d unused.
+// Weight layouts on the device (repacked at load time from the GGUF blocks, every byte
+// kept, scales in their stored fp16; see the UNPACK macros below):
+//   Q4_0, Q4_1: qs uchar[rows][cols/32][16] (byte j: weight j in the low nibble, weight j+16
+//        in the high nibble, as in GGUF), wd half[rows][cols/32] (d) or [..][2] (d, m).
+//   Q5_0: qs as Q4_0; per row, d half[cols/32] (padded to even) then the fifth bits uint[cols/32].
+//   Q8_0: qs char[rows][cols/32][32], wd half[rows][cols/32].
+//   Q4_K: the file's 144-byte blocks as stored. Q6_K: ql|qh per block, then per row scales|d.
+//   F16:  half[rows][cols] (qs), F32: float[rows][cols] (qs); wd unused.
 
 
 // PoCL calls most built-ins (vload8, vload_half, fma, ...) as out-of-line functions, one
 // call per use, which costs more than the arithmetic: loads are pointer casts to vector
-// types (the layouts keep them aligned), scales are float32 (converted once at load)
+// types (the layouts keep them aligned), fp16 scales are converted with integer operations
 // and a * b + c is left to the compiler's contraction (-cl-mad-enable).
 
 #ifndef GROUP
@@ -29,39 +34,118 @@
 #define QT 8
 #endif
 
-#if defined(WTYPE_Q4_1)
+// fp16 bits -> float (scales are kept in the file's fp16 and converted per block: PoCL has
+// no half loads, and a block's 32 or 256 weights amortise the few integer operations).
+inline float h2f(const ushort h) {
+    const uint u = h;
+    const float mag = (u & 0x7c00u) ? as_float((u & 0x7fffu) << 13) * 5.192296858534828e33f
+                                    : (float)(u & 0x3ffu) * 5.9604644775390625e-8f;  // subnormal: m 2^-24
+    return as_float(as_uint(mag) | ((u & 0x8000u) << 16));
+}
+
+// Quantized layouts: UNPACK(r, b) gives the 32 weights of block b (32 consecutive columns)
+// of row r as integer levels q0..q3 (float8 each, columns 0-7, 8-15, 16-23, 24-31 of the
+// block) with weight = q * da + mo for q0, q1 and q * db + mo for q2, q3.
+#if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1)
+#define QUANT 1
 #define WQ_T uchar
-#define UNPACK_Q4(r, b)                                                               \
+#define WD_T ushort
+#if defined(WTYPE_Q4_0)
+#define Q4_SCALES(blk) const float da = h2f(wd[blk]); const float db = da; const float mo = -8.0f * da;
+#else
+#define Q4_SCALES(blk) const float da = h2f(wd[2 * (blk)]); const float db = da; const float mo = h2f(wd[2 * (blk) + 1]);
+#endif
+#define UNPACK(r, b)                                                                  \
         const size_t blk = (size_t)(r) * nb + (b);                                    \
         const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
-        const float2 dm = *(global const float2 *)(wd + blk * 2);                     \
-        const float8 q0 = convert_float8(convert_int8(q.lo & (uchar8)15));            \
-        const float8 q1 = convert_float8(convert_int8(q.hi & (uchar8)15));            \
-        const float8 q2 = convert_float8(convert_int8(q.lo >> (uchar8)4));            \
-        const float8 q3 = convert_float8(convert_int8(q.hi >> (uchar8)4));
-#define LOAD_BLOCK(r, b)                                                              \
-    {                                                                                 \
-        UNPACK_Q4(r, b)                                                               \
-        w0 = q0 * dm.x + dm.y; w1 = q1 * dm.x + dm.y;                                 \
-        w2 = q2 * dm.x + dm.y; w3 = q3 * dm.x + dm.y;                                 \
-    }
+        Q4_SCALES(blk)                                                                \
+        const float8 q0 = convert_float8(q.lo & (uchar8)15);                          \
+        const float8 q1 = convert_float8(q.hi & (uchar8)15);                          \
+        const float8 q2 = convert_float8(q.lo >> (uchar8)4);                          \
+        const float8 q3 = convert_float8(q.hi >> (uchar8)4);
+#elif defined(WTYPE_Q5_0)
+// qs uchar[rows][nb][16] as Q4_0; per row, d half[nb] (padded to an even count) then qh uint[nb].
+#define QUANT 1
+#define WQ_T uchar
+#define WD_T uchar
+#define UNPACK(r, b)                                                                  \
+        const size_t blk = (size_t)(r) * nb + (b);                                    \
+        const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
+        global const uchar *rowd = wd + (size_t)(r) * (2 * ((nb + 1) & ~1) + 4 * nb);  \
+        const float da = h2f(((global const ushort *)rowd)[b]);                       \
+        const float db = da;                                                          \
+        const float mo = -16.0f * da;                                                 \
+        const uint hb = ((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b];       \
+        const uint8 sh = (uint8)(0, 1, 2, 3, 4, 5, 6, 7);                             \
+        const uint8 hv = (uint8)hb;                                                   \
+        const float8 q0 = convert_float8(convert_uint8(q.lo & (uchar8)15) | (((hv >> sh) & 1u) << 4));       \
+        const float8 q1 = convert_float8(convert_uint8(q.hi & (uchar8)15) | (((hv >> (sh + 8u)) & 1u) << 4)); \
+        const float8 q2 = convert_float8(convert_uint8(q.lo >> (uchar8)4) | (((hv >> (sh + 16u)) & 1u) << 4)); \
+        const float8 q3 = convert_float8(convert_uint8(q.hi >> (uchar8)4) | (((hv >> (sh + 24u)) & 1u) << 4));
 #elif defined(WTYPE_Q8_0)
+#define QUANT 1
 #define WQ_T char
-#define UNPACK_Q8(r, b)                                                               \
+#define WD_T ushort
+#define UNPACK(r, b)                                                                  \
         const size_t blk = (size_t)(r) * nb + (b);                                    \
         global const char8 *qp = (global const char8 *)(wq + blk * 32);              \
-        const float d = wd[blk];                                                      \
-        const float8 q0 = convert_float8(convert_int8(qp[0]));                        \
-        const float8 q1 = convert_float8(convert_int8(qp[1]));                        \
-        const float8 q2 = convert_float8(convert_int8(qp[2]));                        \
-        const float8 q3 = convert_float8(convert_int8(qp[3]));
-#define LOAD_BLOCK(r, b)                                                              \
-    {                                                                                 \
-        UNPACK_Q8(r, b)                                                               \
-        w0 = q0 * d; w1 = q1 * d; w2 = q2 * d; w3 = q3 * d;                           \
-    }
+        const float da = h2f(wd[blk]);                                                \
+        const float db = da;                                                          \
+        const float mo = 0.0f;                                                        \
+        const float8 q0 = convert_float8(qp[0]);                                      \
+        const float8 q1 = convert_float8(qp[1]);                                      \
+        const float8 q2 = convert_float8(qp[2]);                                      \
+        const float8 q3 = convert_float8(qp[3]);
+#elif defined(WTYPE_Q4_K)
+// The file's own blocks, unchanged: 144 bytes per 256 weights, d and dmin (fp16), twelve
+// bytes of 6-bit sub-block scales and minimums, then 128 bytes of 4-bit levels (sub-blocks
+// 2i and 2i+1 in the low and high nibbles of bytes 32i..32i+31). wd unused.
+#define QUANT 1
+#define WQ_T uchar
+#define WD_T uchar
+#define UNPACK(r, b)                                                                  \
+        global const uchar *sb = wq + ((size_t)(r) * (nb >> 3) + ((b) >> 3)) * 144;   \
+        const int j = jsub;                                                           \
+        global const uchar *scm = sb + 4;                                             \
+        const uint sc = j < 4 ? scm[j] & 63u : (scm[j + 4] & 15u) | ((scm[j - 4] >> 6) << 4); \
+        const uint mn = j < 4 ? scm[j + 4] & 63u : (scm[j + 4] >> 4) | ((scm[j] >> 6) << 4);  \
+        const float da = h2f(((global const ushort *)sb)[0]) * (float)sc;             \
+        const float db = da;                                                          \
+        const float mo = -h2f(((global const ushort *)sb)[1]) * (float)mn;            \
+        global const uchar16 *qp = (global const uchar16 *)(sb + 16 + 32 * (j >> 1));  \
+        const uchar16 qa = qp[0] >> (uchar16)(4 * (j & 1));                           \
+        const uchar16 qb = qp[1] >> (uchar16)(4 * (j & 1));                           \
+        const float8 q0 = convert_float8(qa.lo & (uchar8)15);                         \
+        const float8 q1 = convert_float8(qa.hi & (uchar8)15);                         \
+        const float8 q2 = convert_float8(qb.lo & (uchar8)15);                         \
+        const float8 q3 = convert_float8(qb.hi & (uchar8)15);
+#elif defined(WTYPE_Q6_K)
+// qs uchar[rows][cols/256][192]: the file's ql (128 bytes) and qh (64) of each 256-weight
+// block; per row, the 8-bit scales char[cols/256][16] then d half[cols/256]. Levels are
+// 6 bits minus 32; each 16 weights have their own scale.
+#define QUANT 1
+#define WQ_T uchar
+#define WD_T uchar
+#define UNPACK(r, b)                                                                  \
+        const int nsb = nb >> 3, s = (b) >> 3, j = jsub, hf = j >> 2, k = j & 3; \
+        global const uchar *sb = wq + ((size_t)(r) * nsb + s) * 192;                  \
+        global const uchar16 *lp = (global const uchar16 *)(sb + 64 * hf + 32 * (k & 1)); \
+        global const uchar16 *hp = (global const uchar16 *)(sb + 128 + 32 * hf);     \
+        const uchar16 la = lp[0] >> (uchar16)(4 * (k >> 1)), lb = lp[1] >> (uchar16)(4 * (k >> 1)); \
+        const uchar16 ha = hp[0] >> (uchar16)(2 * k), hb = hp[1] >> (uchar16)(2 * k);  \
+        global const uchar *rowd = wd + (size_t)(r) * 18 * nsb;                        \
+        global const char *scs = (global const char *)rowd + 16 * s + 2 * j;          \
+        const float d = h2f(((global const ushort *)(rowd + 16 * nsb))[s]);           \
+        const float da = d * (float)scs[0];                                           \
+        const float db = d * (float)scs[1];                                           \
+        const float mo = 0.0f;                                                        \
+        const float8 q0 = convert_float8(convert_int8((la.lo & (uchar8)15) | ((ha.lo & (uchar8)3) << (uchar8)4))) - 32.0f; \
+        const float8 q1 = convert_float8(convert_int8((la.hi & (uchar8)15) | ((ha.hi & (uchar8)3) << (uchar8)4))) - 32.0f; \
+        const float8 q2 = convert_float8(convert_int8((lb.lo & (uchar8)15) | ((hb.lo & (uchar8)3) << (uchar8)4))) - 32.0f; \
+        const float8 q3 = convert_float8(convert_int8((lb.hi & (uchar8)15) | ((hb.hi & (uchar8)3) << (uchar8)4))) - 32.0f;
 #elif defined(WTYPE_F16)
 #define WQ_T half
+#define WD_T float
 #define LOAD_BLOCK(r, b)                                                              \
     {                                                                                 \
         const size_t off = (size_t)(r) * cols + (size_t)(b) * 32;                     \
@@ -70,10 +154,20 @@
     }
 #else
 #define WQ_T float
+#define WD_T float
 #define LOAD_BLOCK(r, b)                                                              \
     {                                                                                 \
         global const float8 *wp = (global const float8 *)(wq + (size_t)(r) * cols + (size_t)(b) * 32); \
         w0 = wp[0]; w1 = wp[1]; w2 = wp[2]; w3 = wp[3];                               \
+    }
+#endif
+
+#ifdef QUANT
+#define LOAD_BLOCK(r, b)                                                              \
+    {                                                                                 \
+        const int jsub = (b) & 7; /* the sub-block of a 256-weight block (K-quants) */ \
+        UNPACK(r, b)                                                                  \
+        w0 = q0 * da + mo; w1 = q1 * da + mo; w2 = q2 * db + mo; w3 = q3 * db + mo;   \
     }
 #endif
 
@@ -88,29 +182,38 @@ inline float hsum8(float8 v) {
     return t.x + t.y;
 }
 
-// One row's dot product with the private copy xv of the input (and, for Q4, its block sums).
-#if defined(WTYPE_Q4_1)
-// sum_c (d q_c + m) x_c = d (q . x) + m sum(x): block sums of x are shared by all rows.
+// One row's dot product with the private copy xv of the input and its block sums xs:
+// sum_c (da q_c + mo) x_c = da (q . x) + mo sum(x), the offsets' share computed once per block.
+#if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
+// 256-weight blocks: the eight 32-weight sub-blocks of a block unrolled, so that the
+// sub-block's place (which scale bits, which nibbles) is a constant, not computed per block.
+#define ROW_DOT(r, out)                                                               \
+    {                                                                                 \
+        float8 acc = 0.0f;                                                            \
+        float macc = 0.0f;                                                            \
+        for (int b8 = 0; b8 < nb; b8 += 8) {                                          \
+            _Pragma("unroll")                                                         \
+            for (int jj = 0; jj < 8; jj++) {                                          \
+                const int b = b8 + jj, jsub = jj;                                     \
+                UNPACK(r, b)                                                          \
+                acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1]) * da + (q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * db; \
+                macc += mo * xs[b];                                                   \
+            }                                                                         \
+        }                                                                             \
+        out = hsum8(acc) + macc;                                                      \
+    }
+#elif defined(QUANT)
 #define ROW_DOT(r, out)                                                               \
     {                                                                                 \
         float8 acc = 0.0f;                                                            \
         float macc = 0.0f;                                                            \
         for (int b = 0; b < nb; b++) {                                                \
-            UNPACK_Q4(r, b)                                                           \
-            acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1] + q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * dm.x; \
-            macc += dm.y * xs[b];                                                     \
+            const int jsub = 0; (void)jsub;                                           \
+            UNPACK(r, b)                                                              \
+            acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1]) * da + (q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * db; \
+            macc += mo * xs[b];                                                       \
         }                                                                             \
         out = hsum8(acc) + macc;                                                      \
-    }
-#elif defined(WTYPE_Q8_0)
-#define ROW_DOT(r, out)                                                               \
-    {                                                                                 \
-        float8 acc = 0.0f;                                                            \
-        for (int b = 0; b < nb; b++) {                                                \
-            UNPACK_Q8(r, b)                                                           \
-            acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1] + q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * d; \
-        }                                                                             \
-        out = hsum8(acc);                                                             \
     }
 #else
 #define ROW_DOT(r, out)                                                               \
@@ -124,25 +227,73 @@ inline float hsum8(float8 v) {
     }
 #endif
 
+// exp(x) for x <= 0 (softmax weights: scores minus their running maximum), inline: PoCL's
+// exp is an out-of-line call that costs about as much as a score. Cephes' expf: x = n ln2 + r,
+// |r| <= ln2/2, a degree-6 polynomial for e^r (relative error ~1e-7), 2^n from the exponent
+// bits. x below -87 is clamped (e^-87 ~ 1.6e-38: weight 0 next to the maximum's weight 1).
+inline float8 exp_nonpos8(float8 x) {
+    x = x < (float8)-87.0f ? (float8)-87.0f : x;
+    const int8 n = convert_int8(x * 1.44269504088896341f - 0.5f);  // round(x / ln2), x <= 0
+    const float8 fn = convert_float8(n);
+    const float8 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
+    float8 y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * r * r + r + 1.0f;
+    return y * as_float8((n + 127) << 23);
+}
+
+inline float exp_nonpos(const float x) { return exp_nonpos8((float8)x).s0; }
+
 #define MODE_WRITE 0
 #define MODE_ACCUMULATE 1
 #define MODE_SWIGLU 2
+#define MODE_GEGLU 3
 
-// The decode matrix-vector product, y = W x, with what surrounds it fused in, so that a
-// layer is five kernels: optionally RMSNorm of x first (norm != 0: x / rms(x) * norm_w),
-// then MODE_WRITE y[r] = s, MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU
-// y[r] = silu(s_r) * s_{r + rows} over a fused [gate | up] matrix of 2 rows rows.
-// Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item) and keeps a private copy of
-// the (normalised) input, read from its L1 cache for every row.
-kernel void matvec(global const WQ_T *wq, global const float *wd, global const float *x,
+// GELU, tanh form (as ggml_gelu): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+inline float gelu(const float x) {
+    return 0.5f * x * (1.0f + tanh(0.7978845608028654f * x * (1.0f + 0.044715f * x * x)));
+}
+
+// The decode matrix-vector product, y = W x, with what surrounds it fused in: optionally
+// RMSNorm of x first (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
+// MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU y[r] = silu(s_r) * s_{r+rows}
+// (MODE_GEGLU: gelu(s_r) * s_{r+rows}) over a fused [gate | up] matrix of 2 rows rows.
+// y is written from float yoff on. Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item)
+// and keeps a private copy of the (normalised) input, read from its L1 cache for every row.
+kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
-                   const int mode, const int norm, global const float *norm_w, const float eps) {
+                   const int mode, const int norm, global const float *norm_w, const float eps,
+                   const int yoff, const int splits) {
     const int r0 = get_global_id(0) * rows_per_item;
     const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
     const int nb = cols / 32;
     global const float8 *x8 = (global const float8 *)x;
     float8 xv[MAX_BLOCKS * 4];
-    if (norm) {
+    y += yoff;
+    if (splits > 0) {
+        // x is attention_decode's partial softmaxes: merge them here rather than in a launch of
+        // their own: out_h = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s. Every work-item
+        // merges all heads (a few thousand floats, from its cache).
+        for (int h = 0; h < cols / HD; h++) {
+            global const float *pp = x + (size_t)h * splits * (HD + 8);
+            float mx = -1e30f;
+            for (int sp = 0; sp < splits; sp++) mx = pp[sp * (HD + 8) + HD] > mx ? pp[sp * (HD + 8) + HD] : mx;
+            float l = 0.0f;
+            for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] = 0.0f;
+            for (int sp = 0; sp < splits; sp++) {
+                global const float *ps = pp + sp * (HD + 8);
+                const float w = exp_nonpos(ps[HD] - mx);
+                l += w * ps[HD + 1];
+                for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] += w * ((global const float8 *)ps)[i];
+            }
+            const float inv = 1.0f / l;
+            for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] *= inv;
+        }
+    } else if (norm) {
         float8 ss = 0.0f;
         for (int i = 0; i < nb * 4; i++) ss += x8[i] * x8[i];
         const float scale = rsqrt(hsum8(ss) / cols + eps);
@@ -151,17 +302,17 @@ kernel void matvec(global const WQ_T *wq, global const float *wd, global const f
     } else {
         for (int i = 0; i < nb * 4; i++) xv[i] = x8[i];
     }
-#if defined(WTYPE_Q4_1)
+#ifdef QUANT
     float xs[MAX_BLOCKS];
     for (int b = 0; b < nb; b++) xs[b] = hsum8(xv[4 * b] + xv[4 * b + 1] + xv[4 * b + 2] + xv[4 * b + 3]);
 #endif
     for (int r = r0; r < r1; r++) {
         float s;
         ROW_DOT(r, s);
-        if (mode == MODE_SWIGLU) {
+        if (mode >= MODE_SWIGLU) {
             float u;
             ROW_DOT(r + rows, u);
-            y[r] = s / (1.0f + exp(-s)) * u;
+            y[r] = (mode == MODE_SWIGLU ? s / (1.0f + exp(-s)) : gelu(s)) * u;
         } else {
             y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
         }
@@ -170,10 +321,11 @@ kernel void matvec(global const WQ_T *wq, global const float *wd, global const f
 
 // The prefill matrix-matrix product: a work-item owns a chunk of rows and a tile of TT
 // tokens, so each dequantized weight block is used TT times. x has room for a whole tile
-// (the host pads it), rows of tokens past ntok are computed but not written.
-kernel void matmul(global const WQ_T *wq, global const float *wd, global const float *x,
+// (the host pads it), rows of tokens past ntok are computed but not written. Token t's
+// outputs go to y[t * ldy + yoff + r].
+kernel void matmul(global const WQ_T *wq, global const WD_T *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
-                   const int accumulate, const int ntok) {
+                   const int accumulate, const int ntok, const int ldy, const int yoff) {
     const int r0 = get_global_id(0) * rows_per_item;
     const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
     const int t0 = get_global_id(1) * TT;
@@ -192,7 +344,7 @@ kernel void matmul(global const WQ_T *wq, global const float *wd, global const f
         }
         for (int i = 0; i < nt; i++) {
             const float s = hsum8(acc[i]);
-            global float *yp = y + (size_t)(t0 + i) * rows + r;
+            global float *yp = y + (size_t)(t0 + i) * ldy + yoff + r;
             *yp = accumulate ? *yp + s : s;
         }
     }
@@ -272,26 +424,6 @@ kernel void rope_store(global float *qkv, global const float *rope, global ushor
     }
 }
 
-// exp(x) for x <= 0 (softmax weights: scores minus their running maximum), inline: PoCL's
-// exp is an out-of-line call that costs about as much as a score. Cephes' expf: x = n ln2 + r,
-// |r| <= ln2/2, a degree-6 polynomial for e^r (relative error ~1e-7), 2^n from the exponent
-// bits. x below -87 is clamped (e^-87 ~ 1.6e-38: weight 0 next to the maximum's weight 1).
-inline float8 exp_nonpos8(float8 x) {
-    x = x < (float8)-87.0f ? (float8)-87.0f : x;
-    const int8 n = convert_int8(x * 1.44269504088896341f - 0.5f);  // round(x / ln2), x <= 0
-    const float8 fn = convert_float8(n);
-    const float8 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
-    float8 y = 1.9875691500e-4f;
-    y = y * r + 1.3981999507e-3f;
-    y = y * r + 8.3334519073e-3f;
-    y = y * r + 4.1665795894e-2f;
-    y = y * r + 1.6666665459e-1f;
-    y = y * r + 5.0000001201e-1f;
-    y = y * r * r + r + 1.0f;
-    return y * as_float8((n + 127) << 23);
-}
-
-inline float exp_nonpos(const float x) { return exp_nonpos8((float8)x).s0; }
 
 typedef union {
     float8 v;
@@ -308,7 +440,7 @@ typedef union {
 kernel void attention(global const float *qkv, global const ushort *k_cache,
                       global const ushort *v_cache, global float *out, global const int *state,
                       const int heads, const int kv_heads, const int ctx, const float scale,
-                      const int ntok) {
+                      const int ntok, const int window) {
     const int h = get_global_id(0);
     const int t0 = get_global_id(1) * QT;
     const int nq = QT < ntok - t0 ? QT : ntok - t0;
@@ -330,7 +462,9 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
     global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     global const ushort8 *vp = (global const ushort8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     const int n_max = pos0 + nq;
-    for (int j0 = 0; j0 < n_max; j0 += 8) {
+    // a sliding window (window > 0) hides keys more than window - 1 positions back
+    const int j_first = window > 0 && pos0 + 1 > window ? ((pos0 + 1 - window) & ~7) : 0;
+    for (int j0 = j_first; j0 < n_max; j0 += 8) {
         global const ushort8 *kb = kt + (size_t)(j0 / 8) * HD;  // kb[d]: dimension d of keys j0..j0+7
         float8 s[QT];
 #pragma unroll
@@ -344,8 +478,10 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
         float c[QT];
 #pragma unroll
         for (int qi = 0; qi < QT; qi++) {
-            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi
-            const float8 sq = (lane + j0) < (int8)n ? s[qi] : (float8)-1e30f;
+            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi (n-window.. with a window)
+            const int8 j = lane + j0;
+            const int lo = window > 0 ? n - window : -1;
+            const float8 sq = ((j < (int8)n) & (j >= (int8)lo)) ? s[qi] : (float8)-1e30f;
             const float4 m4 = VMAX(sq.lo, sq.hi);
             const float2 m2 = VMAX(m4.lo, m4.hi);
             const float bm = VMAX(m2.x, m2.y);
@@ -393,31 +529,63 @@ inline float8 rope8(const float8 a, global const float *cs, const int k) {
 // and value at position pos (the splits of one KV head write identical values, so whichever
 // lands last is right, and each reads back its own write), then leaves, per query head, its
 // partial softmax (running max m, sum l, weighted values acc) in part[h][split] =
-// [acc: HD][m, l, pad: 8] for attention_combine.
+// [acc: HD][m, l, pad: 8], which the next matvec merges (its `splits` argument).
+#ifdef QK_NORM
+// a head of the fused QKV row, RMS-normed with weights w and rotated in NEOX order, into out
+inline void norm_rope_head(global const float *v, global const float *w, global const float *cs,
+                           const float eps, const float scale, float *out) {
+    float ss = 0.0f;
+    for (int i = 0; i < HD; i++) ss += v[i] * v[i];
+    const float sc = rsqrt(ss / HD + eps);
+    for (int i = 0; i < HD / 2; i++) {
+        const float c = cs[i], sn = cs[HD / 2 + i];
+        const float a = v[i] * sc * w[i], b = v[i + HD / 2] * sc * w[i + HD / 2];
+        out[i] = (a * c - b * sn) * scale;
+        out[i + HD / 2] = (a * sn + b * c) * scale;
+    }
+}
+#endif
+
 kernel void attention_decode(global const float *qkv, global const float *rope, global ushort *k_cache,
                              global ushort *v_cache, global float *part, global const int *state,
                              const int heads, const int kv_heads, const int ctx, const float scale,
-                             const int splits) {
+                             const int splits, const int window
+#ifdef QK_NORM
+                             , global const float *q_norm, global const float *k_norm, const float eps
+#endif
+                             ) {
     const int kvh = get_global_id(0);
     const int sp = get_global_id(1);
     const int pos = state[0];
     const int n = pos + 1;
     const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
-    global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
-    global const float8 *vs = (global const float8 *)(qkv + (heads + kv_heads + kvh) * HD);
-    global ushort *kw = k_cache + K_AT(kvh, pos, 0, ctx);
-    global ushort *vw = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
     float q[GROUP][HD];
     float8 acc[GROUP][HD / 8];
     float m[GROUP], l[GROUP];
+    global ushort *kw = k_cache + K_AT(kvh, pos, 0, ctx);
+    global ushort *vw = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+    global const float *vsf = qkv + (heads + kv_heads + kvh) * HD;
+#ifdef QK_NORM
+    // Gemma 3: per-head RMSNorm (attn_q_norm, attn_k_norm), then NEOX RoPE
+    norm_rope_head(qkv + (heads + kvh) * HD, k_norm, rope, eps, 1.0f, q[0]);
+    for (int d = 0; d < HD; d++) {
+        kw[8 * d] = f2h(q[0][d]);
+        vw[d] = f2h(vsf[d]);
+    }
+    for (int g = 0; g < GROUP; g++) {
+        norm_rope_head(qkv + (kvh * GROUP + g) * HD, q_norm, rope, eps, scale, q[g]);
+        for (int i = 0; i < HD / 8; i++) acc[g][i] = 0.0f;
+        m[g] = -1e30f;
+        l[g] = 0.0f;
+    }
+#else
+    global const float8 *ks = (global const float8 *)(qkv + (heads + kvh) * HD);
     for (int i = 0; i < HD / 8; i++) {
         f8u k;
         k.v = rope8(ks[i], rope, i);
-        f8u v;
-        v.v = vs[i];
         for (int e = 0; e < 8; e++) {
             kw[8 * (8 * i + e)] = f2h(k.a[e]);
-            vw[8 * i + e] = f2h(v.a[e]);
+            vw[8 * i + e] = f2h(vsf[8 * i + e]);
         }
     }
     for (int g = 0; g < GROUP; g++) {
@@ -431,9 +599,12 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
         m[g] = -1e30f;
         l[g] = 0.0f;
     }
+#endif
     const int nblk = (n + 7) / 8;
-    const int per = (nblk + splits - 1) / splits;
-    const int b0 = sp * per;
+    // a sliding window (window > 0) hides keys more than window - 1 positions back
+    const int blk_first = window > 0 && n > window ? (n - window) / 8 : 0;
+    const int per = (nblk - blk_first + splits - 1) / splits;
+    const int b0 = blk_first + sp * per;
     const int b1 = b0 + per < nblk ? b0 + per : nblk;
     global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     global const ushort8 *vp = (global const ushort8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
@@ -452,7 +623,9 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
         }
 #pragma unroll
         for (int g = 0; g < GROUP; g++) {
-            const float8 sq = (lane + j0) < (int8)n ? s[g] : (float8)-1e30f;
+            const int8 j = lane + j0;
+            const int lo = window > 0 ? n - window : -1;
+            const float8 sq = ((j < (int8)n) & (j >= (int8)lo)) ? s[g] : (float8)-1e30f;
             const float4 m4 = VMAX(sq.lo, sq.hi);
             const float2 m2 = VMAX(m4.lo, m4.hi);
             const float bm = VMAX(m2.x, m2.y);
@@ -484,24 +657,65 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
     }
 }
 
-// Merge the partial softmaxes of attention_decode: out_h = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s.
-kernel void attention_combine(global const float *part, global float *out, const int splits) {
-    const int h = get_global_id(0);
-    global const float *pp = part + (size_t)h * splits * (HD + 8);
-    float mx = -1e30f;
-    for (int sp = 0; sp < splits; sp++) mx = pp[sp * (HD + 8) + HD] > mx ? pp[sp * (HD + 8) + HD] : mx;
-    float8 acc[HD / 8];
-    for (int i = 0; i < HD / 8; i++) acc[i] = 0.0f;
-    float l = 0.0f;
-    for (int sp = 0; sp < splits; sp++) {
-        global const float *ps = pp + sp * (HD + 8);
-        const float w = exp_nonpos(ps[HD] - mx);
-        l += w * ps[HD + 1];
-        for (int i = 0; i < HD / 8; i++) acc[i] += w * ((global const float8 *)ps)[i];
+// Gemma 3's query and key preparation, one work-item per (head, token) of the fused
+// [Q | K | V] rows: RMSNorm over the head with its weights (attn_q_norm / attn_k_norm), then
+// RoPE in NEOX order (pairs i and i + HD/2, llama.cpp's LLAMA_ROPE_TYPE_NEOX), in place; key
+// heads then write key and value into the cache at positions pos0 + t. ldq: floats per token row.
+kernel void norm_rope_store(global float *qkv, global const float *rope, global ushort *k_cache,
+                            global ushort *v_cache, global const int *state, const int heads,
+                            const int kv_heads, const int ctx, global const float *q_norm,
+                            global const float *k_norm, const float eps, const int ldq) {
+    const int h = get_global_id(0);  // 0..heads+kv_heads-1: query heads, then key heads
+    const int t = get_global_id(1);
+    const int pos = state[0] + t;
+    global float *v = qkv + (size_t)t * ldq + h * HD;
+    global const float *w = h < heads ? q_norm : k_norm;
+    global const float *cs = rope + (size_t)t * HD;
+    float ss = 0.0f;
+    for (int i = 0; i < HD; i++) ss += v[i] * v[i];
+    const float sc = rsqrt(ss / HD + eps);
+    for (int i = 0; i < HD / 2; i++) {
+        const float c = cs[i], sn = cs[HD / 2 + i];
+        const float a = v[i] * sc * w[i], b = v[i + HD / 2] * sc * w[i + HD / 2];
+        v[i] = a * c - b * sn;
+        v[i + HD / 2] = a * sn + b * c;
     }
-    global float8 *op = (global float8 *)(out + h * HD);
-    const float inv = 1.0f / l;
-    for (int i = 0; i < HD / 8; i++) op[i] = acc[i] * inv;
+    if (h >= heads) {
+        const int kvh = h - heads;
+        global ushort *kd = k_cache + K_AT(kvh, pos, 0, ctx);
+        global ushort *vd = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+        global const float *vsf = qkv + (size_t)t * ldq + (heads + kv_heads + kvh) * HD;
+        for (int d = 0; d < HD; d++) {
+            kd[8 * d] = f2h(v[d]);
+            vd[d] = f2h(vsf[d]);
+        }
+    }
+}
+
+// x += RMSNorm(t) * w over ntok rows of n values (Gemma's norms after attention and MLP,
+// before the residual add).
+kernel void rms_norm_add(global float *x, global const float *t, global const float *w, const int n,
+                         const float eps) {
+    const int i0 = get_global_id(0);
+    global float *xp = x + (size_t)i0 * n;
+    global const float *tp = t + (size_t)i0 * n;
+    float8 acc = 0.0f;
+    for (int i = 0; i < n; i += 8) {
+        const float8 v = vload8(0, tp + i);
+        acc += v * v;
+    }
+    const float scale = rsqrt(hsum8(acc) / n + eps);
+    for (int i = 0; i < n; i += 8)
+        vstore8(vload8(0, xp + i) + vload8(0, tp + i) * scale * vload8(0, w + i), 0, xp + i);
+}
+
+// GEGLU: out[t][i] = gelu(gate[t][i]) * up[t][i], from the fused [gate | up] rows.
+kernel void geglu(global const float *gu, global float *out, const int ff) {
+    const int t = get_global_id(0);
+    global const float *g = gu + (size_t)t * 2 * ff;
+    global const float *u = g + ff;
+    global float *o = out + (size_t)t * ff;
+    for (int i = 0; i < ff; i++) o[i] = gelu(g[i]) * u[i];
 }
 
 // SwiGLU: out[t][i] = silu(gate[t][i]) * up[t][i], from the fused [gate | up] rows.

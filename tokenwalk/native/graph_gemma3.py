@@ -1,0 +1,165 @@
+"""The Gemma 3 forward pass as kernel launches (llama.cpp's llm_build_gemma3): decode and prefill.
+
+As llama.cpp computes it (src/models/gemma3.cpp): the embedding scaled by sqrt(width);
+per block, RMSNorm, Q, K and V, RMSNorm of each query and key head with its own weights
+(attn_q_norm, attn_k_norm), RoPE in NEOX order (pairs i and i + head/2) with base 10,000 on
+the sliding-window layers and gemma3.rope.freq_base on the global ones (every sixth),
+attention scaled by 1/sqrt(head size) over the whole context or the last ``window`` keys,
+the output projection, RMSNorm (post_attention_norm), the residual add; then RMSNorm, the
+GELU-gated MLP (gelu(gate) * up, down), RMSNorm (post_ffw_norm) and the residual add;
+the final RMSNorm and the tied head. The norms' weights are used as stored: the GGUF
+converter has already added Gemma's 1 to them.
+
+Decode is eight launches a layer (nine where V has its own type: the query and key norms and
+RoPE run inside the decode attention, the merge of its key ranges inside the output projection); prefill runs the same
+steps with matrix-matrix products over a chunk. The KV cache holds every position of every
+layer (a sliding layer masks the keys outside its window). Positions are token indices.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tokenwalk.native.cl.device import Device
+from tokenwalk.native.cl.ops import MODE_GEGLU, MODE_WRITE, CopyRow, kernel, matmul, matvec
+from tokenwalk.native.cl.programs import QUERY_TILE, TILE_TOKENS, Programs
+from tokenwalk.native.hparams import Gemma3Config
+from tokenwalk.native.kv_cache import KVCache
+from tokenwalk.native.weights import ModelWeights
+
+
+class Gemma3Graph:
+    """Activations and launch lists of the Gemma 3 forward pass over ``weights`` and ``kv``."""
+
+    @staticmethod
+    def program_defines(cfg: Gemma3Config) -> dict:
+        """Compile-time shape of the kernels: grouped heads, the widest input, Q/K norms."""
+        widest = max(cfg.embedding_length, cfg.feed_forward_length, cfg.head_count * cfg.head_dim)
+        return {"GROUP": cfg.head_count // cfg.head_count_kv, "MAX_BLOCKS": widest // 32, "QK_NORM": 1}
+
+    def __init__(self, device: Device, programs: Programs, config: Gemma3Config, weights: ModelWeights,
+                 kv: KVCache, chunk_tokens: int, decode_items: int):
+        self.device, self.programs, self.config = device, programs, config
+        self.weights, self.kv = weights, kv
+        self.decode_items = int(decode_items)
+        cfg = config
+        pad = self.pad_tokens = math.ceil(chunk_tokens / TILE_TOKENS) * TILE_TOKENS
+        e, hd = cfg.embedding_length, cfg.head_dim
+        H, KV = cfg.head_count, cfg.head_count_kv
+        self.qkv_width = (H + 2 * KV) * hd
+        buf = device.zeros
+        self.x = buf(pad * e)  # the residual stream
+        self.h = buf(pad * e)  # its RMSNorm
+        self.t = buf(pad * e)  # a block's output before its post-norm
+        self.qkv = buf(pad * self.qkv_width)
+        self.attn = buf(pad * H * hd)
+        self.gu = buf(pad * 2 * cfg.feed_forward_length)
+        self.act = buf(pad * cfg.feed_forward_length)
+        self.logits = buf(cfg.vocab_size)
+        self.all_logits = None
+        self.rope_global = buf(pad * hd)  # cos | sin of every token's angles, global layers
+        self.rope_local = buf(pad * hd)  # the same with the sliding layers' base
+        self.state = device.empty(8, read_only=True)  # int32 (first position, unused)
+        self.splits = max(1, math.ceil(4 * device.compute_units / KV))
+        self.part = buf(H * self.splits * (hd + 8))
+        self.last = buf(e)
+        half = hd // 2
+        exps = -np.arange(half, dtype=np.float64) * 2.0 / hd
+        self.inv_freq_global = cfg.rope_scale_global * cfg.rope_base ** exps
+        self.inv_freq_local = cfg.rope_base_swa ** exps
+        self.embed_scale = np.float32(math.sqrt(e))
+        device.finish()
+        self.decode_launches = self._decode_launches()
+
+    def set_inputs(self, ids, pos0: int):
+        """Queue the inputs of a step over ``ids`` at positions pos0..: scaled embeddings,
+        both RoPE tables, the first position (host arrays kept alive until copied)."""
+        self._host_x = np.ascontiguousarray(self.weights.embed(ids) * self.embed_scale, np.float32)
+        self._host_state = np.array([pos0, 0], dtype=np.int32)
+        pos = np.arange(pos0, pos0 + len(ids), dtype=np.float64)[:, None]
+        tables = []
+        for inv in (self.inv_freq_global, self.inv_freq_local):
+            angle = pos * inv[None, :]
+            tables.append(np.ascontiguousarray(np.concatenate([np.cos(angle), np.sin(angle)], axis=1), np.float32))
+        self._host_rope = tables
+        self.device.write(self.state, self._host_state)
+        self.device.write(self.rope_global, tables[0])
+        self.device.write(self.rope_local, tables[1])
+        self.device.write(self.x, self._host_x)
+
+    def all_logits_buffer(self):
+        """The (pad_tokens, vocab) float32 buffer for every position's logits, made on first use."""
+        if self.all_logits is None:
+            self.all_logits = self.device.empty(self.pad_tokens * self.config.vocab_size * 4)
+        return self.all_logits
+
+    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0, splits=0):
+        return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
+                      yoff=yoff, splits=splits)
+
+    def _qk_prepare(self, i, L, ntok):
+        cfg, kv = self.config, self.kv
+        H, KV = cfg.head_count, cfg.head_count_kv
+        rope = self.rope_local if cfg.layer_windows[i] else self.rope_global
+        return kernel(self.programs.get("F32"), "norm_rope_store", (H + KV, ntok), self.qkv, rope, kv.k[i], kv.v[i],
+                      self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens), L.q_norm, L.k_norm,
+                      np.float32(cfg.rms_eps), np.int32(self.qkv_width))
+
+    def _decode_launches(self) -> list:
+        """The launches of one decode step: eight (or nine) per layer and one for the head."""
+        cfg, w, kv = self.config, self.weights, self.kv
+        prg = self.programs.get("F32")
+        H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
+        e, eps = np.int32(cfg.embedding_length), np.float32(cfg.rms_eps)
+        seq = []
+        for i, L in enumerate(w.layers):
+            seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
+            if L.v is not None:
+                seq.append(self._matvec(L.v, self.x, self.qkv, MODE_WRITE, L.attn_norm, yoff=(H + KV) * hd))
+            rope = self.rope_local if cfg.layer_windows[i] else self.rope_global
+            seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, rope, kv.k[i],
+                              kv.v[i], self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
+                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits),
+                              np.int32(cfg.layer_windows[i]), L.q_norm, L.k_norm, np.float32(cfg.rms_eps)))
+            seq.append(self._matvec(L.out, self.part, self.t, MODE_WRITE, splits=self.splits))
+            seq.append(kernel(prg, "rms_norm_add", (1,), self.x, self.t, L.post_attn_norm, e, eps))
+            seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_GEGLU, L.ffn_norm,
+                                    rows=cfg.feed_forward_length))
+            seq.append(self._matvec(L.down, self.act, self.t, MODE_WRITE))
+            seq.append(kernel(prg, "rms_norm_add", (1,), self.x, self.t, L.post_ffw_norm, e, eps))
+        seq.append(self._matvec(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
+        return seq
+
+    def prefill_launches(self, ntok: int, logits_all: bool = False) -> list:
+        """The launches of one prefill chunk of ``ntok`` tokens (arguments set once)."""
+        cfg, w, kv = self.config, self.weights, self.kv
+        prg = self.programs.get("F32")
+        H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
+        e, eps = np.int32(cfg.embedding_length), np.float32(cfg.rms_eps)
+        width = self.qkv_width
+        seq = []
+        for i, L in enumerate(w.layers):
+            seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.attn_norm, self.h, e, eps))
+            seq.append(matmul(L.qkv, self.h, self.qkv, ntok, False, ldy=width))
+            if L.v is not None:
+                seq.append(matmul(L.v, self.h, self.qkv, ntok, False, ldy=width, yoff=(H + KV) * hd))
+            seq.append(self._qk_prepare(i, L, ntok))
+            seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
+                              self.attn, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
+                              np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(cfg.layer_windows[i])))
+            seq.append(matmul(L.out, self.attn, self.t, ntok, False))
+            seq.append(kernel(prg, "rms_norm_add", (ntok,), self.x, self.t, L.post_attn_norm, e, eps))
+            seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.ffn_norm, self.h, e, eps))
+            seq.append(matmul(L.gate_up, self.h, self.gu, ntok, False))
+            seq.append(kernel(prg, "geglu", (ntok,), self.gu, self.act, np.int32(cfg.feed_forward_length)))
+            seq.append(matmul(L.down, self.act, self.t, ntok, False))
+            seq.append(kernel(prg, "rms_norm_add", (ntok,), self.x, self.t, L.post_ffw_norm, e, eps))
+        if logits_all:
+            seq.append(kernel(prg, "rms_norm", (ntok,), self.x, w.output_norm, self.h, e, eps))
+            seq.append(matmul(w.head, self.h, self.all_logits_buffer(), ntok, False))
+        else:
+            seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
+            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm))
+        return seq

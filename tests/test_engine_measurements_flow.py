@@ -166,3 +166,36 @@ def test_simulator_lists_this_machine_and_the_browser_resolves_it():
     assert machines["this-machine"]["bandwidth_gbs"] == load_machine("this-machine").bandwidth_gbs
     walk = simulate({"model": "smollm2-135m", "machine": "this-machine", "prompt_tokens": 500, "output_tokens": 20})
     assert walk["machine"] == "this-machine"
+
+
+def test_a_second_models_measurement_adds_a_column_to_the_aside(monkeypatch, restore_caches):
+    """`tokenwalk measure --model gemma3-270m` writes engine-gemma3-270m.json; the aside's table
+    gains a column with that run's numbers, beside the SmolLM2 run (issue #13, item 4)."""
+    import copy
+
+    from article.numbers import article_numbers
+    from tokenwalk.specs import machine
+
+    gemma = copy.deepcopy(_engine_file())
+    gemma["model"], gemma["when"] = "gemma-3-270m-q4_k_m.gguf", "2026-12-02"
+    gemma["values"]["decode_tok_s"]["value"] = 31.5
+    gemma["values"]["prompt_tokens"]["value"] = 6380
+    monkeypatch.setattr(machine, "other_engine_measurements",
+                        lambda: [("measurements/engine-gemma3-270m.json", gemma)])
+    box = _box(article_numbers())
+    header = next(line for line in box.splitlines() if line.startswith("| |"))
+    decode = next(line for line in box.splitlines() if line.startswith("| Decode |"))
+    assert header.count("|") == 5 and "The same machine" in header
+    assert "31.5 tok/s" in decode and "6,380 tokens" in box and "Gemma 3 270M" in box
+
+    del gemma["values"]["decode_tok_s"]
+    with pytest.raises(Exception, match=r"engine-gemma3-270m\.json: values: missing 'decode_tok_s'"):
+        article_numbers()
+
+
+def test_measure_writes_each_named_model_to_its_own_file():
+    from tokenwalk.cli._paths import MEASUREMENTS_FILE, measurements_file
+
+    assert measurements_file(None) == measurements_file("smollm2-135m") == MEASUREMENTS_FILE
+    assert measurements_file("gemma3-270m").name == "engine-gemma3-270m.json"
+    assert measurements_file("some/file.gguf") == MEASUREMENTS_FILE

@@ -55,6 +55,7 @@ def article_numbers(request_dir: str | Path | None = None, scenario=None) -> dic
     models.group(n, sc)
     measured.group(n, meas)
     engine.group(n)
+    engine.other_models(n)
     cited.group(n, c, sc.sizes)
     toy.group(n, sc, c)
     h100.group(n, sc)

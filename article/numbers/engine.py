@@ -56,6 +56,30 @@ def group(n: dict) -> None:
     n["engine_compute_units"] = int(units.group(1)) if units else None
 
 
+def other_models(n: dict) -> None:
+    """engine_others: the other models the engine ran on the build machine (data/measurements/
+    engine-<model>.json), one dict a file with the values the aside's table prints beside the
+    SmolLM2 run; empty without such files."""
+    from tokenwalk.specs.machine import measured_model, other_engine_measurements
+
+    others = []
+    for label, data in other_engine_measurements():
+        try:
+            values = {k: v["value"] for k, v in data["values"].items()}
+            row = {key: values[key] for key in ("load_s", "prefill_tok_s", "prompt_tokens", "ttft_s", "decode_tok_s",
+                                                  "bytes_read_per_token", "measured_bandwidth_gbs",
+                                                  "decode_bandwidth_share")}
+            row["model_file"], row["when"] = data["model"], data.get("when", "")
+        except (KeyError, TypeError, AttributeError) as error:
+            raise TokenwalkError(f"tokenwalk/data/{label}: values: missing {error}") from None
+        try:
+            row["model"] = measured_model(row["model_file"]).title or row["model_file"]
+        except TokenwalkError:
+            row["model"] = row["model_file"]
+        others.append(row)
+    n["engine_others"] = others
+
+
 def beside_the_laptop(n: dict) -> None:
     """After the laptop's group: whether the build machine's measured time to first token lands
     within a second of the timing model's for the article's request (the aside then says the

@@ -20,6 +20,16 @@ ARTICLE_REQUEST = Path("content") / "request" / "request.json"
 MEASUREMENTS_FILE = Path(__file__).resolve().parent.parent / "data" / "measurements" / "engine.json"
 
 
+
+def measurements_file(model: str | None) -> Path:
+    """Where `measure` writes by default: engine.json for SmolLM2 (the run the simulator's
+    measured preset stands on), engine-<name>.json beside it for another model named as in
+    ENGINE_MODELS (the page's aside adds a column for each), engine.json for a path."""
+    if model in ENGINE_MODELS and ENGINE_MODELS[model] != DEFAULT_MODEL:
+        return MEASUREMENTS_FILE.with_name(f"engine-{model}.json")
+    return MEASUREMENTS_FILE
+
+
 def model_path(path) -> Path:
     """``path`` (default: DEFAULT_MODEL; a name of ENGINE_MODELS: its file) if the file exists,
     else a one-line error saying what to do."""

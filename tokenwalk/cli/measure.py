@@ -38,7 +38,8 @@ def add_arguments(parser):
     parser.add_argument("--request", help="request.json naming the system prompt, history and question files "
                         "(default: content/request/request.json, the article's)")
     parser.add_argument("--json", action="store_true", help="also print the measurements as JSON")
-    parser.add_argument("--out", help="file to write (default: tokenwalk/data/measurements/engine.json)")
+    parser.add_argument("--out", help="file to write (default: tokenwalk/data/measurements/engine.json for SmolLM2, "
+                        "engine-<name>.json for another model given by name; the page shows both)")
     parser.add_argument("--device", help="OpenCL PLATFORM:DEVICE indices (default: PYOPENCL_CTX, else the CPU)")
     parser.add_argument("--ctx", type=_checked("ctx_tokens"), help=f"context in tokens (default: the model's, at most "
                         f"{DEFAULT_CTX_TOKENS:,}: the article's request and its answer fit)")
@@ -49,7 +50,7 @@ def add_arguments(parser):
 def run(args) -> int:
     from pathlib import Path
 
-    from tokenwalk.cli._paths import ARTICLE_REQUEST, MEASUREMENTS_FILE, model_path
+    from tokenwalk.cli._paths import ARTICLE_REQUEST, measurements_file, model_path
     from tokenwalk.errors import TokenwalkError
     from tokenwalk.native.measure import measure, read_request
 
@@ -57,7 +58,7 @@ def run(args) -> int:
     what = {"what": ARTICLE_WHAT} if not args.request else {}
     result = measure(model_path(args.model), request, device=args.device, ctx_tokens=args.ctx or DEFAULT_CTX_TOKENS,
                      output_tokens=args.output_tokens, chunk_tokens=args.chunk, **what)
-    out = Path(args.out) if args.out else MEASUREMENTS_FILE
+    out = Path(args.out) if args.out else measurements_file(args.model)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

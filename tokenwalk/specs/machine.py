@@ -151,6 +151,16 @@ def engine_measurements() -> dict | None:
         return None
 
 
+def other_engine_measurements() -> list[tuple[str, dict]]:
+    """The measurements of the other models the engine ran on this build machine
+    (data/measurements/engine-<model>.json, written by `tokenwalk measure --model <model>`), as
+    (file, parsed) pairs in file-name order; engine.json (the SmolLM2 run the simulator's
+    measured preset stands on) is not among them."""
+    folder = data_refs.data_root() / MEASUREMENTS_FILE.rpartition("/")[0]
+    names = sorted(p.name for p in folder.glob("engine-*.json")) if folder.is_dir() else []
+    return [(f"measurements/{name}", data_refs.read_data_json(f"measurements/{name}")) for name in names]
+
+
 def has_measured_machine() -> bool:
     """Whether `this-machine` exists: engine.json is there."""
     return engine_measurements() is not None

@@ -78,6 +78,23 @@ def other_models(n: dict) -> None:
             row["model"] = row["model_file"]
         others.append(row)
     n["engine_others"] = others
+    # the aside's table: one more cell a row for each such run, written here so that a table row
+    # stays one line of plain {{ }} (a line a test can render alone)
+    from tokenwalk import format as fmt
+
+    def cells(text) -> str:
+        return "".join(f" {text(o)} |" for o in others)
+
+    n["engine_other_cells"] = {
+        "header": cells(lambda o: "The same machine"), "rule": cells(lambda o: "---"),
+        "model": cells(lambda o: o["model"]), "load": cells(lambda o: f"{fmt.fixed(o['load_s'], 2)} s"),
+        "prefill": cells(lambda o: f"{fmt.fixed(o['prefill_tok_s'], 1)} tok/s over {fmt.comma(o['prompt_tokens'])} tokens"),
+        "ttft": cells(lambda o: f"{fmt.fixed(o['ttft_s'], 1)} s"),
+        "decode": cells(lambda o: f"{fmt.fixed(o['decode_tok_s'], 1)} tok/s"),
+        "weights": cells(lambda o: fmt.mb(o["bytes_read_per_token"])),
+        "bandwidth": cells(lambda o: f"{fmt.fixed(o['measured_bandwidth_gbs'], 1)} GB/s"),
+        "share": cells(lambda o: fmt.pct(o["decode_bandwidth_share"])),
+    }
 
 
 def beside_the_laptop(n: dict) -> None:

@@ -3,9 +3,10 @@
 //   node publish/stdlib.mjs PYODIDE_DIR OUT.zip NAMES.json
 // NAMES.json: the modules the core imports (a JSON list). Writes OUT.zip: every entry of
 // the package's python_stdlib.zip, stored (not deflated: the host compresses the whole
-// file better, and the browser never inflates it again in wasm), and beside each module
-// Python imports at start-up or for the core an unchecked-hash .pyc, which zipimport
-// loads without compiling the source. Prints {"modules": N, "compiled": M} as JSON.
+// file better, and the browser never inflates it again in wasm), except that each module
+// Python imports at start-up or for the core is there as a .pyc in place of its .py
+// (as in Pyodide's own "pyc" distribution), which zipimport loads without compiling.
+// Prints {"modules": N, "compiled": M} as JSON.
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -31,15 +32,16 @@ compiled = 0
 with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as target:
     for info in source.infolist():
         data = source.read(info)
-        entry = zipfile.ZipInfo(info.filename, date_time=info.date_time)
-        entry.external_attr = info.external_attr
-        target.writestr(entry, data)
         if info.filename in used and info.filename.endswith(".py"):
-            # the file name zipimport gives the module, so tracebacks still show its source
+            # the file name zipimport would give the module compiled from its source
             code = compile(data, f"{archive}/{info.filename}", "exec", dont_inherit=True)
             pyc = _code_to_hash_pyc(code, importlib.util.source_hash(data), checked=False)
             target.writestr(zipfile.ZipInfo(info.filename + "c", date_time=info.date_time), bytes(pyc))
             compiled += 1
+            continue
+        entry = zipfile.ZipInfo(info.filename, date_time=info.date_time)
+        entry.external_attr = info.external_attr
+        target.writestr(entry, data)
 with open("/tmp/stdlib.zip", "wb") as f:
     f.write(buffer.getvalue())
 json.dumps({"modules": len(used), "compiled": compiled})

@@ -3,13 +3,15 @@ start compiling the standard library's modules from source (the package's
 python_stdlib.zip holds .py files only), under WebAssembly, at every cold start.
 
 `prepare_stdlib` writes a python_stdlib.zip with the same files, stored rather than
-deflated, plus a precompiled .pyc (unchecked hash: zipimport loads it as is) for every
-module Python imports at start-up or for the core wheel's own imports. The .pyc files are
-compiled by Pyodide itself under Node (publish/stdlib.mjs), so their format is the
-interpreter's. Measured in Chromium: Python's start (loadPyodide after its wasm is
-compiled) falls from about 2 s to about 1 s; the file sent with Brotli is smaller than the
-package's deflated zip (a stored zip compresses better as a whole). Cached by content
-under .cache/stdlib/ (Node takes seconds); without Node the package's zip is used as is.
+deflated, except that every module Python imports at start-up or for the core wheel's own
+imports is there precompiled: a .pyc (unchecked hash) in place of its .py, as in Pyodide's
+own "pyc" distribution (a traceback through those modules shows file and line, not the
+line's text). The .pyc files are compiled by Pyodide itself under Node
+(publish/stdlib.mjs), so their format is the interpreter's. Measured in Chromium: Python's
+start (loadPyodide after its wasm is compiled) takes about half as long; the file sent with
+Brotli is smaller than the package's deflated zip (a stored zip compresses better as a
+whole). Cached by content under .cache/stdlib/ (Node takes seconds); without Node the
+package's zip is used as is.
 """
 
 from __future__ import annotations

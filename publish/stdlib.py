@@ -64,8 +64,11 @@ def prepare_stdlib(package: Path, wheel: Path, cache: Path) -> tuple[Path | None
     part = cached.with_name(f"{cached.name}.{os.getpid()}.part")
     names_file.write_text(json.dumps(names))
     try:
-        done = subprocess.run([node, str(SCRIPT), str(package), str(part), str(names_file)],
-                              capture_output=True, text=True, timeout=300)
+        try:
+            done = subprocess.run([node, str(SCRIPT), str(package), str(part), str(names_file)],
+                                  capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            return None, f"{SCRIPT.name} ran past 300 s: Pyodide's standard library is served as the package ships it"
         if done.returncode != 0 or not part.is_file():
             last = (done.stderr.strip().splitlines() or ["no message"])[-1]
             return None, f"{SCRIPT.name} failed ({last}): Pyodide's standard library is served as the package ships it"

@@ -3,6 +3,7 @@ and for the core precompiled (the rest as the package ships them, stored)."""
 
 from __future__ import annotations
 
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from publish.stdlib import imported_names, prepare_stdlib
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "node_modules" / "pyodide"
+NEEDS_NODE = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
 
 def stand_in_wheel(path: Path) -> Path:
@@ -37,6 +39,7 @@ def test_without_node_the_package_zip_stays_and_the_build_says_why(tmp_path, mon
 
 
 @pytest.mark.skipif(not (PACKAGE / "pyodide.mjs").is_file(), reason="node_modules/pyodide not installed")
+@NEEDS_NODE
 def test_a_failing_node_run_is_one_line_and_leaves_nothing(tmp_path):
     broken = tmp_path / "pyodide"
     broken.mkdir()
@@ -48,6 +51,7 @@ def test_a_failing_node_run_is_one_line_and_leaves_nothing(tmp_path):
 
 
 @pytest.mark.slow
+@NEEDS_NODE
 @pytest.mark.skipif(not (PACKAGE / "pyodide.mjs").is_file(), reason="node_modules/pyodide not installed")
 def test_the_needed_modules_are_compiled_in_place_of_their_source_and_the_rest_kept_stored(tmp_path):
     prepared, why = prepare_stdlib(PACKAGE, stand_in_wheel(tmp_path / "w.whl"), tmp_path / "cache")

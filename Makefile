@@ -43,7 +43,7 @@ bench-engine: setup
 	$(PY) -m benchmarks.engine_bench
 
 clean:
-	rm -rf site .site-* $(CACHE)/figures $(CACHE)/jinja $(CACHE)/compressed $(CACHE)/fonts $(CACHE)/bench tests/screenshots tests/output
+	rm -rf site .site-* $(CACHE)/figures $(CACHE)/jinja $(CACHE)/compressed $(CACHE)/fonts $(CACHE)/stdlib $(CACHE)/bench tests/screenshots tests/output
 
 distclean: clean
 	rm -rf $(VENV) node_modules $(CACHE)

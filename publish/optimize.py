@@ -15,8 +15,8 @@ site/), in three steps:
    to pyodide.mjs) and wheels/ (the wheel's file name is read by Pyodide). The page's
    references (`src`, `href`, `srcset`, `poster`, `data-*`, CSS `url()`) are rewritten
    from the manifest; index.html keeps its name.
-3. **Precompress**: `.br` and `.gz` beside every text asset (and the wasm), so any static
-   host, and `make serve`, sends them compressed. Results are cached by content under
+3. **Precompress**: `.br` and `.gz` beside every text asset (and the wasm and the
+   standard library's zip), so any static host, and `make serve`, sends them compressed. Results are cached by content under
    .cache/compressed/ (Pyodide's 9 MB wasm takes seconds at Brotli's best level).
 """
 
@@ -37,7 +37,8 @@ HASH_LENGTH = 10
 ESBUILD = Path("node_modules/.bin/esbuild")
 # Folders hashed as a whole (their files refer to each other by relative URL).
 WHOLE_FOLDERS = ("static/interactive", "figures/*", "pyodide/*", "wheels/*")
-COMPRESSED_SUFFIXES = (".html", ".css", ".js", ".mjs", ".svg", ".json", ".wasm", ".txt", ".xml")
+# .zip: Pyodide's standard library, stored uncompressed (publish/stdlib.py)
+COMPRESSED_SUFFIXES = (".html", ".css", ".js", ".mjs", ".svg", ".json", ".wasm", ".zip", ".txt", ".xml")
 # The references rewritten in HTML and CSS: a site path in an attribute value or a url().
 REFERENCE = re.compile(r"""(?P<lead>(?:\b(?:src|href|srcset|poster|data-[\w-]+)\s*=\s*["'])|url\(\s*["']?)"""
                        r"""(?P<dot>\./)?(?P<path>(?:static|figures|pyodide|wheels)/[^"'()\s?#]*)""")

@@ -121,6 +121,15 @@ def place_files(content: Path, tmp: Path, chapters: list, summary: Summary) -> d
     if pyodide is None:
         summary.notes.append("node_modules/pyodide is missing (make setup): no Python runtime in the site")
     wheel = assets.build_core_wheel(ROOT, tmp / "wheels" / "core")
+    if pyodide is not None:
+        from .stdlib import prepare_stdlib
+        prepared, why_not = prepare_stdlib(ROOT / "node_modules" / "pyodide", wheel, ROOT / ".cache" / "stdlib")
+        if prepared is not None:
+            target = tmp / pyodide / "python_stdlib.zip"
+            target.unlink()  # a hard link to the package's own file: replaced, never written through
+            assets.link_or_copy(prepared, target)
+        else:
+            summary.notes.append(why_not)
     return {"math_font": math_font, "pyodide": f"{pyodide}pyodide.mjs" if pyodide else "",
             "wheel": f"wheels/core/{wheel.name}"}
 

@@ -67,7 +67,11 @@ async function boot(pyodideUrl, wheelUrl) {
       // a pure-Python wheel needs no installer: unpacked into site-packages, it imports
       const sitePackages = pyodide.runPython("import site; site.getsitepackages()[0]");
       pyodide.unpackArchive(buffer, "wheel", { extractDir: sitePackages });
-      pyodide.runPython("import importlib; importlib.invalidate_caches()");
+      // site-packages' finder forgets its listing, so the new package is found; the
+      // whole importlib.invalidate_caches() would first import importlib.metadata (a
+      // quarter of a second of compiling, publish/stdlib.py)
+      pyodide.runPython(`import sys\nfinder = sys.path_importer_cache.get(${JSON.stringify(sitePackages)})\n`
+        + "if finder is not None: finder.invalidate_caches()");
       entry = pyodide.pyimport("tokenwalk.browser.entry");
     } catch (error) {
       console.warn("tokenwalk: the core does not import:", error.message);

@@ -96,8 +96,8 @@ def test_pyodide_waits_for_the_reader_then_starts_before_the_figure_is_on_screen
                 break
         assert distance is not None, "Python never started while scrolling to the tokenizer"
         assert 0 < distance <= 2.5, f"Python started {distance:.2f} screens before the figure (wanted 0 to 2.5)"
-        for _ in range(100):  # and the runtime is on its way (the worker's requests)
-            if any(is_pyodide(u) for u in urls):
+        for _ in range(300):  # and the runtime and the wheel are on their way (the worker's requests; a loaded machine is slow to start it)
+            if any("/pyodide/" in u for u in urls) and any(u.endswith(".whl") for u in urls):
                 break
             page.wait_for_timeout(100)
         assert any("/pyodide/" in u for u in urls) and any(u.endswith(".whl") for u in urls)

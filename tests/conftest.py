@@ -47,3 +47,22 @@ def browser():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         yield browser
         browser.close()
+
+
+@pytest.fixture(scope="session")
+def real_article(tmp_path_factory):
+    """The real article, built once for every browser test module (with the project's figure
+    cache) and served on localhost: (base URL, site folder). Tests read it, never write into it."""
+    import importlib.util
+
+    from build_support import run_build
+    from test_browser_site import serve
+
+    if importlib.util.find_spec("article.numbers") is None:
+        pytest.skip("article/numbers is missing: the real article cannot build")
+    tmp = tmp_path_factory.mktemp("article")
+    result = run_build("--out", tmp / "site")
+    assert result.returncode == 0, result.stderr
+    server = serve(tmp / "site")
+    yield f"http://127.0.0.1:{server.server_port}/", tmp / "site"
+    server.shutdown()

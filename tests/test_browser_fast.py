@@ -7,12 +7,10 @@ axe-core finds no violation in light or dark mode. Speed itself is measured by
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
-from build_support import ROOT, run_build
-from test_browser_site import serve
+from build_support import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -24,15 +22,9 @@ new PerformanceObserver((list) => {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    if importlib.util.find_spec("article.numbers") is None:
-        pytest.skip("article/numbers.py is missing: the real article cannot build")
-    tmp = tmp_path_factory.mktemp("fast")
-    result = run_build("--out", tmp / "site")
-    assert result.returncode == 0, result.stderr
-    server = serve(tmp / "site")
-    yield f"http://127.0.0.1:{server.server_port}/", tmp / "site"
-    server.shutdown()
+def site(real_article):
+    """The real article as conftest builds it once for all browser tests."""
+    return real_article
 
 
 def open_page(browser, url, width, height=900, **options):

@@ -14,8 +14,6 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from build_support import run_build
-from test_browser_site import serve
 from test_browser_worker_survives import Page, status, wait_tokenizer_counts, wait_walk
 
 pytestmark = pytest.mark.browser
@@ -37,15 +35,9 @@ make_hostile = _maker()
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    if importlib.util.find_spec("article.numbers") is None:
-        pytest.skip("article/numbers.py is missing: the real article cannot build")
-    tmp = tmp_path_factory.mktemp("hostile-page")
-    result = run_build("--out", tmp / "site")
-    assert result.returncode == 0, result.stderr
-    server = serve(tmp / "site")
-    yield f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
+def site(real_article):
+    """The real article as conftest builds it once for all browser tests."""
+    return real_article[0]
 
 
 def _settled(page, timeout=BOOT_MS):

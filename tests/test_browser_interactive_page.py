@@ -7,15 +7,14 @@ the browser and the request watcher are test_browser_site's."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from build_support import ROOT, run_build
-from test_browser_site import SCREENSHOTS, Watched, lay_out_every_chapter, serve
+from build_support import ROOT
+from test_browser_site import SCREENSHOTS, Watched, lay_out_every_chapter
 
 pytestmark = pytest.mark.browser
 
@@ -24,16 +23,9 @@ BOOT_MS = 120_000
 
 
 @pytest.fixture(scope="module")
-def article(tmp_path_factory):
-    """Base URL of the real article, built with the project's figure cache and served on localhost."""
-    if importlib.util.find_spec("article.numbers") is None:
-        pytest.skip("article/numbers.py is not written yet: the real article cannot build")
-    tmp = tmp_path_factory.mktemp("interactive")
-    result = run_build("--out", tmp / "site")
-    assert result.returncode == 0, result.stderr
-    server = serve(tmp / "site")
-    yield f"http://127.0.0.1:{server.server_port}/", tmp / "site"
-    server.shutdown()
+def article(real_article):
+    """The real article as conftest builds it once for all browser tests."""
+    return real_article
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,11 @@ Short time limits come from window.twPythonLimits (an init script)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 
 import pytest
-from build_support import run_build
-from test_browser_site import lay_out_every_chapter, serve
+from test_browser_site import lay_out_every_chapter
 
 pytestmark = pytest.mark.browser
 
@@ -42,15 +40,9 @@ self.onmessage = (event) => {
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    if importlib.util.find_spec("article.numbers") is None:
-        pytest.skip("article/numbers.py is missing: the real article cannot build")
-    tmp = tmp_path_factory.mktemp("survives")
-    result = run_build("--out", tmp / "site")
-    assert result.returncode == 0, result.stderr
-    server = serve(tmp / "site")
-    yield f"http://127.0.0.1:{server.server_port}/", tmp / "site"
-    server.shutdown()
+def site(real_article):
+    """The real article as conftest builds it once for all browser tests."""
+    return real_article
 
 
 class Page:

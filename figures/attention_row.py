@@ -13,6 +13,7 @@ import pathlib
 
 from article.toys import toy_attention_row
 from figures._svg import Svg
+from tokenwalk import format as fmt
 
 ID = "attention-row"
 KIND = "S"
@@ -29,7 +30,7 @@ VALUE_X = 540
 def alt(inputs: dict) -> str:
     words = inputs["sentence"]
     q = inputs["query_token"]
-    parts = [f"{w} {_pct(p)}" for w, p in zip(words, inputs["weights"], strict=False)]
+    parts = [f"{w} {fmt.pct(p)}" for w, p in zip(words, inputs["weights"], strict=False)]
     return (f"One attention head of one layer, toy scores: the query of '{words[q - 1]}' "
             f"(token {q}) over keys 1 to {len(words)}. Softmax weights: " + ", ".join(parts)
             + f". Key {len(words)} comes later and is masked. The output is the weighted sum "
@@ -44,10 +45,6 @@ def inputs(ctx) -> dict:
     # JSON has no -inf: a masked score travels as None.
     row["scores"] = [None if s == -math.inf else s for s in row["scores"]]
     return row
-
-
-def _pct(w: float) -> str:
-    return f"{round(100 * w)}%"
 
 
 def _score(s) -> str:
@@ -81,7 +78,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             svg.rect(VALUE_X, y + 7, 60, ROW_H - 14, "stroke-grid", parent=row, stroke_dasharray="3 3")
             continue
         svg.rect(BAR_X, y + 8, BAR_W * w, ROW_H - 16, "accent", parent=row, data_weight=f"{w:.6g}")
-        svg.text(BAR_X + BAR_W * w + 6, mid, _pct(w), "num bold", parent=row)
+        svg.text(BAR_X + BAR_W * w + 6, mid, fmt.pct(w), "num bold", parent=row)
         # The value vector, drawn as a strip of cells; its strength is the weight it gets.
         svg.rect(VALUE_X, y + 7, 60, ROW_H - 14, "kv", parent=row, opacity=round(0.12 + 0.88 * w, 3))
         svg.text(VALUE_X + 66, mid, f"v{i + 1}", None, parent=row)
@@ -92,5 +89,5 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     svg.text(10, y + 26, "Σ weight × v =", "bold")
     svg.text(135, y + 26, f"output of “{words[q - 1]}” in this head: "
                           f"1 × {inputs['value_width']}, mostly v{top + 1} ({words[top]})")
-    svg.text(10, y + 48, "weights add up to 100%; bars are to scale", "num")
+    svg.text(10, y + 48, "weights add up to 100\u00a0%; bars are to scale", "num")
     return svg.to_string()

@@ -86,5 +86,5 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     y = TOP + n * ROW_H + 24
     svg.text(10, y, f"dashed: top-p {inputs['top_p']:g} at T = {inputs['top_p_temperature']:g}: keeps the top "
                     f"{len(kept)}, which hold {fmt.probability(inputs['top_p_kept_mass'])}, then renormalises")
-    svg.text(10, y + 24, "temperature reshapes, the order never changes; bars to scale (track = 100%)")
+    svg.text(10, y + 24, f"temperature reshapes, the order never changes; bars to scale (track = {fmt.probability(1.0)})")
     return svg.to_string()

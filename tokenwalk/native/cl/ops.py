@@ -136,6 +136,19 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
     return y[0] if x.ndim == 1 else y
 
 
+def decode_rounds_input(kernel_type: str, device: str | None = None) -> bool:
+    """Whether the decode matrix-vector product of weight layout ``kernel_type`` rounds its
+    input to 8 bits per value, 32 values per scale (the integer path of kernels/llama.cl,
+    compiled where the device's compiler targets x86 with AVX2), as llama.cpp's q8_0."""
+    if device not in _ONCE:
+        _ONCE[device] = (Device(device), {})
+    dev, by_width = _ONCE[device]
+    programs = by_width.setdefault(32, Programs(dev, 64, MAX_BLOCKS=1))
+    out = dev.empty(4)
+    enqueue(dev, [kernel(programs.get(kernel_type), "decode_rounds_input", (1,), out)])
+    return bool(dev.read(np.zeros(1, np.int32), out)[0])
+
+
 def read_bandwidth_gbs(device: Device, programs: Programs, size_bytes: int = 256 * 1024 * 1024,
                        repeats: int = 5) -> float:
     """Read bandwidth of the device's global memory in GB/s: a kernel sums a buffer larger

@@ -434,7 +434,7 @@ inline float gelu(const float x) {
 }
 
 // The decode matrix-vector product, y = W x, with what surrounds it fused in: optionally
-// RMSNorm of x first (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
+// a normed residual add first (res, below), then RMSNorm of x (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
 // MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU y[r] = silu(s_r) * s_{r+rows}
 // (MODE_GEGLU: gelu(s_r) * s_{r+rows}) over a fused [gate | up] matrix of 2 rows rows.
 // y is written from float yoff on. Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item)
@@ -442,7 +442,8 @@ inline float gelu(const float x) {
 kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
                    const int mode, const int norm, global const float *norm_w, const float eps,
-                   const int yoff, const int splits) {
+                   const int yoff, const int splits, const int res, global const float *res_t,
+                   global const float *res_w, global float *res_out) {
     const int r0 = get_global_id(0) * rows_per_item;
     const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
     const int nb = cols / 32;
@@ -468,14 +469,29 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
             const float inv = 1.0f / l;
             for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] *= inv;
         }
-    } else if (norm) {
-        float8 ss = 0.0f;
-        for (int i = 0; i < nb * 4; i++) ss += x8[i] * x8[i];
-        const float scale = rsqrt(hsum8(ss) / cols + eps);
-        global const float8 *g8 = (global const float8 *)norm_w;
-        for (int i = 0; i < nb * 4; i++) xv[i] = x8[i] * scale * g8[i];
     } else {
         for (int i = 0; i < nb * 4; i++) xv[i] = x8[i];
+        if (res) {
+            // the input is x + RMSNorm(res_t) * res_w: the residual add of the block before,
+            // after its own norm (Gemma's post-attention and post-MLP norms), done here rather
+            // than in a launch of its own; work-item 0 keeps the sum in res_out (another
+            // buffer than x, which the other work-items are still reading).
+            global const float8 *t8 = (global const float8 *)res_t;
+            global const float8 *w8 = (global const float8 *)res_w;
+            float8 ts = 0.0f;
+            for (int i = 0; i < nb * 4; i++) ts += t8[i] * t8[i];
+            const float tscale = rsqrt(hsum8(ts) / cols + eps);
+            for (int i = 0; i < nb * 4; i++) xv[i] += t8[i] * tscale * w8[i];
+            if (get_global_id(0) == 0)
+                for (int i = 0; i < nb * 4; i++) ((global float8 *)res_out)[i] = xv[i];
+        }
+        if (norm) {
+            float8 ss = 0.0f;
+            for (int i = 0; i < nb * 4; i++) ss += xv[i] * xv[i];
+            const float scale = rsqrt(hsum8(ss) / cols + eps);
+            global const float8 *g8 = (global const float8 *)norm_w;
+            for (int i = 0; i < nb * 4; i++) xv[i] = xv[i] * scale * g8[i];
+        }
     }
 #ifdef QUANT
     float xs[MAX_BLOCKS];

@@ -288,14 +288,15 @@ inline int8 dot_ss(const v32c w, const v32c x) {
         const float da = h2f(((global const ushort *)rowd)[b]);                       \
         const float db = da;                                                          \
         const float mo = -16.0f * da;                                                 \
-        const uint hb = ((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b];       \
-        const uint8 sh = (uint8)(0, 1, 2, 3, 4, 5, 6, 7);                             \
-        const uint8 hv = (uint8)hb;                                                   \
+        const uchar4 hb = as_uchar4(((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b]); \
+        /* the fifth bits, bit i of hb for weight i: each byte of hb broadcast to eight */ \
+        /* bytes, tested against bits 0-7 (llama.cpp's bytes_from_bits_32) */             \
+        const uchar16 bit = (uchar16)(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128); \
+        const uchar16 hlo = (uchar16)((uchar8)hb.s0, (uchar8)hb.s1);                  \
+        const uchar16 hhi = (uchar16)((uchar8)hb.s2, (uchar8)hb.s3);                  \
         v32u wu;                                                                      \
-        wu.lo = (q & (uchar16)15) | (uchar16)(convert_uchar8(((hv >> sh) & 1u) << 4),         \
-                                               convert_uchar8(((hv >> (sh + 8u)) & 1u) << 4)); \
-        wu.hi = (q >> (uchar16)4) | (uchar16)(convert_uchar8(((hv >> (sh + 16u)) & 1u) << 4),  \
-                                               convert_uchar8(((hv >> (sh + 24u)) & 1u) << 4));
+        wu.lo = (q & (uchar16)15) | (as_uchar16((hlo & bit) == bit) & (uchar16)16);   \
+        wu.hi = (q >> (uchar16)4) | (as_uchar16((hhi & bit) == bit) & (uchar16)16);
 #elif defined(WTYPE_Q8_0)
 #define IDOT(b) dot_ss(ws, xq[b])
 #define UNPACKI(r, b)                                                                 \

@@ -7,6 +7,15 @@ side of an fp16 rounding boundary moves by an fp16 step, which leaves logit diff
 to about 0.02 (with a float32 cache they stayed near 5e-5). The prompt runs in three chunks (24 + 24 + 16 tokens, the
 last tile partial) so chunk boundaries and cache positions are exercised; the decode test
 runs the matrix-vector path token by token over the same positions.
+
+The decode path (and the head after a prefill) multiplies integers where the device allows
+(x86 with AVX2): it rounds each product's input to 8 bits per value, 32 values per scale, as
+llama.cpp does. Its logits are held to DECODE_ATOL = 1.0 of the float reference: measured,
+the engine's decode steps at positions 59-63 are within 0.20 to 0.74, and llama.cpp's own
+logits for the same prompt within 0.52 to 0.72 there (up to 1.96 over all 64 positions, its
+prompt batch). The top-1 token must match wherever the reference's top two are more than
+2 x DECODE_ATOL apart; elsewhere (a near-tie, 0.05 at position 61) the engine's pick must be
+one of the reference's top two.
 """
 
 import pathlib
@@ -17,6 +26,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 ATOL = 0.05
+DECODE_ATOL = 1.0
 TEXT = ("The patient is a 67-year-old woman with atrial fibrillation, treated with apixaban 5 mg twice "
         "daily since March. Her creatinine clearance is 48 mL/min. She asks whether the new antibiotic "
         "interacts with her anticoagulant, and what the pharmacist should check first, and how "
@@ -56,13 +66,20 @@ def test_prefill_logits_of_64_positions_match_reference(engine, prompt_ids, refe
     assert np.array_equal(logits.argmax(axis=1), reference.argmax(axis=1))
 
 
+def _assert_decode_close(logits, ref):
+    assert np.max(np.abs(logits - ref)) < DECODE_ATOL
+    top2 = np.argsort(ref)[-2:]
+    if ref[top2[1]] - ref[top2[0]] > 2 * DECODE_ATOL:
+        assert int(logits.argmax()) == int(top2[1])
+    else:
+        assert int(logits.argmax()) in {int(t) for t in top2}
+
+
 def test_decode_steps_match_reference(engine, prompt_ids, reference):
     last = engine.prefill(prompt_ids[:60])
-    assert np.max(np.abs(last - reference[59])) < ATOL
+    _assert_decode_close(last, reference[59])
     for pos in range(60, 64):
-        logits = engine.decode(prompt_ids[pos], pos)
-        assert np.max(np.abs(logits - reference[pos])) < ATOL
-        assert int(logits.argmax()) == int(reference[pos].argmax())
+        _assert_decode_close(engine.decode(prompt_ids[pos], pos), reference[pos])
 
 
 def test_weights_stay_quantized_on_the_device(engine):

@@ -5,7 +5,10 @@ The matrix is quantized by gguf-py itself, so the bytes are what a GGUF file hol
 engine repacks them (cl.packing.pack_tensors) and multiplies on the OpenCL device.
 Rows of 96 columns (three 32-weight blocks: an odd count, which Q5_0 pads) and, for the
 256-weight K-quant blocks, of 512. Tolerance: float32 rounding of the dot products, 1e-4
-relative to the largest output.
+relative to the largest output. Where the decode kernel multiplies integers (x86 with AVX2,
+as llama.cpp does), its input is first rounded to 8 bits per value, 32 values per scale
+(llama.cpp's quantize_row_q8_0): the decode reference is then the dequantized matrix times
+that rounded input, written here in numpy, with the same 1e-4.
 """
 
 import numpy as np
@@ -18,7 +21,7 @@ pytest.importorskip("pyopencl")
 from gguf import GGMLQuantizationType as Q  # noqa: E402  (after importorskip)
 from gguf.quants import dequantize, quantize  # noqa: E402  (after importorskip)
 
-from tokenwalk.native.cl.ops import multiply_once  # noqa: E402  (after importorskip)
+from tokenwalk.native.cl.ops import decode_rounds_input, multiply_once  # noqa: E402  (after importorskip)
 from tokenwalk.native.cl.packing import pack_tensors  # noqa: E402  (after importorskip)
 from tokenwalk.native.model_file import Tensor  # noqa: E402  (after importorskip)
 
@@ -55,6 +58,32 @@ def _tensor(qtype):
     return Tensor("w", (COLS, ROWS), qtype, data)
 
 
+def q8_rounded(x: np.ndarray) -> np.ndarray:
+    """x rounded as llama.cpp's quantize_row_q8_0: per 32 values d = max|x| / 127, round(x / d) * d."""
+    blocks = x.astype(np.float32).reshape(-1, 32)
+    amax = np.abs(blocks).max(axis=1, keepdims=True)
+    d = amax / np.float32(127)
+    q = np.rint(blocks * np.where(amax > 0, np.float32(127) / np.where(amax > 0, amax, 1), 0))
+    return (q * d).reshape(x.shape).astype(np.float64)
+
+
+def test_q8_rounding_stand_in():
+    x = np.array([0.5, -1.0, 0.25, 0.0] * 8, np.float32)
+    r = q8_rounded(x)
+    assert r[1] == pytest.approx(-1.0) and r[0] == pytest.approx(64 / 127)  # 63.5 -> 64 (half to even)
+    assert np.max(np.abs(r - x)) <= 0.5 / 127 + 1e-7
+
+
+def test_decode_rounds_input_on_x86_avx2():
+    import pyopencl as cl
+
+    dev = cl.get_platforms()[0].get_devices()[0]
+    if "avx2" not in dev.name and "avx512" not in dev.name and "skylake" not in dev.name:
+        pytest.skip(f"{dev.name}: not a PoCL x86 device with AVX2")
+    assert decode_rounds_input("Q4_K") and decode_rounds_input("Q8_0")
+    assert not decode_rounds_input("F32")
+
+
 @pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q8_0, Q.Q4_K, Q.Q6_K, Q.F16, Q.F32],
                          ids=lambda q: q.name)
 def test_matvec_and_matmul_match_gguf_dequantize(qtype):
@@ -64,7 +93,7 @@ def test_matvec_and_matmul_match_gguf_dequantize(qtype):
     packed = pack_tensors([t])
     rng = np.random.default_rng(1)
     x = rng.normal(size=COLS).astype(np.float32)
-    ref = w @ x
+    ref = w @ (q8_rounded(x) if decode_rounds_input(packed.kernel_type) else x)
     y = multiply_once(packed, x)
     assert np.max(np.abs(y - ref)) < 1e-4 * np.max(np.abs(ref))
     xs = rng.normal(size=(11, COLS)).astype(np.float32)  # 11 tokens: one full tile and a partial one

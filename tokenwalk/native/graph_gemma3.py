@@ -10,8 +10,9 @@ GELU-gated MLP (gelu(gate) * up, down), RMSNorm (post_ffw_norm) and the residual
 the final RMSNorm and the tied head. The norms' weights are used as stored: the GGUF
 converter has already added Gemma's 1 to them.
 
-Decode is eight launches a layer (nine where V has its own type: the query and key norms and
-RoPE run inside the decode attention, the merge of its key ranges inside the output projection); prefill runs the same
+Decode is six launches a layer (seven where V has its own type: the query and key norms and
+RoPE run inside the decode attention, the merge of its key ranges inside the output projection,
+each post-norm and residual add inside the next matrix product); prefill runs the same
 steps with matrix-matrix products over a chunk. The KV cache holds every position of every
 layer (a sliding layer masks the keys outside its window). Positions are token indices.
 """
@@ -53,6 +54,7 @@ class Gemma3Graph:
         self.x = buf(pad * e)  # the residual stream
         self.h = buf(pad * e)  # its RMSNorm
         self.t = buf(pad * e)  # a block's output before its post-norm
+        self.x2 = buf(e)  # decode: the residual stream after attention (x before it; see _decode_launches)
         self.qkv = buf(pad * self.qkv_width)
         self.attn = buf(pad * H * hd)
         self.gu = buf(pad * 2 * cfg.feed_forward_length)
@@ -95,9 +97,9 @@ class Gemma3Graph:
             self.all_logits = self.device.empty(self.pad_tokens * self.config.vocab_size * 4)
         return self.all_logits
 
-    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0, splits=0):
+    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0, splits=0, residual=None):
         return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
-                      yoff=yoff, splits=splits)
+                      yoff=yoff, splits=splits, residual=residual)
 
     def _qk_prepare(self, i, L, ntok):
         cfg, kv = self.config, self.kv
@@ -108,14 +110,24 @@ class Gemma3Graph:
                       np.float32(cfg.rms_eps), np.int32(self.qkv_width))
 
     def _decode_launches(self) -> list:
-        """The launches of one decode step: eight (or nine) per layer and one for the head."""
+        """The launches of one decode step: six (or seven) per layer and one for the head.
+
+        Each block's post-norm and residual add run inside the next matrix product: the
+        attention's (t, post_attn_norm) in gate|up, which reads x and keeps the sum in x2;
+        the MLP's (t, post_ffw_norm) in the next layer's QKV (or the head), which reads x2
+        and keeps the sum in x. So a layer starts from x (the embedding, or the sum the QKV
+        product has just written) and the QKV product of layer 0 adds nothing."""
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
-        e, eps = np.int32(cfg.embedding_length), np.float32(cfg.rms_eps)
         seq = []
+        pending = None  # the previous MLP's (t, post_ffw_norm), added to x2 by the next product
         for i, L in enumerate(w.layers):
-            seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
+            if pending is None:
+                seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
+            else:
+                seq.append(self._matvec(L.qkv, self.x2, self.qkv, MODE_WRITE, L.attn_norm,
+                                        residual=(self.t, pending, self.x)))
             if L.v is not None:
                 seq.append(self._matvec(L.v, self.x, self.qkv, MODE_WRITE, L.attn_norm, yoff=(H + KV) * hd))
             rope = self.rope_local if cfg.layer_windows[i] else self.rope_global
@@ -124,12 +136,12 @@ class Gemma3Graph:
                               np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits),
                               np.int32(cfg.layer_windows[i]), L.q_norm, L.k_norm, np.float32(cfg.rms_eps)))
             seq.append(self._matvec(L.out, self.part, self.t, MODE_WRITE, splits=self.splits))
-            seq.append(kernel(prg, "rms_norm_add", (1,), self.x, self.t, L.post_attn_norm, e, eps))
             seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_GEGLU, L.ffn_norm,
-                                    rows=cfg.feed_forward_length))
+                                    rows=cfg.feed_forward_length, residual=(self.t, L.post_attn_norm, self.x2)))
             seq.append(self._matvec(L.down, self.act, self.t, MODE_WRITE))
-            seq.append(kernel(prg, "rms_norm_add", (1,), self.x, self.t, L.post_ffw_norm, e, eps))
-        seq.append(self._matvec(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
+            pending = L.post_ffw_norm
+        seq.append(self._matvec(w.head, self.x2, self.logits, MODE_WRITE, w.output_norm,
+                                residual=(self.t, pending, self.x)))
         return seq
 
     def prefill_launches(self, ntok: int, logits_all: bool = False) -> list:

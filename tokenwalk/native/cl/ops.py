@@ -67,17 +67,20 @@ def kernel(program, name: str, global_size: tuple, *args) -> tuple:
 
 
 def matvec(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: float = 0.0,
-           rows: int | None = None, yoff: int = 0, splits: int = 0) -> tuple:
+           rows: int | None = None, yoff: int = 0, splits: int = 0, residual: tuple | None = None) -> tuple:
     """One decode launch: y[yoff:] = W x over ``rows`` output rows (default all), fused with
     RMSNorm of x (``norm_w``, ``eps``) and the output ``mode``; at most ``items`` work-items.
     ``splits`` > 0: x is attention_decode's partial softmaxes over that many key ranges,
-    merged inside the launch."""
+    merged inside the launch. ``residual`` = (t, w, out): the input is x + RMSNorm(t) * w
+    (a post-norm and residual add fused in), which the launch also writes to ``out`` (not x)."""
     pm = m.packed
     rows = rows or pm.rows
     rpi = math.ceil(rows / min(items, rows))
+    t, w, out = residual or (x, x, y)
     return kernel(m.program, "matvec", (math.ceil(rows / rpi),), m.qs, m.scales, x, y, np.int32(rows),
                   np.int32(pm.cols), np.int32(rpi), np.int32(mode), np.int32(norm_w is not None),
-                  norm_w if norm_w is not None else x, np.float32(eps), np.int32(yoff), np.int32(splits))
+                  norm_w if norm_w is not None else x, np.float32(eps), np.int32(yoff), np.int32(splits),
+                  np.int32(residual is not None), t, w, out)
 
 
 def matmul(m: DeviceMatrix, x, y, ntok: int, accumulate: bool, ldy: int | None = None, yoff: int = 0) -> tuple:
@@ -134,6 +137,19 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
     enqueue(dev, [launch])
     dev.read(y, yb)
     return y[0] if x.ndim == 1 else y
+
+
+def decode_rounds_input(kernel_type: str, device: str | None = None) -> bool:
+    """Whether the decode matrix-vector product of weight layout ``kernel_type`` rounds its
+    input to 8 bits per value, 32 values per scale (the integer path of kernels/llama.cl,
+    compiled where the device's compiler targets x86 with AVX2), as llama.cpp's q8_0."""
+    if device not in _ONCE:
+        _ONCE[device] = (Device(device), {})
+    dev, by_width = _ONCE[device]
+    programs = by_width.setdefault(32, Programs(dev, 64, MAX_BLOCKS=1))
+    out = dev.empty(4)
+    enqueue(dev, [kernel(programs.get(kernel_type), "decode_rounds_input", (1,), out)])
+    return bool(dev.read(np.zeros(1, np.int32), out)[0])
 
 
 def read_bandwidth_gbs(device: Device, programs: Programs, size_bytes: int = 256 * 1024 * 1024,

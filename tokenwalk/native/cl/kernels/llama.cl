@@ -36,12 +36,21 @@
 
 // fp16 bits -> float (scales are kept in the file's fp16 and converted per block: PoCL has
 // no half loads, and a block's 32 or 256 weights amortise the few integer operations).
+#if defined(__x86_64__) && defined(__F16C__)
+// x86 with F16C (PoCL's CPU targets since Ivy Bridge): one vcvtph2ps, subnormals included.
+typedef short h2f_v8s __attribute__((vector_size(16)));
+inline float h2f(const ushort h) {
+    const float4 f = __builtin_ia32_vcvtph2ps((h2f_v8s){(short)h, 0, 0, 0, 0, 0, 0, 0});
+    return f.s0;
+}
+#else
 inline float h2f(const ushort h) {
     const uint u = h;
     const float mag = (u & 0x7c00u) ? as_float((u & 0x7fffu) << 13) * 5.192296858534828e33f
                                     : (float)(u & 0x3ffu) * 5.9604644775390625e-8f;  // subnormal: m 2^-24
     return as_float(as_uint(mag) | ((u & 0x8000u) << 16));
 }
+#endif
 
 // Quantized layouts: UNPACK(r, b) gives the 32 weights of block b (32 consecutive columns)
 // of row r as integer levels q0..q3 (float8 each, columns 0-7, 8-15, 16-23, 24-31 of the
@@ -227,6 +236,173 @@ inline float hsum8(float8 v) {
     }
 #endif
 
+// Integer dot products for the decode matrix-vector product, where the compiler targets x86
+// with AVX2 (PoCL's CPU device; its LLVM does not find these instructions in plain integer
+// code): as llama.cpp's vec_dot against q8_0 activations, the input is rounded once per
+// launch to 8 bits per value with one float scale per 32 (xq, xd), and each weight block's
+// levels (4, 5, 6 or 8 bits, unscaled) multiply the 32 int8 values in two instructions
+// (vpmaddubsw: unsigned x signed bytes, adjacent pairs summed to 16 bits; vpmaddwd by ones:
+// pairs to 32 bits), 32 products where the float path converts and multiplies 8. Lane i of
+// the result holds weights 4i..4i+3 of the block. The block's scales then apply once: its
+// integer sum times da * xd (Q6_K: da on weights 0-15, db on 16-31), plus its offset mo
+// times the sum xs of the block's rounded inputs. Compile with
+// -DNO_INT_DOT for the float path on any device.
+#if defined(QUANT) && defined(__x86_64__) && defined(__AVX2__) && !defined(NO_INT_DOT)
+#define INT_DOT 1
+typedef char v32c __attribute__((ext_vector_type(32)));
+typedef uchar v32u __attribute__((ext_vector_type(32)));
+typedef char g32c __attribute__((vector_size(32)));
+typedef short g16s __attribute__((vector_size(32)));
+typedef int g8i __attribute__((vector_size(32)));
+
+inline int8 dot_us(const v32u w, const v32c x) {
+    const g16s p = __builtin_ia32_pmaddubsw256(__builtin_astype(w, g32c), __builtin_astype(x, g32c));
+    return __builtin_astype(__builtin_ia32_pmaddwd256(p, (g16s){1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}), int8);
+}
+
+// signed levels: |w| (w signed by itself) times x carrying w's sign (vpmaddubsw's first
+// operand is unsigned; llama.cpp's mul_sum_i8_pairs)
+inline int8 dot_ss(const v32c w, const v32c x) {
+    const g32c gw = __builtin_astype(w, g32c);
+    return dot_us(__builtin_astype(__builtin_ia32_psignb256(gw, gw), v32u),
+                  __builtin_astype(__builtin_ia32_psignb256(__builtin_astype(x, g32c), gw), v32c));
+}
+
+// UNPACKI(r, b): the 32 levels of block b of row r in column order, unsigned in wu (IDOT
+// dot_us) or signed in ws (dot_ss), with da, db, mo as UNPACK gives them.
+#if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1)
+#define IDOT(b) dot_us(wu, xq[b])
+#define UNPACKI(r, b)                                                                 \
+        const size_t blk = (size_t)(r) * nb + (b);                                    \
+        const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
+        Q4_SCALES(blk)                                                                \
+        v32u wu;                                                                      \
+        wu.lo = q & (uchar16)15;                                                      \
+        wu.hi = q >> (uchar16)4;
+#elif defined(WTYPE_Q5_0)
+#define IDOT(b) dot_us(wu, xq[b])
+#define UNPACKI(r, b)                                                                 \
+        const size_t blk = (size_t)(r) * nb + (b);                                    \
+        const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
+        global const uchar *rowd = wd + (size_t)(r) * (2 * ((nb + 1) & ~1) + 4 * nb);  \
+        const float da = h2f(((global const ushort *)rowd)[b]);                       \
+        const float db = da;                                                          \
+        const float mo = -16.0f * da;                                                 \
+        const uchar4 hb = as_uchar4(((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b]); \
+        /* the fifth bits, bit i of hb for weight i: each byte of hb broadcast to eight */ \
+        /* bytes, tested against bits 0-7 (llama.cpp's bytes_from_bits_32) */             \
+        const uchar16 bit = (uchar16)(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128); \
+        const uchar16 hlo = (uchar16)((uchar8)hb.s0, (uchar8)hb.s1);                  \
+        const uchar16 hhi = (uchar16)((uchar8)hb.s2, (uchar8)hb.s3);                  \
+        v32u wu;                                                                      \
+        wu.lo = (q & (uchar16)15) | (as_uchar16((hlo & bit) == bit) & (uchar16)16);   \
+        wu.hi = (q >> (uchar16)4) | (as_uchar16((hhi & bit) == bit) & (uchar16)16);
+#elif defined(WTYPE_Q8_0)
+#define IDOT(b) dot_ss(ws, xq[b])
+#define UNPACKI(r, b)                                                                 \
+        const size_t blk = (size_t)(r) * nb + (b);                                    \
+        global const char16 *qp = (global const char16 *)(wq + blk * 32);            \
+        const float da = h2f(wd[blk]);                                                \
+        const float db = da;                                                          \
+        const float mo = 0.0f;                                                        \
+        v32c ws;                                                                      \
+        ws.lo = qp[0];                                                                \
+        ws.hi = qp[1];
+#elif defined(WTYPE_Q4_K)
+#define IDOT(b) dot_us(wu, xq[b])
+#define UNPACKI(r, b)                                                                 \
+        global const uchar *sb = wq + ((size_t)(r) * (nb >> 3) + ((b) >> 3)) * 144;   \
+        const int j = jsub;                                                           \
+        global const uchar *scm = sb + 4;                                             \
+        const uint sc = j < 4 ? scm[j] & 63u : (scm[j + 4] & 15u) | ((scm[j - 4] >> 6) << 4); \
+        const uint mn = j < 4 ? scm[j + 4] & 63u : (scm[j + 4] >> 4) | ((scm[j] >> 6) << 4);  \
+        const float da = h2f(((global const ushort *)sb)[0]) * (float)sc;             \
+        const float db = da;                                                          \
+        const float mo = -h2f(((global const ushort *)sb)[1]) * (float)mn;            \
+        global const uchar16 *qp = (global const uchar16 *)(sb + 16 + 32 * (j >> 1));  \
+        v32u wu;                                                                      \
+        wu.lo = (qp[0] >> (uchar16)(4 * (j & 1))) & (uchar16)15;                      \
+        wu.hi = (qp[1] >> (uchar16)(4 * (j & 1))) & (uchar16)15;
+#elif defined(WTYPE_Q6_K)
+#define IDOT(b) dot_ss(ws, xq[b])
+#define UNPACKI(r, b)                                                                 \
+        const int nsb = nb >> 3, s = (b) >> 3, j = jsub, hf = j >> 2, k = j & 3; \
+        global const uchar *sb = wq + ((size_t)(r) * nsb + s) * 192;                  \
+        global const uchar16 *lp = (global const uchar16 *)(sb + 64 * hf + 32 * (k & 1)); \
+        global const uchar16 *hp = (global const uchar16 *)(sb + 128 + 32 * hf);     \
+        const uchar16 la = lp[0] >> (uchar16)(4 * (k >> 1)), lb = lp[1] >> (uchar16)(4 * (k >> 1)); \
+        const uchar16 ha = hp[0] >> (uchar16)(2 * k), hb = hp[1] >> (uchar16)(2 * k);  \
+        global const uchar *rowd = wd + (size_t)(r) * 18 * nsb;                        \
+        global const char *scs = (global const char *)rowd + 16 * s + 2 * j;          \
+        const float d = h2f(((global const ushort *)(rowd + 16 * nsb))[s]);           \
+        const float da = d * (float)scs[0];                                           \
+        const float db = d * (float)scs[1];                                           \
+        const float mo = 0.0f;                                                        \
+        v32c ws;                                                                      \
+        ws.lo = as_char16((la & (uchar16)15) | ((ha & (uchar16)3) << (uchar16)4)) - (char16)32; \
+        ws.hi = as_char16((lb & (uchar16)15) | ((hb & (uchar16)3) << (uchar16)4)) - (char16)32;
+#endif
+
+#undef ROW_DOT
+#if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
+#define ROW_DOT(r, out)                                                               \
+    {                                                                                 \
+        float8 acc = 0.0f;                                                            \
+        float macc = 0.0f;                                                            \
+        for (int b8 = 0; b8 < nb; b8 += 8) {                                          \
+            _Pragma("unroll")                                                         \
+            for (int jj = 0; jj < 8; jj++) {                                          \
+                const int b = b8 + jj, jsub = jj;                                     \
+                UNPACKI(r, b)                                                         \
+                acc += convert_float8(IDOT(b)) * ((float8)(da, da, da, da, db, db, db, db) * xd[b]); \
+                macc += mo * xs[b];                                                   \
+            }                                                                         \
+        }                                                                             \
+        out = hsum8(acc) + macc;                                                      \
+    }
+#else
+#define ROW_DOT(r, out)                                                               \
+    {                                                                                 \
+        float8 acc = 0.0f;                                                            \
+        float macc = 0.0f;                                                            \
+        for (int b = 0; b < nb; b++) {                                                \
+            UNPACKI(r, b)                                                             \
+            acc += convert_float8(IDOT(b)) * (da * xd[b]);                            \
+            macc += mo * xs[b];                                                       \
+        }                                                                             \
+        out = hsum8(acc) + macc;                                                      \
+    }
+#endif
+
+// The input of a matrix-vector product rounded to 8 bits, 32 values per scale (llama.cpp's
+// quantize_row_q8_0): xd[b] = max |x| / 127 over block b, xq[b] = round(x / xd[b]), and the
+// block's sum as rounded, xs[b] = xd[b] sum xq[b] (as q8_1 keeps it), so that the offsets'
+// share mo * xs and the levels' share see the same input (Q4_0 and Q5_0 offset their levels
+// by -8 and -16: their rounding errors then partly cancel, as in the float reference).
+inline void quantize_q8(const float8 *xv, const int nb, v32c *xq, float *xd, float *xs) {
+    for (int b = 0; b < nb; b++) {
+        const float8 a0 = xv[4 * b], a1 = xv[4 * b + 1], a2 = xv[4 * b + 2], a3 = xv[4 * b + 3];
+        const uint8 mask = (uint8)0x7fffffffu;
+        const float8 m8 = fmax(fmax(as_float8(as_uint8(a0) & mask), as_float8(as_uint8(a1) & mask)),
+                               fmax(as_float8(as_uint8(a2) & mask), as_float8(as_uint8(a3) & mask)));
+        const float4 m4 = fmax(m8.lo, m8.hi);
+        const float2 m2 = fmax(m4.lo, m4.hi);
+        const float amax = fmax(m2.x, m2.y);
+        const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+        xd[b] = amax / 127.0f;
+        const int8 i0 = convert_int8_rte(a0 * id), i1 = convert_int8_rte(a1 * id);
+        const int8 i2 = convert_int8_rte(a2 * id), i3 = convert_int8_rte(a3 * id);
+        v32c q;
+        q.lo.lo = convert_char8(i0);
+        q.lo.hi = convert_char8(i1);
+        q.hi.lo = convert_char8(i2);
+        q.hi.hi = convert_char8(i3);
+        xq[b] = q;
+        xs[b] = hsum8(convert_float8(i0 + i1 + i2 + i3)) * xd[b];
+    }
+}
+#endif
+
 // exp(x) for x <= 0 (softmax weights: scores minus their running maximum), inline: PoCL's
 // exp is an out-of-line call that costs about as much as a score. Cephes' expf: x = n ln2 + r,
 // |r| <= ln2/2, a degree-6 polynomial for e^r (relative error ~1e-7), 2^n from the exponent
@@ -259,7 +435,7 @@ inline float gelu(const float x) {
 }
 
 // The decode matrix-vector product, y = W x, with what surrounds it fused in: optionally
-// RMSNorm of x first (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
+// a normed residual add first (res, below), then RMSNorm of x (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
 // MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU y[r] = silu(s_r) * s_{r+rows}
 // (MODE_GEGLU: gelu(s_r) * s_{r+rows}) over a fused [gate | up] matrix of 2 rows rows.
 // y is written from float yoff on. Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item)
@@ -267,7 +443,8 @@ inline float gelu(const float x) {
 kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
                    const int mode, const int norm, global const float *norm_w, const float eps,
-                   const int yoff, const int splits) {
+                   const int yoff, const int splits, const int res, global const float *res_t,
+                   global const float *res_w, global float *res_out) {
     const int r0 = get_global_id(0) * rows_per_item;
     const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
     const int nb = cols / 32;
@@ -293,18 +470,38 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
             const float inv = 1.0f / l;
             for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] *= inv;
         }
-    } else if (norm) {
-        float8 ss = 0.0f;
-        for (int i = 0; i < nb * 4; i++) ss += x8[i] * x8[i];
-        const float scale = rsqrt(hsum8(ss) / cols + eps);
-        global const float8 *g8 = (global const float8 *)norm_w;
-        for (int i = 0; i < nb * 4; i++) xv[i] = x8[i] * scale * g8[i];
     } else {
         for (int i = 0; i < nb * 4; i++) xv[i] = x8[i];
+        if (res) {
+            // the input is x + RMSNorm(res_t) * res_w: the residual add of the block before,
+            // after its own norm (Gemma's post-attention and post-MLP norms), done here rather
+            // than in a launch of its own; work-item 0 keeps the sum in res_out (another
+            // buffer than x, which the other work-items are still reading).
+            global const float8 *t8 = (global const float8 *)res_t;
+            global const float8 *w8 = (global const float8 *)res_w;
+            float8 ts = 0.0f;
+            for (int i = 0; i < nb * 4; i++) ts += t8[i] * t8[i];
+            const float tscale = rsqrt(hsum8(ts) / cols + eps);
+            for (int i = 0; i < nb * 4; i++) xv[i] += t8[i] * tscale * w8[i];
+            if (get_global_id(0) == 0)
+                for (int i = 0; i < nb * 4; i++) ((global float8 *)res_out)[i] = xv[i];
+        }
+        if (norm) {
+            float8 ss = 0.0f;
+            for (int i = 0; i < nb * 4; i++) ss += xv[i] * xv[i];
+            const float scale = rsqrt(hsum8(ss) / cols + eps);
+            global const float8 *g8 = (global const float8 *)norm_w;
+            for (int i = 0; i < nb * 4; i++) xv[i] = xv[i] * scale * g8[i];
+        }
     }
 #ifdef QUANT
     float xs[MAX_BLOCKS];
     for (int b = 0; b < nb; b++) xs[b] = hsum8(xv[4 * b] + xv[4 * b + 1] + xv[4 * b + 2] + xv[4 * b + 3]);
+#endif
+#ifdef INT_DOT
+    v32c xq[MAX_BLOCKS];
+    float xd[MAX_BLOCKS];
+    quantize_q8(xv, nb, xq, xd, xs);
 #endif
     for (int r = r0; r < r1; r++) {
         float s;
@@ -728,6 +925,15 @@ kernel void swiglu(global const float *gu, global float *out, const int ff) {
         const float8 a = vload8(0, g + i);
         vstore8(a / (1.0f + exp(-a)) * vload8(0, u + i), 0, o + i);
     }
+}
+
+// out[0] = 1 where this program's matrix-vector product rounds its input to 8 bits (INT_DOT).
+kernel void decode_rounds_input(global int *out) {
+#ifdef INT_DOT
+    out[0] = 1;
+#else
+    out[0] = 0;
+#endif
 }
 
 // Read a buffer once, each work-item a contiguous chunk: the memory-bandwidth probe.

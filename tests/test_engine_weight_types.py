@@ -116,3 +116,18 @@ def test_q5_0_pads_its_scales_to_an_even_count_per_row():
     packed = pack_tensors([t])
     # three blocks a row: 3 x 22 bytes in the file, plus one fp16 of padding on the device
     assert packed.nbytes == np.asarray(t.data).nbytes + 2 * ROWS
+
+
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q5_0, Q.Q8_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
+def test_the_float_path_other_devices_take_still_matches(qtype):
+    """Devices whose compiler does not target x86 with AVX2 (GPUs) compile the float decode path;
+    NO_INT_DOT=1 forces it here: no input rounding, the dequantized matrix times x within 1e-4."""
+    t = _tensor(qtype)
+    COLS = _cols(qtype)
+    w = dequantize(np.asarray(t.data), qtype).reshape(ROWS, COLS).astype(np.float64)
+    packed = pack_tensors([t])
+    assert not decode_rounds_input(packed.kernel_type, NO_INT_DOT=1)
+    x = np.random.default_rng(2).normal(size=COLS).astype(np.float32)
+    ref = w @ x
+    y = multiply_once(packed, x, NO_INT_DOT=1)
+    assert np.max(np.abs(y - ref)) < 1e-4 * np.max(np.abs(ref))

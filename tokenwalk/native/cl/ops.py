@@ -110,14 +110,16 @@ def enqueue(device: Device, launches) -> None:
 _ONCE: dict = {}
 
 
-def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None) -> np.ndarray:
+def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None, **defines) -> np.ndarray:
     """y = W x through the engine's kernels for one packed matrix: x of shape (cols,) runs the
     decode matrix-vector kernel, x of shape (ntok, cols) the prefill matrix-matrix kernel.
-    For tests of every weight layout (device and programs are cached between calls)."""
+    For tests of every weight layout (device and programs are cached between calls);
+    ``defines`` go to the kernels' compiler (NO_INT_DOT=1: the float path other devices take)."""
     if device not in _ONCE:
         _ONCE[device] = (Device(device), {})
     dev, by_width = _ONCE[device]
-    programs = by_width.setdefault(packed.cols, Programs(dev, 64, MAX_BLOCKS=packed.cols // 32))
+    key = (packed.cols, tuple(sorted(defines.items())))
+    programs = by_width.setdefault(key, Programs(dev, 64, MAX_BLOCKS=packed.cols // 32, **defines))
     m = device_matrix(dev, programs, packed)
     x = np.ascontiguousarray(x, dtype=np.float32)
     ntok = 1 if x.ndim == 1 else x.shape[0]
@@ -139,14 +141,14 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
     return y[0] if x.ndim == 1 else y
 
 
-def decode_rounds_input(kernel_type: str, device: str | None = None) -> bool:
+def decode_rounds_input(kernel_type: str, device: str | None = None, **defines) -> bool:
     """Whether the decode matrix-vector product of weight layout ``kernel_type`` rounds its
     input to 8 bits per value, 32 values per scale (the integer path of kernels/llama.cl,
     compiled where the device's compiler targets x86 with AVX2), as llama.cpp's q8_0."""
     if device not in _ONCE:
         _ONCE[device] = (Device(device), {})
     dev, by_width = _ONCE[device]
-    programs = by_width.setdefault(32, Programs(dev, 64, MAX_BLOCKS=1))
+    programs = by_width.setdefault((32, tuple(sorted(defines.items()))), Programs(dev, 64, MAX_BLOCKS=1, **defines))
     out = dev.empty(4)
     enqueue(dev, [kernel(programs.get(kernel_type), "decode_rounds_input", (1,), out)])
     return bool(dev.read(np.zeros(1, np.int32), out)[0])

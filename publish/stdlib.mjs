@@ -42,9 +42,9 @@ with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as target:
         entry = zipfile.ZipInfo(info.filename, date_time=info.date_time)
         entry.external_attr = info.external_attr
         target.writestr(entry, data)
-with open("/tmp/stdlib.zip", "wb") as f:
+with open("stdlib.zip", "wb") as f:  # in Pyodide's working folder (its own file system)
     f.write(buffer.getvalue())
 json.dumps({"modules": len(used), "compiled": compiled})
 `);
-writeFileSync(out, py.FS.readFile("/tmp/stdlib.zip"));
+writeFileSync(out, py.FS.readFile("stdlib.zip"));
 console.log(report);

@@ -64,10 +64,14 @@ inline float h2f(const ushort h) {
 #else
 #define Q4_SCALES(blk) const float da = h2f(wd[2 * (blk)]); const float db = da; const float mo = h2f(wd[2 * (blk) + 1]);
 #endif
-#define UNPACK(r, b)                                                                  \
+// QBLOCK(r, b): the block's place, its packed levels and its scales, shared by UNPACK and
+// the integer path's UNPACKI.
+#define QBLOCK(r, b)                                                                   \
         const size_t blk = (size_t)(r) * nb + (b);                                    \
         const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
-        Q4_SCALES(blk)                                                                \
+        Q4_SCALES(blk)
+#define UNPACK(r, b)                                                                  \
+        QBLOCK(r, b)                                                                   \
         const float8 q0 = convert_float8(q.lo & (uchar8)15);                          \
         const float8 q1 = convert_float8(q.hi & (uchar8)15);                          \
         const float8 q2 = convert_float8(q.lo >> (uchar8)4);                          \
@@ -77,13 +81,15 @@ inline float h2f(const ushort h) {
 #define QUANT 1
 #define WQ_T uchar
 #define WD_T uchar
-#define UNPACK(r, b)                                                                  \
+#define QBLOCK(r, b)                                                                   \
         const size_t blk = (size_t)(r) * nb + (b);                                    \
         const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
         global const uchar *rowd = wd + (size_t)(r) * (2 * ((nb + 1) & ~1) + 4 * nb);  \
         const float da = h2f(((global const ushort *)rowd)[b]);                       \
         const float db = da;                                                          \
-        const float mo = -16.0f * da;                                                 \
+        const float mo = -16.0f * da;
+#define UNPACK(r, b)                                                                  \
+        QBLOCK(r, b)                                                                   \
         const uint hb = ((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b];       \
         const uint8 sh = (uint8)(0, 1, 2, 3, 4, 5, 6, 7);                             \
         const uint8 hv = (uint8)hb;                                                   \
@@ -95,12 +101,14 @@ inline float h2f(const ushort h) {
 #define QUANT 1
 #define WQ_T char
 #define WD_T ushort
-#define UNPACK(r, b)                                                                  \
+#define QBLOCK(r, b)                                                                   \
         const size_t blk = (size_t)(r) * nb + (b);                                    \
-        global const char8 *qp = (global const char8 *)(wq + blk * 32);              \
         const float da = h2f(wd[blk]);                                                \
         const float db = da;                                                          \
-        const float mo = 0.0f;                                                        \
+        const float mo = 0.0f;
+#define UNPACK(r, b)                                                                  \
+        QBLOCK(r, b)                                                                   \
+        global const char8 *qp = (global const char8 *)(wq + blk * 32);              \
         const float8 q0 = convert_float8(qp[0]);                                      \
         const float8 q1 = convert_float8(qp[1]);                                      \
         const float8 q2 = convert_float8(qp[2]);                                      \
@@ -112,7 +120,7 @@ inline float h2f(const ushort h) {
 #define QUANT 1
 #define WQ_T uchar
 #define WD_T uchar
-#define UNPACK(r, b)                                                                  \
+#define QBLOCK(r, b)                                                                   \
         global const uchar *sb = wq + ((size_t)(r) * (nb >> 3) + ((b) >> 3)) * 144;   \
         const int j = jsub;                                                           \
         global const uchar *scm = sb + 4;                                             \
@@ -121,7 +129,9 @@ inline float h2f(const ushort h) {
         const float da = h2f(((global const ushort *)sb)[0]) * (float)sc;             \
         const float db = da;                                                          \
         const float mo = -h2f(((global const ushort *)sb)[1]) * (float)mn;            \
-        global const uchar16 *qp = (global const uchar16 *)(sb + 16 + 32 * (j >> 1));  \
+        global const uchar16 *qp = (global const uchar16 *)(sb + 16 + 32 * (j >> 1));
+#define UNPACK(r, b)                                                                  \
+        QBLOCK(r, b)                                                                   \
         const uchar16 qa = qp[0] >> (uchar16)(4 * (j & 1));                           \
         const uchar16 qb = qp[1] >> (uchar16)(4 * (j & 1));                           \
         const float8 q0 = convert_float8(qa.lo & (uchar8)15);                         \
@@ -135,7 +145,7 @@ inline float h2f(const ushort h) {
 #define QUANT 1
 #define WQ_T uchar
 #define WD_T uchar
-#define UNPACK(r, b)                                                                  \
+#define QBLOCK(r, b)                                                                   \
         const int nsb = nb >> 3, s = (b) >> 3, j = jsub, hf = j >> 2, k = j & 3; \
         global const uchar *sb = wq + ((size_t)(r) * nsb + s) * 192;                  \
         global const uchar16 *lp = (global const uchar16 *)(sb + 64 * hf + 32 * (k & 1)); \
@@ -147,7 +157,9 @@ inline float h2f(const ushort h) {
         const float d = h2f(((global const ushort *)(rowd + 16 * nsb))[s]);           \
         const float da = d * (float)scs[0];                                           \
         const float db = d * (float)scs[1];                                           \
-        const float mo = 0.0f;                                                        \
+        const float mo = 0.0f;
+#define UNPACK(r, b)                                                                  \
+        QBLOCK(r, b)                                                                   \
         const float8 q0 = convert_float8(convert_int8((la.lo & (uchar8)15) | ((ha.lo & (uchar8)3) << (uchar8)4))) - 32.0f; \
         const float8 q1 = convert_float8(convert_int8((la.hi & (uchar8)15) | ((ha.hi & (uchar8)3) << (uchar8)4))) - 32.0f; \
         const float8 q2 = convert_float8(convert_int8((lb.lo & (uchar8)15) | ((hb.lo & (uchar8)3) << (uchar8)4))) - 32.0f; \
@@ -273,21 +285,14 @@ inline int8 dot_ss(const v32c w, const v32c x) {
 #if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1)
 #define IDOT(b) dot_us(wu, xq[b])
 #define UNPACKI(r, b)                                                                 \
-        const size_t blk = (size_t)(r) * nb + (b);                                    \
-        const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
-        Q4_SCALES(blk)                                                                \
+        QBLOCK(r, b)                                                                   \
         v32u wu;                                                                      \
         wu.lo = q & (uchar16)15;                                                      \
         wu.hi = q >> (uchar16)4;
 #elif defined(WTYPE_Q5_0)
 #define IDOT(b) dot_us(wu, xq[b])
 #define UNPACKI(r, b)                                                                 \
-        const size_t blk = (size_t)(r) * nb + (b);                                    \
-        const uchar16 q = *(global const uchar16 *)(wq + blk * 16);                   \
-        global const uchar *rowd = wd + (size_t)(r) * (2 * ((nb + 1) & ~1) + 4 * nb);  \
-        const float da = h2f(((global const ushort *)rowd)[b]);                       \
-        const float db = da;                                                          \
-        const float mo = -16.0f * da;                                                 \
+        QBLOCK(r, b)                                                                   \
         const uchar4 hb = as_uchar4(((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b]); \
         /* the fifth bits, bit i of hb for weight i: each byte of hb broadcast to eight */ \
         /* bytes, tested against bits 0-7 (llama.cpp's bytes_from_bits_32) */             \
@@ -300,44 +305,22 @@ inline int8 dot_ss(const v32c w, const v32c x) {
 #elif defined(WTYPE_Q8_0)
 #define IDOT(b) dot_ss(ws, xq[b])
 #define UNPACKI(r, b)                                                                 \
-        const size_t blk = (size_t)(r) * nb + (b);                                    \
+        QBLOCK(r, b)                                                                   \
         global const char16 *qp = (global const char16 *)(wq + blk * 32);            \
-        const float da = h2f(wd[blk]);                                                \
-        const float db = da;                                                          \
-        const float mo = 0.0f;                                                        \
         v32c ws;                                                                      \
         ws.lo = qp[0];                                                                \
         ws.hi = qp[1];
 #elif defined(WTYPE_Q4_K)
 #define IDOT(b) dot_us(wu, xq[b])
 #define UNPACKI(r, b)                                                                 \
-        global const uchar *sb = wq + ((size_t)(r) * (nb >> 3) + ((b) >> 3)) * 144;   \
-        const int j = jsub;                                                           \
-        global const uchar *scm = sb + 4;                                             \
-        const uint sc = j < 4 ? scm[j] & 63u : (scm[j + 4] & 15u) | ((scm[j - 4] >> 6) << 4); \
-        const uint mn = j < 4 ? scm[j + 4] & 63u : (scm[j + 4] >> 4) | ((scm[j] >> 6) << 4);  \
-        const float da = h2f(((global const ushort *)sb)[0]) * (float)sc;             \
-        const float db = da;                                                          \
-        const float mo = -h2f(((global const ushort *)sb)[1]) * (float)mn;            \
-        global const uchar16 *qp = (global const uchar16 *)(sb + 16 + 32 * (j >> 1));  \
+        QBLOCK(r, b)                                                                   \
         v32u wu;                                                                      \
         wu.lo = (qp[0] >> (uchar16)(4 * (j & 1))) & (uchar16)15;                      \
         wu.hi = (qp[1] >> (uchar16)(4 * (j & 1))) & (uchar16)15;
 #elif defined(WTYPE_Q6_K)
 #define IDOT(b) dot_ss(ws, xq[b])
 #define UNPACKI(r, b)                                                                 \
-        const int nsb = nb >> 3, s = (b) >> 3, j = jsub, hf = j >> 2, k = j & 3; \
-        global const uchar *sb = wq + ((size_t)(r) * nsb + s) * 192;                  \
-        global const uchar16 *lp = (global const uchar16 *)(sb + 64 * hf + 32 * (k & 1)); \
-        global const uchar16 *hp = (global const uchar16 *)(sb + 128 + 32 * hf);     \
-        const uchar16 la = lp[0] >> (uchar16)(4 * (k >> 1)), lb = lp[1] >> (uchar16)(4 * (k >> 1)); \
-        const uchar16 ha = hp[0] >> (uchar16)(2 * k), hb = hp[1] >> (uchar16)(2 * k);  \
-        global const uchar *rowd = wd + (size_t)(r) * 18 * nsb;                        \
-        global const char *scs = (global const char *)rowd + 16 * s + 2 * j;          \
-        const float d = h2f(((global const ushort *)(rowd + 16 * nsb))[s]);           \
-        const float da = d * (float)scs[0];                                           \
-        const float db = d * (float)scs[1];                                           \
-        const float mo = 0.0f;                                                        \
+        QBLOCK(r, b)                                                                   \
         v32c ws;                                                                      \
         ws.lo = as_char16((la & (uchar16)15) | ((ha & (uchar16)3) << (uchar16)4)) - (char16)32; \
         ws.hi = as_char16((lb & (uchar16)15) | ((hb & (uchar16)3) << (uchar16)4)) - (char16)32;

@@ -181,3 +181,22 @@ def test_a_custom_machine_with_its_family_year_is_timed_on_the_trend():
         assert (with_year["decode_tok_s"] > without["decode_tok_s"]) == (factor > 1)
     with pytest.raises(TokenwalkError, match=r"^year of the chip family"):
         settings_from_form(dict(form, architecture_year="1492"))
+
+
+def test_a_card_with_hbm_takes_the_fits_hbm_row():
+    """A machine whose memory_type is HBM (the H100 preset's HBM3) is timed on the fit's
+    CUDA/HBM row where the chosen structure has one; a data-centre card with GDDR stays on
+    its class's row, and a fit without HBM rows keeps every card on its class's row."""
+    from tokenwalk.specs.machine import load_machine
+
+    rows = timing_model.load_fit()["backends"]
+    assert timing_model.is_hbm("HBM2e") and timing_model.is_hbm("hbm3") and not timing_model.is_hbm("GDDR6X")
+    assert not timing_model.is_hbm(None)
+    hbm_key = timing_model.row_key(rows, "CUDA", "datacentre", None, "HBM3")
+    gddr_key = timing_model.row_key(rows, "CUDA", "datacentre", None, "GDDR6")
+    if "CUDA/HBM" in rows:
+        assert hbm_key == "CUDA/HBM" and gddr_key == "CUDA/datacentre"
+        h100 = load_machine("h100-sxm")
+        assert h100.memory_type == "HBM3" and timing_model.coefficients(h100).row == "CUDA/HBM"
+    without = {k: v for k, v in rows.items() if not k.endswith("/HBM")}
+    assert timing_model.row_key(without, "CUDA", "datacentre", None, "HBM3") == "CUDA/datacentre"

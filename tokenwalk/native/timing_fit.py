@@ -49,7 +49,10 @@ SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not sq
 # efficiency of prefill (the dequantisation cost, which kernels exist); quant_decode: one on
 # the bandwidth efficiency of decode too; year: a trend of the bandwidth efficiency with the
 # year the chip's family first shipped, one rate for every backend (newer families reach more
-# of their spec bandwidth: Pascal below its CUDA row, Ada above). Each is kept as a candidate because the data
+# of their spec bandwidth: Pascal below its CUDA row, Ada above); HBM: the cards whose memory is
+# HBM (machines.json memory_type: A100, H100, V100, MI50 ...) get rows of their own ("CUDA/HBM")
+# instead of their class's (a stream reaches a smaller share of an HBM card's bandwidth: the
+# data-centre cards with GDDR, L40 and T4, decode like the discrete ones). Each is kept as a candidate because the data
 # could have chosen it: the comparison is in timing_fit.json (`structures_compared`). A
 # structure with vendor rows would need a `vendor` field in the machine presets (the
 # published runs take it from machines.json or the machine's name).
@@ -66,6 +69,11 @@ STRUCTURES = {
     "backend x class+quant+year": {"by_class": True, "quant": True, "quant_decode": False, "year": True},
     "backend x vendor x class+quant+year": {"by_class": True, "by_vendor": True, "quant": True, "quant_decode": False,
                                             "year": True},
+    "backend x class x HBM+quant": {"by_class": True, "quant": True, "quant_decode": False, "hbm": True},
+    "backend x class x HBM+quant+year": {"by_class": True, "quant": True, "quant_decode": False, "year": True,
+                                         "hbm": True},
+    "backend x vendor x class x HBM+quant+year": {"by_class": True, "by_vendor": True, "quant": True,
+                                                  "quant_decode": False, "year": True, "hbm": True},
 }
 REFERENCE_QUANT = "Q4_0"  # the format whose factor is 1 (the most common in the data)
 BOOTSTRAP_SAMPLES = 100  # resamples of the chip families for the parameters' uncertainty
@@ -90,6 +98,7 @@ class Features:
     vendors: np.ndarray  # the GPU's (or CPU's) maker per run (`llama_bench.vendor_of`)
     years: np.ndarray  # the year the run's chip family first shipped (nan where unknown)
     quants: np.ndarray
+    hbm: np.ndarray  # bool: the machine's memory is HBM (machines.json memory_type)
 
 
 def usable(run: BenchRun) -> bool:
@@ -121,7 +130,8 @@ def features(runs: list) -> Features:
                     np.array([r.machine.device_class or "" for r in runs]),
                     np.array([r.machine.vendor or "" for r in runs]),
                     np.array([r.machine.architecture_year or np.nan for r in runs], float),
-                    np.array([r.quant for r in runs]))
+                    np.array([r.quant for r in runs]),
+                    np.array([timing_model.is_hbm(r.machine.memory_type) for r in runs], bool))
 
 
 def predicted_s(f: Features, idx, e_bw, e_c, overhead) -> np.ndarray:
@@ -200,8 +210,10 @@ def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, bw_
                     backends[f"{backend}/{vendor}"] = _row(f, sub, dict(row, name=backend), factor, bw_factor)
         if not structure["by_class"]:
             continue
-        for device_class in sorted(set(f.classes[members]) - {""}):
-            sub = members[f.classes[members] == device_class]
+        # with an HBM term, the cards with HBM make a row of their own ("CUDA/HBM") and leave their class's
+        classes = np.where(f.hbm, timing_model.HBM_ROW, f.classes) if structure.get("hbm") else f.classes
+        for device_class in sorted(set(classes[members]) - {""}):
+            sub = members[classes[members] == device_class]
             # a row of its own only where the pair has enough chips in at least one phase
             if max(_count(f, sub[f.decode[sub]]), _count(f, sub[~f.decode[sub]])) < MIN_MACHINES:
                 continue
@@ -300,7 +312,7 @@ def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
     trend = coeffs.get("year_trend")
     for k, i in enumerate(idx):
         key = timing_model.row_key(coeffs["backends"], f.runs[i].backend, f.runs[i].machine.device_class,
-                                   f.runs[i].machine.vendor)
+                                   f.runs[i].machine.vendor, f.runs[i].machine.memory_type)
         row = coeffs["backends"][key] if key is not None else coeffs["default"]
         e_c = row["compute_efficiency"] * compute.get(f.quants[i], 1.0)
         e_bw = _capped(row["bandwidth_efficiency"] * bandwidth.get(f.quants[i], 1.0) * year_factor(f.years[[i]], trend)[0])
@@ -330,7 +342,7 @@ def leave_out(f: Features, by: str = "family", structure: dict | str = "backend 
             measured = run.tok_s
             predicted = f.tokens[i] / p
             key = timing_model.row_key(coeffs["backends"], run.backend, run.machine.device_class,
-                                     run.machine.vendor) or "default"
+                                     run.machine.vendor, run.machine.memory_type) or "default"
             same = [j for j in train if f.runs[j].backend == run.backend and f.runs[j].phase == run.phase]
             rows.append({
                 "index": run.index, "run": run, "phase": run.phase, "test": run.test, "backend": run.backend,
@@ -480,7 +492,8 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "the published llama-bench runs in llama-bench/benchmarks.json. A step lasts "
             "max(bytes / (bandwidth_efficiency x spec GB/s), "
             "operations / (compute_efficiency x quant_compute_factor x spec FP16 FLOP/s)) + layers x "
-            "layer_overhead_s, with the row of the machine's backend on its class of device ('ROCm/discrete'), else of "
+            "layer_overhead_s, with the row of the machine's backend on its class of device ('ROCm/discrete'; "
+            "'CUDA/HBM' for a card whose memory_type is HBM, where the chosen structure has such rows), else of "
             "its backend, else 'default'; year_trend (when the chosen structure has one) multiplies bandwidth_efficiency "
             "by exp(per_year x (architecture_year - reference_year)), architecture_year being the year the machine's "
             "chip family first shipped (llama-bench/families.json; a machine without one is taken at the reference). "

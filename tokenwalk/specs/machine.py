@@ -7,7 +7,8 @@ with its source) or any JSON file in the same schema: required `name`, `bandwidt
 `sources`, `device_class` ("integrated": a GPU or CPU sharing the system's memory;
 "discrete": a card with its own VRAM; "datacentre": a server accelerator; the timing fit
 has rows per backend and class), `unified_memory`, `architecture_year` (the year the
-chip's family first shipped: the fit's bandwidth efficiency trends with it), and what was
+chip's family first shipped: the fit's bandwidth efficiency trends with it), `memory_type`
+("HBM3", "GDDR7", "LPDDR5X": a card with HBM takes the fit's HBM row where it has one), and what was
 measured on the machine itself: `system_and_apps_bytes` (the memory the system and apps
 hold before a model loads) and `calibration` (the measurements
 its timing is solved on, `tokenwalk.timing.calibration`). Those two travel with the file
@@ -39,7 +40,7 @@ OPTIONAL_FIELDS = {
     "title": "str", "backend": "str", "compute_units": "int", "lanes_per_cu": "int", "clock_ghz": "number",
     "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number",
     "system_and_apps_bytes": "number", "calibration": "dict", "sources": "dict",
-    "device_class": "str", "unified_memory": "bool", "architecture_year": "int",
+    "device_class": "str", "unified_memory": "bool", "architecture_year": "int", "memory_type": "str",
 }
 # What `device_class` may say: the timing fit has rows per backend and class of device.
 DEVICE_CLASSES = ("integrated", "discrete", "datacentre")
@@ -82,6 +83,7 @@ class MachineSpec:
     device_class: str | None = None  # "integrated" (shares system memory), "discrete" (own VRAM), "datacentre"
     unified_memory: bool | None = None
     architecture_year: int | None = None  # the year the chip's family first shipped (RDNA3: 2022)
+    memory_type: str | None = None  # "HBM3", "GDDR7", "LPDDR5X": a card with HBM takes the fit's HBM row
     sources: dict[str, str] = field(default_factory=dict)
     spec_file: str = field(default="", compare=False)  # where `calibration` was read: errors name it
 

@@ -79,7 +79,9 @@ class BenchMachine:
     """The machine of a published run: spec-sheet bandwidth (GB/s), FP16 peak (TFLOP/s,
     None where unknown), the llama.cpp backend the run used, and from `machines.json` its
     chip family ("Apple M2", "RDNA3", "Ada": what leave-one-family-out leaves out together),
-    device class ("integrated", "discrete", "datacentre") and whether its memory is unified."""
+    device class ("integrated", "discrete", "datacentre"), whether its memory is unified and its
+    memory type ("HBM2e", "GDDR6X", "LPDDR5": a card with HBM has a row of its own where the fit
+    chose one)."""
 
     name: str
     bandwidth_gbs: float | None
@@ -90,6 +92,7 @@ class BenchMachine:
     unified_memory: bool | None = None
     vendor: str | None = None
     architecture_year: int | None = None  # the year its chip family first shipped (families.json)
+    memory_type: str | None = None  # the memory its bandwidth is of: "HBM2e", "GDDR6X", "LPDDR5" (machines.json)
     calibration: None = None  # a published run is timed on the fit, never on a calibration
     disk_gbs: None = None
     system_and_apps_bytes: None = None
@@ -243,6 +246,7 @@ def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machi
             backend=row["backend"], family=family, architecture_year=years.get(family),
             device_class=spec.get("device_class"), unified_memory=spec.get("unified_memory"),
             vendor=spec.get("vendor") or vendor_of(row["machine"]),
+            memory_type=spec.get("memory_type"),
         )
         runs.append(BenchRun(index=index, machine=machine, model=model, quant=row["quant"], test=row["test"],
                              tok_s=float(row["tok_s"]), source=row["source"], raw=row))

@@ -4,7 +4,9 @@ In two sentences: a step lasts the larger of its bytes over (bandwidth efficienc
 spec-sheet bandwidth) and its operations over (compute efficiency x spec-sheet FP16
 FLOP/s), plus a fixed cost per layer for launching and synchronising its kernels; the
 two efficiencies and the per-layer cost are fitted per backend and class of device
-(CUDA/discrete, ROCm/datacentre, Metal/integrated ...) on published llama-bench runs, the
+(CUDA/discrete, ROCm/datacentre, Metal/integrated ...), the cards whose memory is HBM in rows
+of their own (CUDA/HBM: a stream reaches less of an HBM card's spec bandwidth than of a GDDR
+card's, the data-centre ones with GDDR, L40 and T4, included) on published llama-bench runs, the
 compute efficiency scaled by a factor per weight format and the bandwidth efficiency by a
 trend with the year the chip's family first shipped (the structure `tokenwalk fit` chose
 by leave-one-family-out error among the candidates in `tokenwalk.native.timing_fit`). Bytes and operations are the roofline's
@@ -114,13 +116,23 @@ def _row(values: dict, row: str) -> Coefficients:
     )
 
 
-def row_key(rows: dict, backend: str | None, device_class: str | None, vendor: str | None = None) -> str | None:
-    """The key of the fit's row for a backend on a maker's chip or a class of device:
-    "Vulkan/Intel" where the fit has that row, else "ROCm/discrete", else "ROCm", else None
-    (the default row). Case-insensitive."""
+HBM_ROW = "HBM"  # the row of the cards whose memory is HBM, where the fit's structure has one
+
+
+def is_hbm(memory_type: str | None) -> bool:
+    """Whether a machine's memory type is high-bandwidth memory ("HBM2", "HBM2e", "HBM3" ...)."""
+    return str(memory_type or "").upper().startswith("HBM")
+
+
+def row_key(rows: dict, backend: str | None, device_class: str | None, vendor: str | None = None,
+            memory_type: str | None = None) -> str | None:
+    """The key of the fit's row for a backend on a maker's chip, on HBM, or on a class of device:
+    "Vulkan/Intel" where the fit has that row, else "CUDA/HBM" for a card with HBM where the fit
+    has that row, else "ROCm/discrete", else "ROCm", else None (the default row). Case-insensitive."""
     by_lower = {key.lower(): key for key in rows}
     backend = str(backend or "")
-    candidates = ([f"{backend}/{vendor}"] if vendor else []) + ([f"{backend}/{device_class}"] if device_class else [])
+    candidates = (([f"{backend}/{vendor}"] if vendor else []) + ([f"{backend}/{HBM_ROW}"] if is_hbm(memory_type) else [])
+                  + ([f"{backend}/{device_class}"] if device_class else []))
     for key in candidates + [backend]:
         if key.lower() in by_lower:
             return by_lower[key.lower()]
@@ -151,7 +163,8 @@ def coefficients(machine: Machine, fit: dict | None = None, model: Model | None 
     names it (the article's laptop, this-machine when engine.json exists: solved from its
     measurements now, cached on their values), else the fit's row of its backend on its
     class of device ("ROCm/discrete"; a maker's chips, "Vulkan/Intel", where the fit has
-    such rows), else of its `backend`, else the row fitted on all GPU runs together
+    such rows; "CUDA/HBM" for a machine whose `memory_type` is HBM, where the fit has it),
+    else of its `backend`, else the row fitted on all GPU runs together
     ("default"). With `model`, a fitted row's efficiencies are scaled by the fit's factors
     for the model's weight format (`quant_factor`) and its bandwidth efficiency by the trend
     with the machine's `architecture_year` (`year_factor`); a calibrated machine's are its
@@ -163,7 +176,8 @@ def coefficients(machine: Machine, fit: dict | None = None, model: Model | None 
         return Coefficients(row=machine.name, note=note, **values)
     fit = fit if fit is not None else load_fit()
     backends = fit.get("backends", {})
-    key = row_key(backends, machine.backend, getattr(machine, "device_class", None), getattr(machine, "vendor", None))
+    key = row_key(backends, machine.backend, getattr(machine, "device_class", None), getattr(machine, "vendor", None),
+                  getattr(machine, "memory_type", None))
     coeffs = _row(backends[key], key) if key is not None else _row(fit["default"], "default")
     file_type = getattr(model, "file_type", None) if model is not None else None
     factor = quant_factor(fit, file_type, "prefill")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS
+from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS
 from tokenwalk.timing import model as timing_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,3 +200,35 @@ def test_a_card_with_hbm_takes_the_fits_hbm_row():
         assert h100.memory_type == "HBM3" and timing_model.coefficients(h100).row == "CUDA/HBM"
     without = {k: v for k, v in rows.items() if not k.endswith("/HBM")}
     assert timing_model.row_key(without, "CUDA", "datacentre", None, "HBM3") == "CUDA/datacentre"
+
+
+def test_the_memory_type_of_a_custom_machine_chooses_the_hbm_row():
+    """The form's memory type reaches the machine: a CUDA data-centre card said to have HBM is
+    timed on the fit's HBM row for CUDA (where the fit has one: a prediction other than the
+    same card's without it), with GDDR or none given on its class's row; names are matched
+    without regard to case, an empty one is left out, anything else is one line naming the field."""
+    from tokenwalk.browser.entry import settings_from_form, simulate
+
+    form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
+            "bandwidth_gbs": "3350", "fp16_tflops": "989", "memory_gb": "80", "backend": "CUDA",
+            "device_class": "datacentre"}
+    rows = timing_model.load_fit()["backends"]
+    settings = settings_from_form(dict(form, memory_type="hbm"))
+    assert settings["memory_type"] == "HBM"
+    assert "memory_type" not in settings_from_form(dict(form, memory_type=" "))
+    assert settings_from_form(settings) == settings, "the settings the page puts in its URL read back the same"
+    hbm = simulate(settings)
+    plain = simulate(settings_from_form(form))
+    gddr = simulate(settings_from_form(dict(form, memory_type="GDDR")))
+    expected = timing_model.row_key(rows, "CUDA", "datacentre", None, "HBM")
+    assert hbm["efficiency"]["decode"]["from"] == f"fitted: {expected}"
+    assert plain["efficiency"]["decode"]["from"] == gddr["efficiency"]["decode"]["from"] == "fitted: CUDA/datacentre"
+    assert gddr["decode_tok_s"] == plain["decode_tok_s"] and gddr["ttft_s"] == plain["ttft_s"]
+    if "CUDA/HBM" in rows:
+        assert expected == "CUDA/HBM" and hbm["decode_tok_s"] != plain["decode_tok_s"]
+    for kind in MEMORY_KINDS:
+        assert timing_model.is_hbm(settings_from_form(dict(form, memory_type=kind))["memory_type"]) == (kind == "HBM")
+    with pytest.raises(TokenwalkError, match=r"^memory type: one of HBM, GDDR, LPDDR, DDR or empty, not 'SRAM'$"):
+        settings_from_form(dict(form, memory_type="SRAM"))
+    with pytest.raises(TokenwalkError, match=r"^memory type: one of HBM, GDDR, LPDDR, DDR or empty, not 'HBM3'$"):
+        settings_from_form(dict(form, memory_type="HBM3"))

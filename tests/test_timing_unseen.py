@@ -98,7 +98,8 @@ def test_the_readme_and_the_form_give_the_same_hints():
               "models": [{"name": "m", "title": "M"}],
               "machines": [{"name": "laptop", "title": "Laptop", "bandwidth_gbs": 128, "fp16_tflops": 6, "memory_gb": 64}],
               "kv_types": ["f16"], "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
-              "device_classes": [["", "Not known"]] + [[c, c] for c in DEVICE_CLASSES], "hints": dict(FIELD_HINTS)}
+              "device_classes": [["", "Not known"]] + [[c, c] for c in DEVICE_CLASSES],
+              "memory_types": [["", "Not known"]] + [[k, k] for k in MEMORY_KINDS], "hints": dict(FIELD_HINTS)}
     form = simulator.form_html(inputs)
     for field, hint in FIELD_HINTS.items():
         assert f"`{field}`: {hint}" in section, field
@@ -107,6 +108,13 @@ def test_the_readme_and_the_form_give_the_same_hints():
         assert f'<option value="{backend}">' in form
     for device_class in DEVICE_CLASSES:
         assert f'<option value="{device_class}">' in form
+    assert set(FIELD_HINTS) >= {"backend", "device_class", "memory_type", "architecture_year"}
+    for kind in MEMORY_KINDS:
+        assert f'<option value="{kind}">' in form
+    assert f"The form offers {', '.join(MEMORY_KINDS[:-1])} and {MEMORY_KINDS[-1]};" in section
+    assert ('<select id="tw-sim-memory_type" name="memory_type" aria-describedby="tw-sim-memory_type-hint">'
+            '<option value="" selected>Not known</option>') in form
+    assert '<label for="tw-sim-memory_type">Memory type</label>' in form
 
 
 def test_backend_and_kind_of_a_custom_machine_choose_the_fit_row():

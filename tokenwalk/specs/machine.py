@@ -57,6 +57,7 @@ FIELD_HINTS = {
                     "AMD's own figure, Apple's GPU FP32 rate"),
     "backend": "the llama.cpp backend it runs: chooses the fitted efficiencies",
     "device_class": "integrated (shares the system's memory), discrete (a card with its own memory) or datacentre",
+    "memory_type": "the spec sheet's memory type (HBM3, GDDR6X, LPDDR5X): only whether it is HBM changes the timing",
     "architecture_year": "the year its chip family first shipped (Ada: 2022, RDNA3: 2022, Apple M4: 2024)",
 }
 LADDER_FILE = "_memory_ladder"

@@ -21,6 +21,10 @@ KIND = "I"
 RENDERER = "svg"
 
 KV_TYPES = ("f16", "q8_0", "q4_0")  # the walk CLI's choices
+# How the form names each kind of memory (tokenwalk.specs.machine.MEMORY_KINDS): with the
+# generations a spec sheet prints, so a reader finds theirs.
+MEMORY_EXAMPLES = {"HBM": "HBM (HBM2, HBM2e, HBM3…)", "GDDR": "GDDR (GDDR6, GDDR6X, GDDR7…)",
+                   "LPDDR": "LPDDR (LPDDR5, LPDDR5X…)", "DDR": "DDR (DDR4, DDR5…)"}
 
 
 def inputs(ctx) -> dict:
@@ -40,12 +44,13 @@ def inputs(ctx) -> dict:
         spec = load_machine(name)
         machines.append({"name": name, "title": spec.title or name, "bandwidth_gbs": spec.bandwidth_gbs,
                          "fp16_tflops": spec.fp16_tflops, "memory_gb": spec.memory_gb})
-    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS
+    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS
 
     return {"walk": walk, "explain": explain(walk), "defaults": defaults, "models": models,
             "machines": machines, "kv_types": list(KV_TYPES),
             "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
             "device_classes": [["", "Not known"]] + [[c, c.capitalize()] for c in DEVICE_CLASSES],
+            "memory_types": [["", "Not known"]] + [[k, MEMORY_EXAMPLES.get(k, k)] for k in MEMORY_KINDS],
             "hints": dict(FIELD_HINTS)}
 
 
@@ -112,6 +117,8 @@ def form_html(inputs: dict) -> str:
               + _field("backend", "Backend", _select("backend", inputs["backends"], "", hint=True), hints["backend"])
               + _field("device_class", "Kind of device", _select("device_class", inputs["device_classes"], "", hint=True),
                        hints["device_class"])
+              + _field("memory_type", "Memory type", _select("memory_type", inputs["memory_types"], "", hint=True),
+                       hints["memory_type"])
               + "</div>")
     request = (_field("prompt_tokens", "Prompt tokens", _number("prompt_tokens", d["prompt_tokens"],
                                                                 hint=f"the article’s request: {d['prompt_tokens']:,}"),

@@ -151,8 +151,13 @@ SCENARIOS = [
       "num_ctx": "", "kv_type": "f16", "chunk_tokens": "512", "warm": False, "users": "1", "spec": True,
       "spec_alpha": "0.7", "spec_gamma": "4"}, ["--spec-alpha", "0.7", "--spec-gamma", "4"]),
     ({"model": "qwen3.8-27b", "machine": "custom", "bandwidth_gbs": "256", "fp16_tflops": "30", "memory_gb": "32",
-      "backend": "Vulkan", "device_class": "discrete", "architecture_year": "2024",
+      "backend": "Vulkan", "device_class": "discrete", "memory_type": "", "architecture_year": "2024",
       "prompt_tokens": "1500", "output_tokens": "100", "num_ctx": "4096", "spec": False},
+     ["--num-ctx", "4096", "--machine-file"]),
+    # a card with HBM: the fit's CUDA/HBM row (where it has one), as for a machine file saying "HBM"
+    ({"model": "qwen3.6-35b-a3b", "machine": "custom", "bandwidth_gbs": "3350", "fp16_tflops": "989",
+      "memory_gb": "80", "backend": "CUDA", "device_class": "datacentre", "memory_type": "HBM",
+      "architecture_year": "2022", "prompt_tokens": "1500", "output_tokens": "100", "num_ctx": "4096", "spec": False},
      ["--num-ctx", "4096", "--machine-file"]),
     ({"model": "dense-7b-fp16", "machine": "rtx-5090", "prompt_tokens": "700", "output_tokens": "0",
       "num_ctx": "", "kv_type": "q4_0", "chunk_tokens": "256", "users": "3"},
@@ -176,7 +181,8 @@ def _walk(page) -> dict:
     return json.loads(page.locator(".tw-sim-result").get_attribute("data-walk"))
 
 
-@pytest.mark.parametrize("values,flags", SCENARIOS, ids=["article", "h100-batch", "speculative", "custom", "rtx"])
+@pytest.mark.parametrize("values,flags", SCENARIOS, ids=["article", "h100-batch", "speculative", "custom", "custom-hbm",
+                                                         "rtx"])
 def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     page = w.page
     fig = page.locator(".tw-simulator")
@@ -193,6 +199,8 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
         spec = {"name": "custom", **{k: float(values[k]) for k in ("bandwidth_gbs", "fp16_tflops", "memory_gb")},
                 "backend": values["backend"], "device_class": values["device_class"],
                 "architecture_year": int(values["architecture_year"])}
+        if values["memory_type"]:
+            spec["memory_type"] = values["memory_type"]
         (tmp_path / "custom.json").write_text(json.dumps(spec))
         machine = str(tmp_path / "custom.json")
     if not values:
@@ -208,6 +216,20 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     # the scenario is in the URL
     query = {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
     assert query["model"] == form["model"] and query["prompt_tokens"] == form["prompt_tokens"]
+    if values.get("memory_type"):
+        from tokenwalk.specs.machine import FIELD_HINTS
+        from tokenwalk.timing import model as timing_model
+
+        row = timing_model.row_key(timing_model.load_fit()["backends"], values["backend"], values["device_class"],
+                                   None, values["memory_type"])
+        assert walk["efficiency"]["decode"]["from"] == f"fitted: {row}" and query["memory_type"] == values["memory_type"]
+        # like the kind of device: next in the tab order, labelled, described by the README's hint
+        page.focus("#tw-sim-device_class")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "tw-sim-memory_type"
+        assert page.locator("label[for=tw-sim-memory_type]").inner_text() == "Memory type"
+        described = page.locator("#tw-sim-memory_type").get_attribute("aria-describedby")
+        assert page.locator(f"#{described}").inner_text() == FIELD_HINTS["memory_type"]
 
 
 def test_a_shared_link_opens_its_scenario(browser, article, w):

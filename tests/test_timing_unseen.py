@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS
+from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS
 from tokenwalk.timing import model as timing_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +98,8 @@ def test_the_readme_and_the_form_give_the_same_hints():
               "models": [{"name": "m", "title": "M"}],
               "machines": [{"name": "laptop", "title": "Laptop", "bandwidth_gbs": 128, "fp16_tflops": 6, "memory_gb": 64}],
               "kv_types": ["f16"], "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
-              "device_classes": [["", "Not known"]] + [[c, c] for c in DEVICE_CLASSES], "hints": dict(FIELD_HINTS)}
+              "device_classes": [["", "Not known"]] + [[c, c] for c in DEVICE_CLASSES],
+              "memory_types": [["", "Not known"]] + [[k, k] for k in MEMORY_KINDS], "hints": dict(FIELD_HINTS)}
     form = simulator.form_html(inputs)
     for field, hint in FIELD_HINTS.items():
         assert f"`{field}`: {hint}" in section, field
@@ -107,6 +108,13 @@ def test_the_readme_and_the_form_give_the_same_hints():
         assert f'<option value="{backend}">' in form
     for device_class in DEVICE_CLASSES:
         assert f'<option value="{device_class}">' in form
+    assert set(FIELD_HINTS) >= {"backend", "device_class", "memory_type", "architecture_year"}
+    for kind in MEMORY_KINDS:
+        assert f'<option value="{kind}">' in form
+    assert f"The form offers {', '.join(MEMORY_KINDS[:-1])} and {MEMORY_KINDS[-1]};" in section
+    assert ('<select id="tw-sim-memory_type" name="memory_type" aria-describedby="tw-sim-memory_type-hint">'
+            '<option value="" selected>Not known</option>') in form
+    assert '<label for="tw-sim-memory_type">Memory type</label>' in form
 
 
 def test_backend_and_kind_of_a_custom_machine_choose_the_fit_row():
@@ -200,3 +208,35 @@ def test_a_card_with_hbm_takes_the_fits_hbm_row():
         assert h100.memory_type == "HBM3" and timing_model.coefficients(h100).row == "CUDA/HBM"
     without = {k: v for k, v in rows.items() if not k.endswith("/HBM")}
     assert timing_model.row_key(without, "CUDA", "datacentre", None, "HBM3") == "CUDA/datacentre"
+
+
+def test_the_memory_type_of_a_custom_machine_chooses_the_hbm_row():
+    """The form's memory type reaches the machine: a CUDA data-centre card said to have HBM is
+    timed on the fit's HBM row for CUDA (where the fit has one: a prediction other than the
+    same card's without it), with GDDR or none given on its class's row; names are matched
+    without regard to case, an empty one is left out, anything else is one line naming the field."""
+    from tokenwalk.browser.entry import settings_from_form, simulate
+
+    form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
+            "bandwidth_gbs": "3350", "fp16_tflops": "989", "memory_gb": "80", "backend": "CUDA",
+            "device_class": "datacentre"}
+    rows = timing_model.load_fit()["backends"]
+    settings = settings_from_form(dict(form, memory_type="hbm"))
+    assert settings["memory_type"] == "HBM"
+    assert "memory_type" not in settings_from_form(dict(form, memory_type=" "))
+    assert settings_from_form(settings) == settings, "the settings the page puts in its URL read back the same"
+    hbm = simulate(settings)
+    plain = simulate(settings_from_form(form))
+    gddr = simulate(settings_from_form(dict(form, memory_type="GDDR")))
+    expected = timing_model.row_key(rows, "CUDA", "datacentre", None, "HBM")
+    assert hbm["efficiency"]["decode"]["from"] == f"fitted: {expected}"
+    assert plain["efficiency"]["decode"]["from"] == gddr["efficiency"]["decode"]["from"] == "fitted: CUDA/datacentre"
+    assert gddr["decode_tok_s"] == plain["decode_tok_s"] and gddr["ttft_s"] == plain["ttft_s"]
+    if "CUDA/HBM" in rows:
+        assert expected == "CUDA/HBM" and hbm["decode_tok_s"] != plain["decode_tok_s"]
+    for kind in MEMORY_KINDS:
+        assert timing_model.is_hbm(settings_from_form(dict(form, memory_type=kind))["memory_type"]) == (kind == "HBM")
+    with pytest.raises(TokenwalkError, match=r"^memory type: one of HBM, GDDR, LPDDR, DDR or empty, not 'SRAM'$"):
+        settings_from_form(dict(form, memory_type="SRAM"))
+    with pytest.raises(TokenwalkError, match=r"^memory type: one of HBM, GDDR, LPDDR, DDR or empty, not 'HBM3'$"):
+        settings_from_form(dict(form, memory_type="HBM3"))

@@ -46,6 +46,9 @@ OPTIONAL_FIELDS = {
 DEVICE_CLASSES = ("integrated", "discrete", "datacentre")
 # The llama.cpp backends the timing fit has rows for (a preset may name another: its row is then "default").
 BACKENDS = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "CPU")
+# The kinds of memory the simulator's form offers for `memory_type` (a JSON file may name the
+# generation, "HBM3", "GDDR6X"): only whether it is HBM changes the timing (timing.model.is_hbm).
+MEMORY_KINDS = ("HBM", "GDDR", "LPDDR", "DDR")
 # What to write in a machine of one's own, field by field: the README's "Machine JSON" and the
 # simulator's "Your own numbers" form give these same hints (tests/test_timing_unseen.py).
 FIELD_HINTS = {
@@ -54,6 +57,7 @@ FIELD_HINTS = {
                     "AMD's own figure, Apple's GPU FP32 rate"),
     "backend": "the llama.cpp backend it runs: chooses the fitted efficiencies",
     "device_class": "integrated (shares the system's memory), discrete (a card with its own memory) or datacentre",
+    "memory_type": "the spec sheet's memory type (HBM3, GDDR6X, LPDDR5X): only whether it is HBM changes the timing",
     "architecture_year": "the year its chip family first shipped (Ada: 2022, RDNA3: 2022, Apple M4: 2024)",
 }
 LADDER_FILE = "_memory_ladder"

@@ -9,7 +9,7 @@ def test_fig19_numbers_median_and_laptop(tmp_path):
     """Figure 19: median of the published dense runs (68 % with this data), laptop dense 34 %, MoE 17 %."""
     mod, inputs, html = render("bandwidth_share", tmp_path)
     assert mod.ID == "bandwidth-share" and mod.KIND == "P" and mod.RENDERER == "matplotlib"
-    assert inputs["published_runs"] == len(inputs["published"]) == 187
+    assert inputs["published_runs"] == len(inputs["published"]) == 215
     laptop = {p["label"]: p for p in inputs["laptop"]}
     assert round(laptop["dense"]["share"] * 100) == 34
     assert round(laptop["MoE"]["share"] * 100) == 17
@@ -20,7 +20,7 @@ def test_fig19_numbers_median_and_laptop(tmp_path):
     text = " ".join(texts(root))
     assert f"median {inputs['median_share'] * 100:.0f} %" in text
     assert "laptop, dense: 34 %" in text and "laptop, MoE: 17 %" in text
-    assert "187" in mod.alt(inputs) and "128 GB/s" in mod.alt(inputs)
+    assert "215" in mod.alt(inputs) and "128 GB/s" in mod.alt(inputs)
 
 
 def test_fig19_draws_one_grey_point_per_published_run(tmp_path):

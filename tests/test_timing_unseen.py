@@ -240,3 +240,26 @@ def test_the_memory_type_of_a_custom_machine_chooses_the_hbm_row():
         settings_from_form(dict(form, memory_type="SRAM"))
     with pytest.raises(TokenwalkError, match=r"^memory type: one of HBM, GDDR, LPDDR, DDR or empty, not 'HBM3'$"):
         settings_from_form(dict(form, memory_type="HBM3"))
+
+
+def test_a_machine_file_naming_its_maker_takes_the_fits_vendor_row(tmp_path):
+    """A machine file's `vendor` reaches the row choice: a Vulkan card said to be Intel's is
+    timed on the fit's Vulkan/Intel row (the published runs' Arc cards), and decodes at another
+    speed than the same card without a maker (its class's row, Vulkan/discrete)."""
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
+
+    rows = timing_model.load_fit()["backends"]
+    spec = {"name": "arc", "bandwidth_gbs": 456, "fp16_tflops": 39.3, "memory_gb": 12, "backend": "Vulkan",
+            "device_class": "discrete", "architecture_year": 2022}
+    (tmp_path / "plain.json").write_text(json.dumps(spec))
+    (tmp_path / "intel.json").write_text(json.dumps(dict(spec, vendor="Intel")))
+    plain, intel = load_machine(tmp_path / "plain.json"), load_machine(tmp_path / "intel.json")
+    assert intel.vendor == "Intel" and plain.vendor is None
+    model = load_model("qwen3.6-35b-a3b")
+    expected = timing_model.row_key(rows, "Vulkan", "discrete", "Intel")
+    assert timing_model.coefficients(intel, model=model).row == expected
+    assert timing_model.coefficients(plain, model=model).row == timing_model.row_key(rows, "Vulkan", "discrete")
+    if "Vulkan/Intel" in rows:
+        assert expected == "Vulkan/Intel"
+        assert timing_model.decode_step_s(model, intel, 512) != timing_model.decode_step_s(model, plain, 512)

@@ -263,3 +263,36 @@ def test_a_machine_file_naming_its_maker_takes_the_fits_vendor_row(tmp_path):
     if "Vulkan/Intel" in rows:
         assert expected == "Vulkan/Intel"
         assert timing_model.decode_step_s(model, intel, 512) != timing_model.decode_step_s(model, plain, 512)
+
+
+def test_the_chip_maker_of_a_custom_machine_chooses_the_vendor_row():
+    """The form's chip maker reaches the machine: a discrete Vulkan card said to be Intel's is
+    timed on the fit's Vulkan/Intel row (where the fit has one: a prediction other than the same
+    card's without a maker, on Vulkan/discrete); under a backend without rows per maker the maker
+    changes nothing; names are matched without regard to case, an empty one is left out, anything
+    else is one line naming the field."""
+    from tokenwalk.browser.entry import settings_from_form, simulate
+    from tokenwalk.specs.machine import VENDORS
+
+    form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
+            "bandwidth_gbs": "456", "fp16_tflops": "39.3", "memory_gb": "12", "backend": "Vulkan",
+            "device_class": "discrete"}
+    rows = timing_model.load_fit()["backends"]
+    settings = settings_from_form(dict(form, vendor="intel"))
+    assert settings["vendor"] == "Intel"
+    assert "vendor" not in settings_from_form(dict(form, vendor=" "))
+    assert settings_from_form(settings) == settings, "the settings the page puts in its URL read back the same"
+    intel = simulate(settings)
+    plain = simulate(settings_from_form(form))
+    expected = timing_model.row_key(rows, "Vulkan", "discrete", "Intel")
+    assert intel["efficiency"]["decode"]["from"] == f"fitted: {expected}"
+    assert plain["efficiency"]["decode"]["from"] == "fitted: Vulkan/discrete"
+    if "Vulkan/Intel" in rows:
+        assert expected == "Vulkan/Intel" and intel["decode_tok_s"] != plain["decode_tok_s"]
+    for vendor in VENDORS:
+        assert settings_from_form(dict(form, vendor=vendor.upper()))["vendor"] == vendor
+    rocm = dict(form, backend="ROCm")
+    if not any(key.startswith("ROCm/") and key.split("/")[1] in VENDORS for key in rows):
+        assert simulate(settings_from_form(dict(rocm, vendor="AMD"))) == simulate(settings_from_form(rocm))
+    with pytest.raises(TokenwalkError, match=r"^chip maker: one of AMD, Apple, Intel, NVIDIA or empty, not 'Lenovo'$"):
+        settings_from_form(dict(form, vendor="Lenovo"))

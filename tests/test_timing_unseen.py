@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS
+from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS, VENDORS
 from tokenwalk.timing import model as timing_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,6 +98,7 @@ def test_the_readme_and_the_form_give_the_same_hints():
               "models": [{"name": "m", "title": "M"}],
               "machines": [{"name": "laptop", "title": "Laptop", "bandwidth_gbs": 128, "fp16_tflops": 6, "memory_gb": 64}],
               "kv_types": ["f16"], "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
+              "vendors": [["", "Not known"]] + [[v, v] for v in VENDORS],
               "device_classes": [["", "Not known"]] + [[c, c] for c in DEVICE_CLASSES],
               "memory_types": [["", "Not known"]] + [[k, k] for k in MEMORY_KINDS], "hints": dict(FIELD_HINTS)}
     form = simulator.form_html(inputs)
@@ -108,13 +109,37 @@ def test_the_readme_and_the_form_give_the_same_hints():
         assert f'<option value="{backend}">' in form
     for device_class in DEVICE_CLASSES:
         assert f'<option value="{device_class}">' in form
-    assert set(FIELD_HINTS) >= {"backend", "device_class", "memory_type", "architecture_year"}
+    assert set(FIELD_HINTS) >= {"backend", "vendor", "device_class", "memory_type", "architecture_year"}
+    assert "seven fields can set its timing" in section and len(FIELD_HINTS) == 7
+    for vendor in VENDORS:
+        assert f'<option value="{vendor}">' in form
+    assert ('<select id="tw-sim-vendor" name="vendor" aria-describedby="tw-sim-vendor-hint">'
+            '<option value="" selected>Not known</option>') in form
+    assert '<label for="tw-sim-vendor">Chip maker</label>' in form
+    assert form.index('id="tw-sim-backend"') < form.index('id="tw-sim-vendor"') < form.index('id="tw-sim-device_class"')
     for kind in MEMORY_KINDS:
         assert f'<option value="{kind}">' in form
     assert f"The form offers {', '.join(MEMORY_KINDS[:-1])} and {MEMORY_KINDS[-1]};" in section
     assert ('<select id="tw-sim-memory_type" name="memory_type" aria-describedby="tw-sim-memory_type-hint">'
             '<option value="" selected>Not known</option>') in form
     assert '<label for="tw-sim-memory_type">Memory type</label>' in form
+
+
+def test_what_the_readme_says_of_maker_and_memory_rows_is_the_fits():
+    """The README and the form say what `vendor` and `memory_type` do with the current fit:
+    the README names every row per maker the fit has (today Vulkan's), and the shared hint says
+    memory type changes nothing exactly when the fit has no HBM row. A refit that adds or drops
+    such rows fails here until the words follow it."""
+    rows = timing_model.load_fit()["backends"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Machine JSON"):readme.index("## Measured")]
+    vendor_rows = sorted(key for key in rows if key.rpartition("/")[2] in VENDORS)
+    bullet = section[section.index("- `vendor`:"):section.index("- `device_class`:")]
+    assert re.findall(r'"(\w+/\w+)"', bullet) == vendor_rows
+    backends = sorted({key.partition("/")[0] for key in vendor_rows})
+    assert f"today the {' and '.join(backends)} rows" in bullet
+    no_hbm = not any(key.endswith("/HBM") for key in rows)
+    assert ("the current fit has none, so it changes nothing today" in FIELD_HINTS["memory_type"]) == no_hbm
 
 
 def test_backend_and_kind_of_a_custom_machine_choose_the_fit_row():

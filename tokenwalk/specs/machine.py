@@ -50,7 +50,8 @@ DEVICE_CLASSES = ("integrated", "discrete", "datacentre")
 # The llama.cpp backends the timing fit has rows for (a preset may name another: its row is then "default").
 BACKENDS = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "CPU")
 # The kinds of memory the simulator's form offers for `memory_type` (a JSON file may name the
-# generation, "HBM3", "GDDR6X"): only whether it is HBM changes the timing (timing.model.is_hbm).
+# generation, "HBM3", "GDDR6X"): only whether it is HBM can change the timing (timing.model.is_hbm),
+# where the fit has HBM rows.
 MEMORY_KINDS = ("HBM", "GDDR", "LPDDR", "DDR")
 # Who made the chip, for `vendor`: the fit has rows per backend and maker where a backend runs
 # on several makers' chips ("Vulkan/Intel"); the published runs take it from their machine's name
@@ -63,8 +64,11 @@ FIELD_HINTS = {
     "fp16_tflops": ("the dense FP16 matrix peak, without sparsity: NVIDIA's figure with FP16 accumulation, "
                     "AMD's own figure, Apple's GPU FP32 rate"),
     "backend": "the llama.cpp backend it runs: chooses the fitted efficiencies",
+    "vendor": ("who made the chip (AMD, Apple, Intel, NVIDIA): with the backend it picks the fit's row "
+               "for that maker, where the fit has one"),
     "device_class": "integrated (shares the system's memory), discrete (a card with its own memory) or datacentre",
-    "memory_type": "the spec sheet's memory type (HBM3, GDDR6X, LPDDR5X): only whether it is HBM changes the timing",
+    "memory_type": ("the spec sheet's memory type (HBM3, GDDR6X, LPDDR5X): HBM picks the fit's HBM row "
+                    "where it has one; the current fit has none, so it changes nothing today"),
     "architecture_year": "the year its chip family first shipped (Ada: 2022, RDNA3: 2022, Apple M4: 2024)",
 }
 LADDER_FILE = "_memory_ladder"

@@ -25,6 +25,10 @@ KV_TYPES = ("f16", "q8_0", "q4_0")  # the walk CLI's choices
 # generations a spec sheet prints, so a reader finds theirs.
 MEMORY_EXAMPLES = {"HBM": "HBM (HBM2, HBM2e, HBM3…)", "GDDR": "GDDR (GDDR6, GDDR6X, GDDR7…)",
                    "LPDDR": "LPDDR (LPDDR5, LPDDR5X…)", "DDR": "DDR (DDR4, DDR5…)"}
+# How the form names each chip maker (tokenwalk.specs.machine.VENDORS): with the product names
+# a spec sheet prints, so a reader of a laptop's or a server's sheet finds the chip's maker.
+VENDOR_EXAMPLES = {"AMD": "AMD (Radeon, Instinct, Ryzen…)", "Apple": "Apple (M1, M2, M3, M4…)",
+                   "Intel": "Intel (Arc, Core, Xeon…)", "NVIDIA": "NVIDIA (GeForce, Quadro, A100, H100…)"}
 
 
 def inputs(ctx) -> dict:
@@ -44,11 +48,12 @@ def inputs(ctx) -> dict:
         spec = load_machine(name)
         machines.append({"name": name, "title": spec.title or name, "bandwidth_gbs": spec.bandwidth_gbs,
                          "fp16_tflops": spec.fp16_tflops, "memory_gb": spec.memory_gb})
-    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS
+    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS, VENDORS
 
     return {"walk": walk, "explain": explain(walk), "defaults": defaults, "models": models,
             "machines": machines, "kv_types": list(KV_TYPES),
             "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
+            "vendors": [["", "Not known"]] + [[v, VENDOR_EXAMPLES.get(v, v)] for v in VENDORS],
             "device_classes": [["", "Not known"]] + [[c, c.capitalize()] for c in DEVICE_CLASSES],
             "memory_types": [["", "Not known"]] + [[k, MEMORY_EXAMPLES.get(k, k)] for k in MEMORY_KINDS],
             "hints": dict(FIELD_HINTS)}
@@ -115,6 +120,7 @@ def form_html(inputs: dict) -> str:
                        _number("architecture_year", None, minimum="1970", maximum="2100", hint="1",
                                placeholder="not known"), hints["architecture_year"])
               + _field("backend", "Backend", _select("backend", inputs["backends"], "", hint=True), hints["backend"])
+              + _field("vendor", "Chip maker", _select("vendor", inputs["vendors"], "", hint=True), hints["vendor"])
               + _field("device_class", "Kind of device", _select("device_class", inputs["device_classes"], "", hint=True),
                        hints["device_class"])
               + _field("memory_type", "Memory type", _select("memory_type", inputs["memory_types"], "", hint=True),

@@ -151,12 +151,17 @@ SCENARIOS = [
       "num_ctx": "", "kv_type": "f16", "chunk_tokens": "512", "warm": False, "users": "1", "spec": True,
       "spec_alpha": "0.7", "spec_gamma": "4"}, ["--spec-alpha", "0.7", "--spec-gamma", "4"]),
     ({"model": "qwen3.8-27b", "machine": "custom", "bandwidth_gbs": "256", "fp16_tflops": "30", "memory_gb": "32",
-      "backend": "Vulkan", "device_class": "discrete", "memory_type": "", "architecture_year": "2024",
+      "backend": "Vulkan", "vendor": "", "device_class": "discrete", "memory_type": "", "architecture_year": "2024",
       "prompt_tokens": "1500", "output_tokens": "100", "num_ctx": "4096", "spec": False},
      ["--num-ctx", "4096", "--machine-file"]),
     # a card with HBM: the fit's CUDA/HBM row (where it has one), as for a machine file saying "HBM"
     ({"model": "qwen3.6-35b-a3b", "machine": "custom", "bandwidth_gbs": "3350", "fp16_tflops": "989",
-      "memory_gb": "80", "backend": "CUDA", "device_class": "datacentre", "memory_type": "HBM",
+      "memory_gb": "80", "backend": "CUDA", "vendor": "", "device_class": "datacentre", "memory_type": "HBM",
+      "architecture_year": "2022", "prompt_tokens": "1500", "output_tokens": "100", "num_ctx": "4096", "spec": False},
+     ["--num-ctx", "4096", "--machine-file"]),
+    # an Intel card under Vulkan: the fit's Vulkan/Intel row (where it has one), as for a machine file saying "Intel"
+    ({"model": "qwen3.6-35b-a3b", "machine": "custom", "bandwidth_gbs": "456", "fp16_tflops": "39.3",
+      "memory_gb": "12", "backend": "Vulkan", "vendor": "Intel", "device_class": "discrete", "memory_type": "",
       "architecture_year": "2022", "prompt_tokens": "1500", "output_tokens": "100", "num_ctx": "4096", "spec": False},
      ["--num-ctx", "4096", "--machine-file"]),
     ({"model": "dense-7b-fp16", "machine": "rtx-5090", "prompt_tokens": "700", "output_tokens": "0",
@@ -182,7 +187,7 @@ def _walk(page) -> dict:
 
 
 @pytest.mark.parametrize("values,flags", SCENARIOS, ids=["article", "h100-batch", "speculative", "custom", "custom-hbm",
-                                                         "rtx"])
+                                                         "custom-vendor", "rtx"])
 def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     page = w.page
     fig = page.locator(".tw-simulator")
@@ -199,8 +204,9 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
         spec = {"name": "custom", **{k: float(values[k]) for k in ("bandwidth_gbs", "fp16_tflops", "memory_gb")},
                 "backend": values["backend"], "device_class": values["device_class"],
                 "architecture_year": int(values["architecture_year"])}
-        if values["memory_type"]:
-            spec["memory_type"] = values["memory_type"]
+        for key in ("vendor", "memory_type"):
+            if values[key]:
+                spec[key] = values[key]
         (tmp_path / "custom.json").write_text(json.dumps(spec))
         machine = str(tmp_path / "custom.json")
     if not values:
@@ -230,6 +236,24 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
         assert page.locator("label[for=tw-sim-memory_type]").inner_text() == "Memory type"
         described = page.locator("#tw-sim-memory_type").get_attribute("aria-describedby")
         assert page.locator(f"#{described}").inner_text() == FIELD_HINTS["memory_type"]
+    if values.get("vendor"):
+        from tokenwalk.specs.machine import FIELD_HINTS
+        from tokenwalk.timing import model as timing_model
+
+        rows = timing_model.load_fit()["backends"]
+        row = timing_model.row_key(rows, values["backend"], values["device_class"], values["vendor"],
+                                   values["memory_type"] or None)
+        assert walk["efficiency"]["decode"]["from"] == f"fitted: {row}" and query["vendor"] == values["vendor"]
+        assert row == "Vulkan/Intel" or "Vulkan/Intel" not in rows
+        # between the backend and the kind of device in the tab order, labelled, described by the README's hint
+        page.focus("#tw-sim-backend")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "tw-sim-vendor"
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.id") == "tw-sim-device_class"
+        assert page.locator("label[for=tw-sim-vendor]").inner_text() == "Chip maker"
+        described = page.locator("#tw-sim-vendor").get_attribute("aria-describedby")
+        assert page.locator(f"#{described}").inner_text() == FIELD_HINTS["vendor"]
 
 
 def test_a_shared_link_opens_its_scenario(browser, article, w):

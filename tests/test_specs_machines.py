@@ -7,7 +7,14 @@ import json
 import pytest
 
 from tokenwalk.errors import SpecError
-from tokenwalk.specs.machine import OPTIONAL_FIELDS, REQUIRED_FIELDS, list_machine_presets, load_machine, memory_ladder
+from tokenwalk.specs.machine import (
+    OPTIONAL_FIELDS,
+    REQUIRED_FIELDS,
+    VENDORS,
+    list_machine_presets,
+    load_machine,
+    memory_ladder,
+)
 from tokenwalk.specs.schema import read_preset
 
 PRESETS = ["h100-sxm", "laptop-860m", "m4-max", "rtx-5080", "rtx-5090"]
@@ -63,6 +70,22 @@ def test_memory_ladder_rungs():
     assert all(r.source for r in rungs.values())
 
 
+# Who made each preset's chip: what its title says (the laptop's is AMD's Radeon 860M in a ThinkPad).
+PRESET_VENDORS = {"h100-sxm": "NVIDIA", "laptop-860m": "AMD", "m4-max": "Apple", "rtx-5080": "NVIDIA",
+                  "rtx-5090": "NVIDIA"}
+CHIP_WORDS = {"NVIDIA": "NVIDIA", "AMD": "Radeon", "Apple": "Apple", "Intel": "Intel"}
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_every_preset_names_its_chips_maker(name):
+    """Each preset says who made its chip (`vendor`, with a source naming the maker), the maker
+    its title names: the fit's rows per backend and maker ("Vulkan/Intel") need it."""
+    machine = load_machine(name)
+    assert machine.vendor == PRESET_VENDORS[name] and machine.vendor in VENDORS
+    assert CHIP_WORDS[machine.vendor] in machine.title
+    assert machine.vendor in machine.sources["vendor"]
+
+
 MINIMAL = {"name": "mine", "bandwidth_gbs": 100, "fp16_tflops": 20, "memory_gb": 24}
 
 
@@ -71,6 +94,23 @@ def test_json_machine(tmp_path):
     path.write_text(json.dumps({**MINIMAL, "backend": "vulkan", "compute_units": 32}))
     m = load_machine(path)
     assert (m.name, m.bandwidth_gbs, m.backend, m.compute_units) == ("mine", 100, "vulkan", 32)
+
+
+def test_json_machine_vendor(tmp_path):
+    """`vendor` is one of VENDORS, spelled as listed; anything else is one line naming the file and field."""
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({**MINIMAL, "vendor": "Intel"}))
+    assert load_machine(path).vendor == "Intel"
+    path.write_text(json.dumps(MINIMAL))
+    assert load_machine(path).vendor is None
+    for bad in ("Lenovo", "nvidia"):
+        path.write_text(json.dumps({**MINIMAL, "vendor": bad}))
+        with pytest.raises(SpecError) as info:
+            load_machine(path)
+        assert str(info.value) == f"{path}: field 'vendor' must be one of AMD, Apple, Intel, NVIDIA, not {bad!r}"
+    path.write_text(json.dumps({**MINIMAL, "vendor": 3}))
+    with pytest.raises(SpecError, match=f"^{path}: field 'vendor'"):
+        load_machine(path)
 
 
 @pytest.mark.parametrize("field", list(REQUIRED_FIELDS))

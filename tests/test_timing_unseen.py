@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tokenwalk.errors import TokenwalkError
-from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS
+from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS, VENDORS
 from tokenwalk.timing import model as timing_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,6 +98,7 @@ def test_the_readme_and_the_form_give_the_same_hints():
               "models": [{"name": "m", "title": "M"}],
               "machines": [{"name": "laptop", "title": "Laptop", "bandwidth_gbs": 128, "fp16_tflops": 6, "memory_gb": 64}],
               "kv_types": ["f16"], "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
+              "vendors": [["", "Not known"]] + [[v, v] for v in VENDORS],
               "device_classes": [["", "Not known"]] + [[c, c] for c in DEVICE_CLASSES],
               "memory_types": [["", "Not known"]] + [[k, k] for k in MEMORY_KINDS], "hints": dict(FIELD_HINTS)}
     form = simulator.form_html(inputs)
@@ -108,13 +109,37 @@ def test_the_readme_and_the_form_give_the_same_hints():
         assert f'<option value="{backend}">' in form
     for device_class in DEVICE_CLASSES:
         assert f'<option value="{device_class}">' in form
-    assert set(FIELD_HINTS) >= {"backend", "device_class", "memory_type", "architecture_year"}
+    assert set(FIELD_HINTS) >= {"backend", "vendor", "device_class", "memory_type", "architecture_year"}
+    assert "seven fields can set its timing" in section and len(FIELD_HINTS) == 7
+    for vendor in VENDORS:
+        assert f'<option value="{vendor}">' in form
+    assert ('<select id="tw-sim-vendor" name="vendor" aria-describedby="tw-sim-vendor-hint">'
+            '<option value="" selected>Not known</option>') in form
+    assert '<label for="tw-sim-vendor">Chip maker</label>' in form
+    assert form.index('id="tw-sim-backend"') < form.index('id="tw-sim-vendor"') < form.index('id="tw-sim-device_class"')
     for kind in MEMORY_KINDS:
         assert f'<option value="{kind}">' in form
     assert f"The form offers {', '.join(MEMORY_KINDS[:-1])} and {MEMORY_KINDS[-1]};" in section
     assert ('<select id="tw-sim-memory_type" name="memory_type" aria-describedby="tw-sim-memory_type-hint">'
             '<option value="" selected>Not known</option>') in form
     assert '<label for="tw-sim-memory_type">Memory type</label>' in form
+
+
+def test_what_the_readme_says_of_maker_and_memory_rows_is_the_fits():
+    """The README and the form say what `vendor` and `memory_type` do with the current fit:
+    the README names every row per maker the fit has (today Vulkan's), and the shared hint says
+    memory type changes nothing exactly when the fit has no HBM row. A refit that adds or drops
+    such rows fails here until the words follow it."""
+    rows = timing_model.load_fit()["backends"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Machine JSON"):readme.index("## Measured")]
+    vendor_rows = sorted(key for key in rows if key.rpartition("/")[2] in VENDORS)
+    bullet = section[section.index("- `vendor`:"):section.index("- `device_class`:")]
+    assert re.findall(r'"(\w+/\w+)"', bullet) == vendor_rows
+    backends = sorted({key.partition("/")[0] for key in vendor_rows})
+    assert f"today the {' and '.join(backends)} rows" in bullet
+    no_hbm = not any(key.endswith("/HBM") for key in rows)
+    assert ("the current fit has none, so it changes nothing today" in FIELD_HINTS["memory_type"]) == no_hbm
 
 
 def test_backend_and_kind_of_a_custom_machine_choose_the_fit_row():
@@ -240,3 +265,59 @@ def test_the_memory_type_of_a_custom_machine_chooses_the_hbm_row():
         settings_from_form(dict(form, memory_type="SRAM"))
     with pytest.raises(TokenwalkError, match=r"^memory type: one of HBM, GDDR, LPDDR, DDR or empty, not 'HBM3'$"):
         settings_from_form(dict(form, memory_type="HBM3"))
+
+
+def test_a_machine_file_naming_its_maker_takes_the_fits_vendor_row(tmp_path):
+    """A machine file's `vendor` reaches the row choice: a Vulkan card said to be Intel's is
+    timed on the fit's Vulkan/Intel row (the published runs' Arc cards), and decodes at another
+    speed than the same card without a maker (its class's row, Vulkan/discrete)."""
+    from tokenwalk.specs.machine import load_machine
+    from tokenwalk.specs.model import load_model
+
+    rows = timing_model.load_fit()["backends"]
+    spec = {"name": "arc", "bandwidth_gbs": 456, "fp16_tflops": 39.3, "memory_gb": 12, "backend": "Vulkan",
+            "device_class": "discrete", "architecture_year": 2022}
+    (tmp_path / "plain.json").write_text(json.dumps(spec))
+    (tmp_path / "intel.json").write_text(json.dumps(dict(spec, vendor="Intel")))
+    plain, intel = load_machine(tmp_path / "plain.json"), load_machine(tmp_path / "intel.json")
+    assert intel.vendor == "Intel" and plain.vendor is None
+    model = load_model("qwen3.6-35b-a3b")
+    expected = timing_model.row_key(rows, "Vulkan", "discrete", "Intel")
+    assert timing_model.coefficients(intel, model=model).row == expected
+    assert timing_model.coefficients(plain, model=model).row == timing_model.row_key(rows, "Vulkan", "discrete")
+    if "Vulkan/Intel" in rows:
+        assert expected == "Vulkan/Intel"
+        assert timing_model.decode_step_s(model, intel, 512) != timing_model.decode_step_s(model, plain, 512)
+
+
+def test_the_chip_maker_of_a_custom_machine_chooses_the_vendor_row():
+    """The form's chip maker reaches the machine: a discrete Vulkan card said to be Intel's is
+    timed on the fit's Vulkan/Intel row (where the fit has one: a prediction other than the same
+    card's without a maker, on Vulkan/discrete); under a backend without rows per maker the maker
+    changes nothing; names are matched without regard to case, an empty one is left out, anything
+    else is one line naming the field."""
+    from tokenwalk.browser.entry import settings_from_form, simulate
+    from tokenwalk.specs.machine import VENDORS
+
+    form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
+            "bandwidth_gbs": "456", "fp16_tflops": "39.3", "memory_gb": "12", "backend": "Vulkan",
+            "device_class": "discrete"}
+    rows = timing_model.load_fit()["backends"]
+    settings = settings_from_form(dict(form, vendor="intel"))
+    assert settings["vendor"] == "Intel"
+    assert "vendor" not in settings_from_form(dict(form, vendor=" "))
+    assert settings_from_form(settings) == settings, "the settings the page puts in its URL read back the same"
+    intel = simulate(settings)
+    plain = simulate(settings_from_form(form))
+    expected = timing_model.row_key(rows, "Vulkan", "discrete", "Intel")
+    assert intel["efficiency"]["decode"]["from"] == f"fitted: {expected}"
+    assert plain["efficiency"]["decode"]["from"] == "fitted: Vulkan/discrete"
+    if "Vulkan/Intel" in rows:
+        assert expected == "Vulkan/Intel" and intel["decode_tok_s"] != plain["decode_tok_s"]
+    for vendor in VENDORS:
+        assert settings_from_form(dict(form, vendor=vendor.upper()))["vendor"] == vendor
+    rocm = dict(form, backend="ROCm")
+    if not any(key.startswith("ROCm/") and key.split("/")[1] in VENDORS for key in rows):
+        assert simulate(settings_from_form(dict(rocm, vendor="AMD"))) == simulate(settings_from_form(rocm))
+    with pytest.raises(TokenwalkError, match=r"^chip maker: one of AMD, Apple, Intel, NVIDIA or empty, not 'Lenovo'$"):
+        settings_from_form(dict(form, vendor="Lenovo"))

@@ -205,12 +205,12 @@ NUMBER_FIELDS = ("spec_alpha", "bandwidth_gbs", "fp16_tflops", "memory_gb")
 CUSTOM_FIELDS = ("bandwidth_gbs", "fp16_tflops", "memory_gb", "architecture_year")  # only for machine "custom"
 CUSTOM_OPTIONAL = ("architecture_year",)  # left out of the settings when empty
 OPTIONAL_FIELDS = ("num_ctx", "spec_alpha", "spec_gamma")
-CHOICE_FIELDS = ("backend", "device_class", "memory_type")  # a custom machine's, each optional (empty: not given)
+CHOICE_FIELDS = ("backend", "vendor", "device_class", "memory_type")  # a custom machine's, each optional (empty: not given)
 FIELD_LABELS = {"prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "chunk_tokens": "chunk",
                 "users": "users", "num_ctx": "context (num_ctx)", "spec_gamma": "draft tokens (gamma)",
                 "spec_alpha": "acceptance rate (alpha)", "bandwidth_gbs": "bandwidth (GB/s)",
                 "fp16_tflops": "FP16 TFLOPS", "memory_gb": "memory (GB)", "backend": "backend",
-                "device_class": "kind of device", "memory_type": "memory type",
+                "vendor": "chip maker", "device_class": "kind of device", "memory_type": "memory type",
                 "architecture_year": "year of the chip family"}
 _TRUE = (True, 1, "1", "true", "on", "yes")
 
@@ -249,7 +249,7 @@ def settings_from_form(form: dict) -> dict:
     parsed and checked (the page sends the fields as typed). Numbers may come as text
     ("300", "1e3", "") or as JSON numbers; an empty optional field is None; `spec`
     (absent: on when spec_alpha is given) switches speculative decoding; the machine
-    "custom" needs bandwidth_gbs, fp16_tflops and memory_gb, and may say its backend,
+    "custom" needs bandwidth_gbs, fp16_tflops and memory_gb, and may say its backend, vendor,
     device_class, memory_type and architecture_year (each kept only when given). Every problem is one
     line naming the field (TokenwalkError); the ranges are the schemas' domains
     (`tokenwalk.specs.schema`: REQUEST_DOMAINS, MACHINE_DOMAINS), as on the command line.
@@ -293,13 +293,14 @@ def settings_from_form(form: dict) -> dict:
 
 
 def _choices(form: dict) -> dict:
-    """A custom machine's backend, kind of device and memory type from the form: each one of
-    its choices (`tokenwalk.specs.machine.BACKENDS`, `DEVICE_CLASSES`, `MEMORY_KINDS`, case as
-    listed); an empty one is left out, so a link without them reads as before."""
-    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, MEMORY_KINDS
+    """A custom machine's backend, chip maker, kind of device and memory type from the form: each
+    one of its choices (`tokenwalk.specs.machine.BACKENDS`, `VENDORS`, `DEVICE_CLASSES`,
+    `MEMORY_KINDS`, case as listed); an empty one is left out, so a link without them reads as before."""
+    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, MEMORY_KINDS, VENDORS
 
     out = {}
-    for name, allowed in (("backend", BACKENDS), ("device_class", DEVICE_CLASSES), ("memory_type", MEMORY_KINDS)):
+    for name, allowed in (("backend", BACKENDS), ("vendor", VENDORS), ("device_class", DEVICE_CLASSES),
+                          ("memory_type", MEMORY_KINDS)):
         value = form.get(name)
         if _blank(value):
             continue
@@ -326,7 +327,7 @@ def simulate(settings: dict) -> dict:
 
     settings: model (preset name or the name of a GGUF file read by inspect_gguf),
     machine (preset name, or "custom" with bandwidth_gbs, fp16_tflops, memory_gb and
-    optionally backend, device_class, memory_type, architecture_year),
+    optionally backend, vendor, device_class, memory_type, architecture_year),
     prompt_tokens, output_tokens and optionally num_ctx, kv_type, chunk_tokens, warm,
     users, spec_alpha, spec_gamma.
     """

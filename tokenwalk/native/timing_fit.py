@@ -53,9 +53,9 @@ SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not sq
 # HBM (machines.json memory_type: A100, H100, V100, MI50 ...) get rows of their own ("CUDA/HBM")
 # instead of their class's (a stream reaches a smaller share of an HBM card's bandwidth: the
 # data-centre cards with GDDR, L40 and T4, decode like the discrete ones). Each is kept as a candidate because the data
-# could have chosen it: the comparison is in timing_fit.json (`structures_compared`). A
-# structure with vendor rows would need a `vendor` field in the machine presets (the
-# published runs take it from machines.json or the machine's name).
+# could have chosen it: the comparison is in timing_fit.json (`structures_compared`). The
+# vendor rows reach a machine through its `vendor` (a preset's field, the simulator's "Chip
+# maker"); the published runs take it from machines.json or the machine's name.
 STRUCTURES = {
     "backend": {"by_class": False, "quant": False, "quant_decode": False},
     "backend+quant": {"by_class": False, "quant": True, "quant_decode": False},

@@ -8,7 +8,9 @@ with its source) or any JSON file in the same schema: required `name`, `bandwidt
 "discrete": a card with its own VRAM; "datacentre": a server accelerator; the timing fit
 has rows per backend and class), `unified_memory`, `architecture_year` (the year the
 chip's family first shipped: the fit's bandwidth efficiency trends with it), `memory_type`
-("HBM3", "GDDR7", "LPDDR5X": a card with HBM takes the fit's HBM row where it has one), and what was
+("HBM3", "GDDR7", "LPDDR5X": a card with HBM takes the fit's HBM row where it has one), `vendor`
+(the chip's maker, one of VENDORS: with the backend it takes the fit's row for that maker,
+"Vulkan/Intel", where it has one), and what was
 measured on the machine itself: `system_and_apps_bytes` (the memory the system and apps
 hold before a model loads) and `calibration` (the measurements
 its timing is solved on, `tokenwalk.timing.calibration`). Those two travel with the file
@@ -41,14 +43,20 @@ OPTIONAL_FIELDS = {
     "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number",
     "system_and_apps_bytes": "number", "calibration": "dict", "sources": "dict",
     "device_class": "str", "unified_memory": "bool", "architecture_year": "int", "memory_type": "str",
+    "vendor": "str",
 }
 # What `device_class` may say: the timing fit has rows per backend and class of device.
 DEVICE_CLASSES = ("integrated", "discrete", "datacentre")
 # The llama.cpp backends the timing fit has rows for (a preset may name another: its row is then "default").
 BACKENDS = ("CUDA", "ROCm", "Vulkan", "Metal", "SYCL", "CPU")
 # The kinds of memory the simulator's form offers for `memory_type` (a JSON file may name the
-# generation, "HBM3", "GDDR6X"): only whether it is HBM changes the timing (timing.model.is_hbm).
+# generation, "HBM3", "GDDR6X"): only whether it is HBM can change the timing (timing.model.is_hbm),
+# where the fit has HBM rows.
 MEMORY_KINDS = ("HBM", "GDDR", "LPDDR", "DDR")
+# Who made the chip, for `vendor`: the fit has rows per backend and maker where a backend runs
+# on several makers' chips ("Vulkan/Intel"); the published runs take it from their machine's name
+# (tokenwalk.timing.llama_bench.vendor_of).
+VENDORS = ("AMD", "Apple", "Intel", "NVIDIA")
 # What to write in a machine of one's own, field by field: the README's "Machine JSON" and the
 # simulator's "Your own numbers" form give these same hints (tests/test_timing_unseen.py).
 FIELD_HINTS = {
@@ -56,8 +64,11 @@ FIELD_HINTS = {
     "fp16_tflops": ("the dense FP16 matrix peak, without sparsity: NVIDIA's figure with FP16 accumulation, "
                     "AMD's own figure, Apple's GPU FP32 rate"),
     "backend": "the llama.cpp backend it runs: chooses the fitted efficiencies",
+    "vendor": ("who made the chip (AMD, Apple, Intel, NVIDIA): with the backend it picks the fit's row "
+               "for that maker, where the fit has one"),
     "device_class": "integrated (shares the system's memory), discrete (a card with its own memory) or datacentre",
-    "memory_type": "the spec sheet's memory type (HBM3, GDDR6X, LPDDR5X): only whether it is HBM changes the timing",
+    "memory_type": ("the spec sheet's memory type (HBM3, GDDR6X, LPDDR5X): HBM picks the fit's HBM row "
+                    "where it has one; the current fit has none, so it changes nothing today"),
     "architecture_year": "the year its chip family first shipped (Ada: 2022, RDNA3: 2022, Apple M4: 2024)",
 }
 LADDER_FILE = "_memory_ladder"
@@ -88,6 +99,7 @@ class MachineSpec:
     unified_memory: bool | None = None
     architecture_year: int | None = None  # the year the chip's family first shipped (RDNA3: 2022)
     memory_type: str | None = None  # "HBM3", "GDDR7", "LPDDR5X": a card with HBM takes the fit's HBM row
+    vendor: str | None = None  # the chip's maker (VENDORS): the fit's row for backend and maker, "Vulkan/Intel"
     sources: dict[str, str] = field(default_factory=dict)
     spec_file: str = field(default="", compare=False)  # where `calibration` was read: errors name it
 
@@ -122,6 +134,8 @@ def machine_from_dict(data: dict, label: str) -> MachineSpec:
     if values.get("device_class") is not None and values["device_class"] not in DEVICE_CLASSES:
         raise SpecError(f"{label}: field 'device_class' must be one of {', '.join(DEVICE_CLASSES)}, "
                         f"not {values['device_class']!r}")
+    if values.get("vendor") is not None and values["vendor"] not in VENDORS:
+        raise SpecError(f"{label}: field 'vendor' must be one of {', '.join(VENDORS)}, not {values['vendor']!r}")
     return MachineSpec(**values, spec_file=label)
 
 
@@ -193,7 +207,8 @@ def this_machine() -> MachineSpec:
     the prefill's time), a lower bound of the peak: the engine's kernels, not the silicon, set it. memory_gb: the
     physical memory the measuring process saw. backend "CPU" when the OpenCL device is PoCL
     (the CPU itself). Its speeds are timed on its own measurements (the calibration in
-    data/machines/_this-machine.json), not on a row of the published fit.
+    data/machines/_this-machine.json), not on a row of the published fit: so it names no
+    `vendor`, `device_class` or `memory_type`, which only choose a row of the fit.
     """
     from tokenwalk.physics.roofline import attention_flops, flops_per_token, prefill_query_key_pairs
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
+from tokenwalk.specs.machine import VENDORS  # the makers a machine preset's `vendor` may name
 
 DATA_FOLDER = "llama-bench"
 DATA_DIR = data_refs.DEFAULT_ROOT / DATA_FOLDER
@@ -158,9 +159,6 @@ def chip_name(machine_name: str) -> str:
     out a whole chip at a time, so a variant of the same chip never helps predict it."""
     base = machine_name.split(" (")[0]
     return re.sub(r"\s+\d+\s*GB$", "", base).strip()
-
-
-VENDORS = ("AMD", "Apple", "Intel", "NVIDIA")
 
 
 def vendor_of(machine_name: str) -> str | None:

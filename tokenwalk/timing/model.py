@@ -4,10 +4,10 @@ In two sentences: a step lasts the larger of its bytes over (bandwidth efficienc
 spec-sheet bandwidth) and its operations over (compute efficiency x spec-sheet FP16
 FLOP/s), plus a fixed cost per layer for launching and synchronising its kernels; the
 two efficiencies and the per-layer cost are fitted per backend and class of device
-(CUDA/discrete, ROCm/datacentre, Metal/integrated ...), the cards whose memory is HBM in rows
-of their own (CUDA/HBM: a stream reaches less of an HBM card's spec bandwidth than of a GDDR
-card's, the data-centre ones with GDDR, L40 and T4, included) on published llama-bench runs, the
-compute efficiency scaled by a factor per weight format and the bandwidth efficiency by a
+(CUDA/discrete, ROCm/datacentre, Metal/integrated ...) and, where a backend runs on several
+makers' chips, per backend and maker (Vulkan/AMD, Vulkan/Intel ...: a machine's `vendor` picks
+it; other candidate structures give the cards with HBM rows of their own, CUDA/HBM) on
+published llama-bench runs, the compute efficiency scaled by a factor per weight format and the bandwidth efficiency by a
 trend with the year the chip's family first shipped (the structure `tokenwalk fit` chose
 by leave-one-family-out error among the candidates in `tokenwalk.native.timing_fit`). Bytes and operations are the roofline's
 (`tokenwalk.physics.roofline`): the weights a step reads (for a mixture of experts only the

@@ -7,10 +7,10 @@ import { el } from "./dom.js";
 
 const NUMBER_FIELDS = ["prompt_tokens", "output_tokens", "num_ctx", "chunk_tokens", "users", "spec_alpha", "spec_gamma",
   "bandwidth_gbs", "fp16_tflops", "memory_gb", "architecture_year"];
-// A machine of the reader's own: which llama.cpp backend, which kind of device and whether its
-// memory is HBM choose the timing model's row (tokenwalk.timing.model.coefficients); "" leaves
-// the choice to the fit.
-const CHOICE_FIELDS = ["backend", "device_class", "memory_type"];
+// A machine of the reader's own: which llama.cpp backend, who made the chip, which kind of
+// device and whether its memory is HBM choose the timing model's row
+// (tokenwalk.timing.model.coefficients); "" leaves the choice to the fit.
+const CHOICE_FIELDS = ["backend", "vendor", "device_class", "memory_type"];
 const FIRST_SLICE = 8 << 20;
 const MAX_HEADER = 512 << 20;
 

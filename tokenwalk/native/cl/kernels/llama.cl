@@ -530,6 +530,210 @@ kernel void matmul(global const WQ_T *wq, global const WD_T *wd, global const fl
     }
 }
 
+// The integer prefill matrix-matrix product (INT_DOT programs): as llama.cpp's CPU backend
+// computes a prompt, the chunk's input is rounded once per launch group to 8 bits per value,
+// 32 values per scale (quantize_tiles, with quantize_q8's rounding, so that prefill and
+// decode see the same input), and each weight block's integer levels multiply XL tokens at
+// once. The rounded input is stored transposed by tiles of XL tokens: for tile T, block b and
+// group g (columns 4g..4g+3 of the block), the four bytes of each of the XL tokens side by
+// side, xq[T][b][g][lane][4]; the float record of (T, b) is xf[T][b][3][XL] = the scale xd,
+// the block's rounded sum xs (xd sum q, as quantize_q8 keeps it) and its first half's xh.
+// A weight group's four levels, broadcast to every lane, then multiply XL tokens' groups in
+// one instruction (vpdpbusd, or vpmaddubsw and vpmaddwd without VNNI), and lane t of the
+// integer sum is token t's dot product over the block, with no horizontal sums: the layout
+// of llama.cpp's repacked gemm kernels, with tokens in the lanes instead of weight rows,
+// so the weights keep the layout that decode reads. Weight levels are unsigned (offsets and
+// minimums in mo, as UNPACK gives them; Q8_0's levels are shifted by 128 and Q6_K's are used
+// before their -32), the input signed.
+// XL: 16 tokens (512-bit vectors) where the compiler targets AVX-512BW, else 8; QTILES
+// tiles of XL tokens per work-item share each unpacked weight block.
+#if defined(INT_DOT) && (defined(INT_VNNI) || !defined(WTYPE_Q8_0))
+#define INT_MATMUL 1
+#ifndef QTILES
+#define QTILES 2
+#endif
+#if defined(__AVX512BW__) && !defined(INT_YMM)
+#define XL 16
+typedef int XI __attribute__((ext_vector_type(16)));
+typedef uint XU __attribute__((ext_vector_type(16)));
+typedef float XF __attribute__((ext_vector_type(16)));
+typedef int gXI __attribute__((vector_size(64)));
+typedef char gXC __attribute__((vector_size(64)));
+typedef short gXS __attribute__((vector_size(64)));
+#ifndef INT_VNNI
+#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(__builtin_ia32_pmaddwd512(__builtin_ia32_pmaddubsw512(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES16X2), XI))
+#endif
+#else
+#define XL 8
+typedef int XI __attribute__((ext_vector_type(8)));
+typedef uint XU __attribute__((ext_vector_type(8)));
+typedef float XF __attribute__((ext_vector_type(8)));
+typedef int gXI __attribute__((vector_size(32)));
+typedef char gXC __attribute__((vector_size(32)));
+typedef short gXS __attribute__((vector_size(32)));
+#ifndef INT_VNNI
+#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(__builtin_ia32_pmaddwd256(__builtin_ia32_pmaddubsw256(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES16), XI))
+#endif
+#endif
+#define ONES16 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+#define ONES16X2 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+#ifdef INT_VNNI
+// vpdpbusd: acc += the four products of unsigned w and signed x bytes, per 32-bit lane. In
+// assembly: PoCL inlines every function into its work-group loop, whose target (PoCL's CPU
+// name for the host, skylake-avx512 here) may lack VNNI, so the compiler's builtin cannot be
+// selected there; the assembler takes the instruction whatever the target. The host checks
+// the CPU's flags (INT_VNNI, tokenwalk/native/cl/programs.py).
+inline XI dpbusd(XI acc, const XU w, const XI x) {
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(w), "v"(x));
+    return acc;
+}
+#define DPBUSD(acc, w, x) dpbusd(acc, w, x)
+#endif
+
+typedef union {
+    XF v;
+    float a[XL];
+} xfu;
+typedef float uf16 __attribute__((ext_vector_type(16), aligned(4)));  // 16 floats at any float's address
+
+// UNPACKU(r, b): the 32 levels of block b of row r, unsigned, in column order (wu), with da
+// (weights 0-15), db (16-31) and the offset mo: weight = level * da + mo (db).
+#if defined(WTYPE_Q8_0)
+#define UNPACKU(r, b)                                                                 \
+        UNPACKI(r, b)                                                                  \
+        const v32u wu = __builtin_astype(ws, v32u) ^ (v32u)128;                       \
+        const float mo8 = -128.0f * da;
+#define MO mo8
+#elif defined(WTYPE_Q6_K)
+#define UNPACKU(r, b)                                                                 \
+        QBLOCK(r, b)                                                                   \
+        v32u wu;                                                                      \
+        wu.lo = (la & (uchar16)15) | ((ha & (uchar16)3) << (uchar16)4);               \
+        wu.hi = (lb & (uchar16)15) | ((hb & (uchar16)3) << (uchar16)4);
+#else
+#define UNPACKU(r, b) UNPACKI(r, b)
+#define MO mo
+#endif
+
+// The chunk's input rounded for matmul_q8: one work-item per token of the padded chunk
+// (tokens from ntok on are zeros), x: [tokens][cols] floats.
+kernel void quantize_tiles(global const float *x, global int *xq, global float *xf, const int cols,
+                           const int ntok) {
+    const int t = get_global_id(0);
+    const int tile = t / XL, lane = t % XL;
+    const int nb = cols / 32;
+    float8 xv[MAX_BLOCKS * 4];
+    v32c q[MAX_BLOCKS];
+    float d[MAX_BLOCKS], s[MAX_BLOCKS];
+    global const float8 *x8 = (global const float8 *)(x + (size_t)t * cols);
+    for (int i = 0; i < nb * 4; i++) xv[i] = t < ntok ? x8[i] : 0.0f;
+    quantize_q8(xv, nb, q, d, s);
+    for (int b = 0; b < nb; b++) {
+        const int8 qi = __builtin_astype(q[b], int8);
+        global int *qp = xq + ((size_t)tile * nb + b) * 8 * XL + lane;
+        qp[0] = qi.s0; qp[XL] = qi.s1; qp[2 * XL] = qi.s2; qp[3 * XL] = qi.s3;
+        qp[4 * XL] = qi.s4; qp[5 * XL] = qi.s5; qp[6 * XL] = qi.s6; qp[7 * XL] = qi.s7;
+        const char16 h = q[b].lo;
+        const short8 h8 = convert_short8(h.lo) + convert_short8(h.hi);
+        const short4 h4 = h8.lo + h8.hi;
+        const short2 h2 = h4.lo + h4.hi;
+        global float *fp = xf + ((size_t)tile * nb + b) * 3 * XL + lane;
+        fp[0] = d[b];
+        fp[XL] = s[b];
+        fp[2 * XL] = (float)(h2.x + h2.y) * d[b];
+    }
+}
+
+// y (+)= W x for ntok tokens from quantize_tiles' xq, xf: a work-item owns a chunk of rows and
+// QTILES tiles of XL tokens (global id 1), so each unpacked weight block serves QTILES * XL
+// tokens. Token t's outputs go to y[t * ldy + yoff + r].
+kernel void matmul_q8(global const WQ_T *wq, global const WD_T *wd, global const XI *xq,
+                      global const XF *xf, global float *y, const int rows, const int cols,
+                      const int rows_per_item, const int accumulate, const int ntok, const int ldy,
+                      const int yoff) {
+    const int r0 = get_global_id(0) * rows_per_item;
+    const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
+    const int tile0 = get_global_id(1) * QTILES;
+    const int nb = cols / 32;
+    const int nt = QTILES * XL < ntok - tile0 * XL ? QTILES * XL : ntok - tile0 * XL;
+    // the outputs of 16 rows by token, written to y 16 rows (one cache line) at a time: a
+    // token's outputs are ldy floats apart, often a multiple of 4 KiB, and a row at a time
+    // would write QTILES * XL lines that all fall in the same set of the L1 cache
+    float ybuf[QTILES * XL][16] __attribute__((aligned(64)));
+    for (int r = r0; r < r1; r++) {
+        XF acc[QTILES];
+#pragma unroll
+        for (int i = 0; i < QTILES; i++) acc[i] = 0.0f;
+        for (int b = 0; b < nb; b++) {
+            const int jsub = b & 7;
+            UNPACKU(r, b)
+            const uint8 wv = __builtin_astype(wu, uint8);
+            const XU w0 = wv.s0, w1 = wv.s1, w2 = wv.s2, w3 = wv.s3;
+            const XU w4 = wv.s4, w5 = wv.s5, w6 = wv.s6, w7 = wv.s7;
+#pragma unroll
+            for (int i = 0; i < QTILES; i++) {
+                const size_t tb = (size_t)(tile0 + i) * nb + b;
+                global const XI *xp = xq + tb * 8;
+                global const XF *fp = xf + tb * 3;
+                XI sa = 0;
+                sa = DPBUSD(sa, w0, xp[0]);
+                sa = DPBUSD(sa, w1, xp[1]);
+                sa = DPBUSD(sa, w2, xp[2]);
+                sa = DPBUSD(sa, w3, xp[3]);
+#if defined(WTYPE_Q6_K)
+                XI sb = 0;
+                sb = DPBUSD(sb, w4, xp[4]);
+                sb = DPBUSD(sb, w5, xp[5]);
+                sb = DPBUSD(sb, w6, xp[6]);
+                sb = DPBUSD(sb, w7, xp[7]);
+                // levels 0..63 stand for level - 32: minus 32 times each half's input sum
+                const XF xh = fp[2];
+                acc[i] += (__builtin_convertvector(sa, XF) * da + __builtin_convertvector(sb, XF) * db) * fp[0]
+                          - 32.0f * (da * xh + db * (fp[1] - xh));
+#else
+                sa = DPBUSD(sa, w4, xp[4]);
+                sa = DPBUSD(sa, w5, xp[5]);
+                sa = DPBUSD(sa, w6, xp[6]);
+                sa = DPBUSD(sa, w7, xp[7]);
+                acc[i] += __builtin_convertvector(sa, XF) * (fp[0] * da) + MO * fp[1];
+#endif
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < QTILES; i++) {
+            xfu o;
+            o.v = acc[i];
+#pragma unroll
+            for (int k = 0; k < XL; k++) ybuf[i * XL + k][(r - r0) & 15] = o.a[k];
+        }
+        if (((r - r0) & 15) == 15 || r == r1 - 1) {
+            const int rg = r - ((r - r0) & 15), n = r - rg + 1;
+            for (int k = 0; k < nt; k++) {
+                global float *yp = y + (size_t)(tile0 * XL + k) * ldy + yoff + rg;
+                if (n == 16) {
+                    const float16 v = *(const float16 *)ybuf[k];
+                    *(global uf16 *)yp = accumulate ? *(global uf16 *)yp + v : v;
+                } else {
+                    for (int j = 0; j < n; j++) yp[j] = accumulate ? yp[j] + ybuf[k][j] : ybuf[k][j];
+                }
+            }
+        }
+    }
+}
+#endif
+
+// Which prefill product this program runs: out[0] = XL (tokens per tile of matmul_q8) and
+// out[1] = QTILES where it has the integer one, 0 and 0 where it runs the float matmul.
+kernel void matmul_q8_shape(global int *out) {
+#ifdef INT_MATMUL
+    out[0] = XL;
+    out[1] = QTILES;
+#else
+    out[0] = 0;
+    out[1] = 0;
+#endif
+}
+
 // RMSNorm of ntok rows of n values: out = x / sqrt(mean(x^2) + eps) * w.
 kernel void rms_norm(global const float *x, global const float *w, global float *out, const int n,
                      const float eps) {

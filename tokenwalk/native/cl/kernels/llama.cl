@@ -615,32 +615,50 @@ typedef float uf16 __attribute__((ext_vector_type(16), aligned(4)));  // 16 floa
 #define MO mo
 #endif
 
+// x * id rounded to the nearest integer, ties to even: vcvtps2dq in the default rounding mode,
+// what convert_int8_rte computes (PoCL's convert_int8_rte is a dozen instructions of emulation)
+typedef float g8f __attribute__((vector_size(32)));
+inline int8 rint8(const float8 v) {
+    return __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(v, g8f)), int8);
+}
+
 // The chunk's input rounded for matmul_q8: one work-item per token of the padded chunk
-// (tokens from ntok on are zeros), x: [tokens][cols] floats.
+// (tokens from ntok on are zeros), x: [tokens][cols] floats. Each block is rounded exactly as
+// quantize_q8 rounds it (the same operations; rint8 for convert_int8_rte), so that a token's
+// products see the same input in prefill and decode.
 kernel void quantize_tiles(global const float *x, global int *xq, global float *xf, const int cols,
                            const int ntok) {
     const int t = get_global_id(0);
     const int tile = t / XL, lane = t % XL;
     const int nb = cols / 32;
-    float8 xv[MAX_BLOCKS * 4];
-    v32c q[MAX_BLOCKS];
-    float d[MAX_BLOCKS], s[MAX_BLOCKS];
     global const float8 *x8 = (global const float8 *)(x + (size_t)t * cols);
-    for (int i = 0; i < nb * 4; i++) xv[i] = t < ntok ? x8[i] : 0.0f;
-    quantize_q8(xv, nb, q, d, s);
+    const uint8 mask = (uint8)0x7fffffffu;
     for (int b = 0; b < nb; b++) {
-        const int8 qi = __builtin_astype(q[b], int8);
+        float8 a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+        if (t < ntok) {
+            a0 = x8[4 * b]; a1 = x8[4 * b + 1]; a2 = x8[4 * b + 2]; a3 = x8[4 * b + 3];
+        }
+        const float8 m8 = fmax(fmax(as_float8(as_uint8(a0) & mask), as_float8(as_uint8(a1) & mask)),
+                               fmax(as_float8(as_uint8(a2) & mask), as_float8(as_uint8(a3) & mask)));
+        const float4 m4 = fmax(m8.lo, m8.hi);
+        const float2 m2 = fmax(m4.lo, m4.hi);
+        const float amax = fmax(m2.x, m2.y);
+        const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+        const float d = amax / 127.0f;
+        const int8 i0 = rint8(a0 * id), i1 = rint8(a1 * id), i2 = rint8(a2 * id), i3 = rint8(a3 * id);
+        v32c q;
+        q.lo.lo = convert_char8(i0);
+        q.lo.hi = convert_char8(i1);
+        q.hi.lo = convert_char8(i2);
+        q.hi.hi = convert_char8(i3);
+        const int8 qi = __builtin_astype(q, int8);
         global int *qp = xq + ((size_t)tile * nb + b) * 8 * XL + lane;
         qp[0] = qi.s0; qp[XL] = qi.s1; qp[2 * XL] = qi.s2; qp[3 * XL] = qi.s3;
         qp[4 * XL] = qi.s4; qp[5 * XL] = qi.s5; qp[6 * XL] = qi.s6; qp[7 * XL] = qi.s7;
-        const char16 h = q[b].lo;
-        const short8 h8 = convert_short8(h.lo) + convert_short8(h.hi);
-        const short4 h4 = h8.lo + h8.hi;
-        const short2 h2 = h4.lo + h4.hi;
         global float *fp = xf + ((size_t)tile * nb + b) * 3 * XL + lane;
-        fp[0] = d[b];
-        fp[XL] = s[b];
-        fp[2 * XL] = (float)(h2.x + h2.y) * d[b];
+        fp[0] = d;
+        fp[XL] = hsum8(convert_float8(i0 + i1 + i2 + i3)) * d;  // quantize_q8's xs
+        fp[2 * XL] = hsum8(convert_float8(i0 + i1)) * d;  // the first 16 values' share
     }
 }
 
@@ -691,11 +709,12 @@ kernel void matmul_q8(global const WQ_T *wq, global const WD_T *wd, global const
                 acc[i] += (__builtin_convertvector(sa, XF) * da + __builtin_convertvector(sb, XF) * db) * fp[0]
                           - 32.0f * (da * xh + db * (fp[1] - xh));
 #else
-                sa = DPBUSD(sa, w4, xp[4]);
-                sa = DPBUSD(sa, w5, xp[5]);
-                sa = DPBUSD(sa, w6, xp[6]);
-                sa = DPBUSD(sa, w7, xp[7]);
-                acc[i] += __builtin_convertvector(sa, XF) * (fp[0] * da) + MO * fp[1];
+                XI sb = 0;  // two chains of four dependent instructions rather than one of eight
+                sb = DPBUSD(sb, w4, xp[4]);
+                sb = DPBUSD(sb, w5, xp[5]);
+                sb = DPBUSD(sb, w6, xp[6]);
+                sb = DPBUSD(sb, w7, xp[7]);
+                acc[i] += __builtin_convertvector(sa + sb, XF) * (fp[0] * da) + MO * fp[1];
 #endif
             }
         }

@@ -162,3 +162,18 @@ def test_the_float_path_other_devices_take_still_matches(qtype):
     ref2 = xs.astype(np.float64) @ w.T
     y2 = multiply_once(packed, xs, NO_INT_DOT=1)
     assert np.max(np.abs(y2 - ref2)) < 1e-4 * np.max(np.abs(ref2))
+
+
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q8_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
+def test_prefill_and_decode_round_the_input_alike(qtype):
+    """Where both multiply integers, a token's prefill product equals its decode product up to
+    float32 sums in another order: the same 8-bit input, not merely an equally good one."""
+    t = _tensor(qtype)
+    packed = pack_tensors([t])
+    if not (decode_rounds_input(packed.kernel_type) and prefill_rounds_input(packed.kernel_type)):
+        pytest.skip("the decode or the prefill product of this layout multiplies floats here")
+    xs = np.random.default_rng(5).normal(size=(3, _cols(qtype))).astype(np.float32) * [[1.0], [30.0], [1e-3]]
+    prefill = multiply_once(packed, xs)
+    for x, y in zip(xs, prefill, strict=True):
+        decode = multiply_once(packed, x)
+        assert np.max(np.abs(y - decode)) < 1e-6 * np.max(np.abs(decode))

@@ -840,6 +840,117 @@ typedef union {
 // float8, and one vector exp turns them into weights. Keys past a query's position get the
 // score -1e30 (finite: the kernels use fast, finite math), weight ~0. Grouped-query
 // attention: query head h reads KV head h / (heads / kv_heads).
+#if defined(__AVX512F__) && HD % 16 == 0 && !defined(ATTN_YMM)
+// With AVX-512: sixteen keys at a time (two of the cache's groups of eight) and sixteen
+// dimensions of a value, in 512-bit vectors, the cache's fp16 converted by vcvtph2ps (one
+// instruction for 16 values, where h2f8's integer code takes six for 8): four times fewer
+// instructions per product than the 8-wide loop below, with the same arithmetic per value.
+typedef float gf16 __attribute__((vector_size(64)));
+typedef short gs16 __attribute__((vector_size(32)));
+inline float16 h2f16(const ushort16 h) {
+    return __builtin_astype(__builtin_ia32_vcvtph2ps512_mask(__builtin_astype(h, gs16), (gf16){0.0f, 0.0f, 0.0f, 0.0f,
+        0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, (ushort)0xffff, 4), float16);
+}
+
+inline float16 exp_nonpos16(float16 x) {  // exp_nonpos8, 16 wide
+    x = x < (float16)-87.0f ? (float16)-87.0f : x;
+    const int16 n = convert_int16(x * 1.44269504088896341f - 0.5f);
+    const float16 fn = convert_float16(n);
+    const float16 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
+    float16 y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * r * r + r + 1.0f;
+    return y * as_float16((n + 127) << 23);
+}
+
+typedef union {
+    float16 v;
+    float a[16];
+} f16u;
+
+kernel void attention(global const float *qkv, global const ushort *k_cache,
+                      global const ushort *v_cache, global float *out, global const int *state,
+                      const int heads, const int kv_heads, const int ctx, const float scale,
+                      const int ntok, const int window) {
+    const int h = get_global_id(0);
+    const int t0 = get_global_id(1) * QT;
+    const int nq = QT < ntok - t0 ? QT : ntok - t0;
+    const int pos0 = state[0] + t0;
+    const int kvh = h / (heads / kv_heads);
+    const int width = (heads + 2 * kv_heads) * HD;
+    const int16 lane = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    float q[QT][HD];
+    float16 acc[QT][HD / 16];
+    float m[QT], l[QT];
+    for (int qi = 0; qi < QT; qi++) {
+        const int t = t0 + (qi < nq ? qi : nq - 1);
+        global const float *qp = qkv + (size_t)t * width + h * HD;
+        for (int d = 0; d < HD; d++) q[qi][d] = qp[d] * scale;
+        for (int i = 0; i < HD / 16; i++) acc[qi][i] = 0.0f;
+        m[qi] = -1e30f;
+        l[qi] = 0.0f;
+    }
+    global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushort16 *vp = (global const ushort16 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    const int n_max = pos0 + nq;
+    // a sliding window (window > 0) hides keys more than window - 1 positions back; keys are
+    // read sixteen at a time from a multiple of 16 (the cache holds at least ctx + 8
+    // positions, rounded up to 8: enough for the last group of sixteen)
+    const int j_first = window > 0 && pos0 + 1 > window ? ((pos0 + 1 - window) & ~15) : 0;
+    for (int j0 = j_first; j0 < n_max; j0 += 16) {
+        global const ushort8 *ka = kt + (size_t)(j0 / 8) * HD;  // ka[d]: dimension d of keys j0..j0+7
+        global const ushort8 *kb = ka + HD;  // keys j0+8..j0+15
+        float16 s[QT];
+#pragma unroll
+        for (int qi = 0; qi < QT; qi++) s[qi] = 0.0f;
+        for (int d = 0; d < HD; d++) {
+            const float16 k = h2f16((ushort16)(ka[d], kb[d]));
+#pragma unroll
+            for (int qi = 0; qi < QT; qi++) s[qi] += q[qi][d] * k;
+        }
+        f16u p[QT];
+        float c[QT];
+#pragma unroll
+        for (int qi = 0; qi < QT; qi++) {
+            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi (n-window.. with a window)
+            const int16 j = lane + j0;
+            const int lo = window > 0 ? n - window : -1;
+            const float16 sq = ((j < (int16)n) & (j >= (int16)lo)) ? s[qi] : (float16)-1e30f;
+            const float8 m8 = VMAX(sq.lo, sq.hi);
+            const float4 m4 = VMAX(m8.lo, m8.hi);
+            const float2 m2 = VMAX(m4.lo, m4.hi);
+            const float bm = VMAX(m2.x, m2.y);
+            const float mx = bm > m[qi] ? bm : m[qi];
+            c[qi] = exp_nonpos(m[qi] - mx);
+            p[qi].v = exp_nonpos16(sq - (float16)mx);
+            m[qi] = mx;
+            l[qi] = l[qi] * c[qi] + hsum8(p[qi].v.lo + p[qi].v.hi);
+        }
+        for (int i = 0; i < HD / 16; i++) {
+            float16 a[QT];
+#pragma unroll
+            for (int qi = 0; qi < QT; qi++) a[qi] = acc[qi][i] * c[qi];
+#pragma unroll
+            for (int jj = 0; jj < 16; jj++) {
+                const float16 v = h2f16(vp[(size_t)(j0 + jj) * (HD / 16) + i]);
+#pragma unroll
+                for (int qi = 0; qi < QT; qi++) a[qi] += p[qi].a[jj] * v;
+            }
+#pragma unroll
+            for (int qi = 0; qi < QT; qi++) acc[qi][i] = a[qi];
+        }
+    }
+    for (int qi = 0; qi < nq; qi++) {
+        global float16 *op = (global float16 *)(out + (size_t)(t0 + qi) * heads * HD + h * HD);
+        const float inv = 1.0f / l[qi];
+        for (int i = 0; i < HD / 16; i++) op[i] = acc[qi][i] * inv;
+    }
+}
+#else
 kernel void attention(global const float *qkv, global const ushort *k_cache,
                       global const ushort *v_cache, global float *out, global const int *state,
                       const int heads, const int kv_heads, const int ctx, const float scale,
@@ -914,6 +1025,7 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
         for (int i = 0; i < HD / 8; i++) op[i] = acc[qi][i] * inv;
     }
 }
+#endif
 
 inline float8 rope8(const float8 a, global const float *cs, const int k) {
     // pairs 4k..4k+3 of a head: (a[2i], a[2i+1]) rotated by angle_i; cs = cos[HD/2] | sin[HD/2]

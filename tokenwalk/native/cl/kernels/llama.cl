@@ -610,6 +610,17 @@ typedef float uf16 __attribute__((ext_vector_type(16), aligned(4)));  // 16 floa
         v32u wu;                                                                      \
         wu.lo = (la & (uchar16)15) | ((ha & (uchar16)3) << (uchar16)4);               \
         wu.hi = (lb & (uchar16)15) | ((hb & (uchar16)3) << (uchar16)4);
+#elif defined(WTYPE_Q5_0) && defined(__AVX512BW__) && defined(__AVX512VL__)
+// the fifth bits: bit i of the block's 32-bit word set -> byte i = 0xff (vpmovm2b), & 16
+#define UNPACKU(r, b)                                                                 \
+        QBLOCK(r, b)                                                                   \
+        const uint hb = ((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b];       \
+        const v32u hi = __builtin_astype(__builtin_ia32_cvtmask2b256(hb), v32u) & (v32u)16; \
+        v32u wu;                                                                      \
+        wu.lo = q & (uchar16)15;                                                      \
+        wu.hi = q >> (uchar16)4;                                                      \
+        wu |= hi;
+#define MO mo
 #else
 #define UNPACKU(r, b) UNPACKI(r, b)
 #define MO mo

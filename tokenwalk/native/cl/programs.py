@@ -16,7 +16,7 @@ from tokenwalk.errors import TokenwalkError
 
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "llama.cl"
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
-QUERY_TILE = 8  # QT: query tokens per work-item in the prefill attention
+QUERY_TILE = 16  # QT: query tokens per work-item in the prefill attention
 INT_TILES = 2  # QTILES: tiles of the integer prefill product (matmul_q8) per work-item
 PAD_TOKENS = 32  # prefill buffers hold chunks rounded up to this (a multiple of every tile: TT, QT, 16 x QTILES)
 FAST_MATH = ("-cl-fast-relaxed-math", "-cl-mad-enable")

@@ -3,7 +3,7 @@
 Decode (one token, matrix-vector products) is five launches per layer, RMSNorm, RoPE, SwiGLU
 and the residual adds fused in: QKV, attention over key ranges, the output projection (which
 merges the ranges, then += into the residual), gate|up with SwiGLU, down (+=); then the head.
-Prefill (a chunk of tokens, matrix-matrix products in tiles of TILE_TOKENS) runs RMSNorm,
+Prefill (a chunk of tokens, matrix-matrix products: cl/ops.products) runs RMSNorm,
 RoPE and the cache store, attention and SwiGLU as kernels of their own, and computes the
 head for the last token only (or for all, for tests against the reference).
 

@@ -8,8 +8,10 @@ it reads the logits), never per kernel.
 
 Matrix products take a ``DeviceMatrix`` (a packed weight matrix uploaded with its program):
 ``matvec`` is the decode path (one token, RMSNorm of the input and the output mode fused
-in), ``matmul`` the prefill path (tiles of ``TILE_TOKENS`` tokens). Sizes are bytes,
-bandwidth GB/s (1e9 bytes per second), times seconds.
+in); ``products`` the prefill path: ``matmul_q8`` (the input rounded to 8 bits once per chunk
+by ``quantize_tiles``, integer products, tiles of 16 tokens) where the program has it (x86
+CPUs), else ``matmul`` (float, tiles of ``TILE_TOKENS`` tokens). Sizes are bytes, bandwidth
+GB/s (1e9 bytes per second), times seconds.
 """
 
 from __future__ import annotations

@@ -693,8 +693,17 @@ kernel void matmul_q8(global const WQ_T *wq, global const WD_T *wd, global const
         XF acc[QTILES];
 #pragma unroll
         for (int i = 0; i < QTILES; i++) acc[i] = 0.0f;
+#if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
+        // the eight 32-weight sub-blocks of a 256-weight block unrolled, as ROW_DOT does: the
+        // sub-block's place (which scale bits, which nibbles) a constant
+        for (int b8 = 0; b8 < nb; b8 += 8)
+        _Pragma("unroll")
+        for (int jj = 0; jj < 8; jj++) {
+            const int b = b8 + jj, jsub = jj;
+#else
         for (int b = 0; b < nb; b++) {
             const int jsub = b & 7;
+#endif
             UNPACKU(r, b)
             const uint8 wv = __builtin_astype(wu, uint8);
             const XU w0 = wv.s0, w1 = wv.s1, w2 = wv.s2, w3 = wv.s3;

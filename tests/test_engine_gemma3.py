@@ -13,16 +13,15 @@ The decode path multiplies integers where the device allows (x86 with AVX2): eac
 input is rounded to 8 bits per value, 32 values per scale, as llama.cpp does, and Gemma's
 large activations make that rounding show: measured, decode logits within 0.4 to 3.2 of the
 reference (3.2 at the first decode step), llama.cpp's own logits for the same prompt within
-3.7. Decode is held to DECODE_ATOL = 4.0, and its top-1 token must be one of the reference's
-top two (the reference's top two were 0.01 and 0.08 apart where the engine's pick differed).
-The prefill products multiply integers too, each input rounded the same way once per chunk,
-and prefill is held as decode is: measured, every position within 0.21 to 2.08 (llama.cpp's
-own prefill of the prompt: 0.48 to 3.75). The last position is a three-way near-tie (the
-reference's top three within 0.10): builds that differ only in the order of float sums
-picked the third there, in prefill or in the decode step after it, which the top-two rule
-does not cover, so the top-1 of either rounded path may also be any token within NEAR_TIE =
-0.25 of the reference's top logit (llama.cpp's own prefill differs at two positions, each
-time picking the reference's second). The short-window run checks the window's mask on the
+3.7. Decode is held to DECODE_ATOL = 4.0, and its top-1 token must be one the reference ranks
+within NEAR_TIE (0.25, tests/test_engine_peer.py) of its best: where the engine's pick
+differed, the reference had two or three tokens within 0.01 to 0.10 of each other (position
+40: 21.93, 21.91 and 21.83), so which of them wins turns on the order of float32 sums. The
+prefill products multiply integers too, each input rounded the same way once per chunk, and
+prefill is held as decode is: measured, every position within 0.21 to 2.08 (llama.cpp's own
+prefill of the prompt: 0.48 to 3.75; it picks the reference's second at two positions), and
+builds differing only in the order of float sums picked the third at position 40, in prefill
+or in the decode step after it. The short-window run checks the window's mask on the
 float path (NO_INT_DOT=1, what GPUs compile), prefill and decode with ATOL and the exact
 top-1: with 8-bit inputs position 34 of that run was 6.0 off, and llama.cpp's own logits for
 the same prompt and window (gemma3.attention.sliding_window overridden to 8) are 5.3 off
@@ -40,7 +39,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = ROOT / ".cache" / "models" / "gemma-3-270m-q4_k_m.gguf"
 ATOL = 0.1
 DECODE_ATOL = 4.0
-NEAR_TIE = 0.25  # a rounded path's top-1 may be any token this close to the reference's top logit
+NEAR_TIE = 0.25  # logits: as tests/test_engine_peer.py's
 TEXT = ("The patient is a 67-year-old woman with atrial fibrillation, treated with apixaban 5 mg twice "
         "daily since March. Her creatinine clearance is 48 mL/min.")
 
@@ -70,20 +69,18 @@ def _run(ids, **defines):
     return engine, ref, prefill, decode, half
 
 
-def _check_rounded(ref, logits, near_tie=0.0):
-    """Logits of products whose inputs were rounded to 8 bits: within DECODE_ATOL, top-1 among
-    the reference's top two (or within ``near_tie`` of the reference's top logit)."""
+def _check_rounded(ref, logits):
+    """Logits of products whose inputs were rounded to 8 bits: within DECODE_ATOL, the top-1 a
+    token the reference ranks within NEAR_TIE of its best."""
     assert np.max(np.abs(logits - ref)) < DECODE_ATOL
-    top2 = np.argsort(ref, axis=1)[:, -2:]
-    for d, r, t in zip(logits, ref, top2, strict=True):
-        pick = int(d.argmax())
-        assert pick in set(t.tolist()) or r[pick] >= r.max() - near_tie
+    for d, r in zip(logits, ref, strict=True):
+        assert r.max() - r[int(d.argmax())] <= NEAR_TIE
 
 
 def _check(ref, prefill, decode, half, rounded):
     if rounded:
-        _check_rounded(ref, prefill, near_tie=NEAR_TIE)
-        _check_rounded(ref[half:], decode, near_tie=NEAR_TIE)
+        _check_rounded(ref, prefill)
+        _check_rounded(ref[half:], decode)
     else:  # the float path (NO_INT_DOT=1): prefill and decode within ATOL, the exact top-1
         for logits, r in ((prefill, ref), (decode, ref[half:])):
             assert np.max(np.abs(logits - r)) < ATOL

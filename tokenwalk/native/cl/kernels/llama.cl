@@ -628,9 +628,9 @@ typedef float uf16 __attribute__((ext_vector_type(16), aligned(4)));  // 16 floa
 
 // x * id rounded to the nearest integer, ties to even: vcvtps2dq in the default rounding mode,
 // what convert_int8_rte computes (PoCL's convert_int8_rte is a dozen instructions of emulation)
-typedef float g8f __attribute__((vector_size(32)));
+typedef float gq8f __attribute__((vector_size(32)));
 inline int8 rint8(const float8 v) {
-    return __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(v, g8f)), int8);
+    return __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(v, gq8f)), int8);
 }
 
 // The chunk's input rounded for matmul_q8: one work-item per token of the padded chunk

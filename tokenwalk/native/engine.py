@@ -117,7 +117,8 @@ class Engine:
         for start in range(0, len(ids), self.chunk_tokens):
             chunk = ids[start:start + self.chunk_tokens]
             self.graph.set_inputs(chunk, pos0 + start)
-            enqueue(self.dev, self.graph.prefill_launches(len(chunk), logits_all=logits_all))
+            last = start + self.chunk_tokens >= len(ids)  # only the last chunk's logits are returned
+            enqueue(self.dev, self.graph.prefill_launches(len(chunk), logits_all=logits_all, head=last))
             if logits_all:
                 outs.append(self.dev.read(np.empty((len(chunk), vocab), np.float32), self.graph.all_logits))
         if logits_all:

@@ -147,17 +147,19 @@ class Gemma3Graph:
                                 residual=(self.t, pending, self.x)))
         return seq
 
-    def prefill_launches(self, ntok: int, logits_all: bool = False) -> list:
+    def prefill_launches(self, ntok: int, logits_all: bool = False, head: bool = True) -> list:
         """The launches of one prefill chunk of ``ntok`` tokens (arguments set once; the list is
-        kept and reused for every later chunk of the same length: positions come from ``state``)."""
-        key = (int(ntok), bool(logits_all))
+        kept and reused for every later chunk of the same length: positions come from ``state``).
+        ``head``: end with the last token's logits (a prompt's last chunk; earlier chunks skip the
+        head, on Gemma 3 a 178 MB product)."""
+        key = (int(ntok), bool(logits_all), bool(head or logits_all))
         if key not in self._prefill:
-            if len(self._prefill) >= 4:  # a prompt's chunks have at most two lengths
+            if len(self._prefill) >= 4:  # a prompt's chunks: full ones without the head, the last with it
                 self._prefill.clear()
             self._prefill[key] = self._prefill_launches(*key)
         return self._prefill[key]
 
-    def _prefill_launches(self, ntok: int, logits_all: bool) -> list:
+    def _prefill_launches(self, ntok: int, logits_all: bool, head: bool) -> list:
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
@@ -184,7 +186,7 @@ class Gemma3Graph:
         if logits_all:
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, w.output_norm, self.h, e, eps))
             seq += products(self.h, ntok, [(w.head, self.all_logits_buffer(), False, None, 0)], self.rounded)
-        else:
+        elif head:
             seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
             seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm))
         return seq

@@ -1,8 +1,8 @@
 """Gemma 3 270M (Q4_K_M: Q5_0, Q8_0, Q4_K, Q6_K tensors) on the OpenCL engine against the
 numpy reference (tokenwalk.native.reference, weights dequantized by gguf-py).
 
-Tolerance: every logit of every position within 0.1 of the reference, and the top-1 token
-identical at every position. This model's logits reach about 40; measured differences stay
+Tolerance of the float products (NO_INT_DOT=1): every logit of every position within 0.1 of
+the reference, and the top-1 token identical at every position. This model's logits reach about 40; measured differences stay
 near 0.01 (float32 sums in another order), with rare positions near 0.05 (a key or value
 that float32 rounding puts on the other side of an fp16 rounding boundary), while a window
 one token too wide moves logits by 1.6 to 8.5. The prompt runs in chunks of 8 tokens and
@@ -13,9 +13,20 @@ The decode path multiplies integers where the device allows (x86 with AVX2): eac
 input is rounded to 8 bits per value, 32 values per scale, as llama.cpp does, and Gemma's
 large activations make that rounding show: measured, decode logits within 0.4 to 3.2 of the
 reference (3.2 at the first decode step), llama.cpp's own logits for the same prompt within
-3.7. Decode is held to DECODE_ATOL = 4.0, and its top-1 token must be one of the reference's
-top two (the reference's top two were 0.01 and 0.08 apart where the engine's pick differed);
-the prefill path (float products) keeps ATOL and the exact top-1.
+3.7. Decode is held to DECODE_ATOL = 4.0, and its top-1 token must be one the reference ranks
+within NEAR_TIE (0.25, tests/test_engine_peer.py) of its best: where the engine's pick
+differed, the reference had two or three tokens within 0.01 to 0.10 of each other (position
+40: 21.93, 21.91 and 21.83), so which of them wins turns on the order of float32 sums. The
+prefill products multiply integers too, each input rounded the same way once per chunk, and
+prefill is held as decode is: measured, every position within 0.21 to 2.08 (llama.cpp's own
+prefill of the prompt: 0.48 to 3.75; it picks the reference's second at two positions), and
+builds differing only in the order of float sums picked the third at position 40, in prefill
+or in the decode step after it. The short-window run checks the window's mask on the
+float path (NO_INT_DOT=1, what GPUs compile), prefill and decode with ATOL and the exact
+top-1: with 8-bit inputs position 34 of that run was 6.0 off, and llama.cpp's own logits for
+the same prompt and window (gemma3.attention.sliding_window overridden to 8) are 5.3 off
+there (4.7 with flash attention): a position that amplifies any rounding, where only the
+float path can show a window one token off.
 """
 
 import dataclasses
@@ -28,6 +39,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = ROOT / ".cache" / "models" / "gemma-3-270m-q4_k_m.gguf"
 ATOL = 0.1
 DECODE_ATOL = 4.0
+NEAR_TIE = 0.25  # logits: as tests/test_engine_peer.py's
 TEXT = ("The patient is a 67-year-old woman with atrial fibrillation, treated with apixaban 5 mg twice "
         "daily since March. Her creatinine clearance is 48 mL/min.")
 
@@ -44,11 +56,11 @@ def prompt_ids():
     return ids
 
 
-def _run(ids):
+def _run(ids, **defines):
     from tokenwalk.native.engine import Engine
     from tokenwalk.native.reference import reference_logits
 
-    engine = Engine(MODEL, ctx_tokens=64, chunk_tokens=8)
+    engine = Engine(MODEL, ctx_tokens=64, chunk_tokens=8, defines=defines)
     ref = reference_logits(MODEL, ids)
     prefill = engine.prefill(ids, logits_all=True)
     half = len(ids) // 2
@@ -57,17 +69,27 @@ def _run(ids):
     return engine, ref, prefill, decode, half
 
 
-def _check(ref, prefill, decode, half):
-    assert np.max(np.abs(prefill - ref)) < ATOL
-    assert np.array_equal(prefill.argmax(axis=1), ref.argmax(axis=1))
-    assert np.max(np.abs(decode - ref[half:])) < DECODE_ATOL
-    top2 = np.argsort(ref[half:], axis=1)[:, -2:]
-    assert all(int(d.argmax()) in set(t.tolist()) for d, t in zip(decode, top2, strict=True))
+def _check_rounded(ref, logits):
+    """Logits of products whose inputs were rounded to 8 bits: within DECODE_ATOL, the top-1 a
+    token the reference ranks within NEAR_TIE of its best."""
+    assert np.max(np.abs(logits - ref)) < DECODE_ATOL
+    for d, r in zip(logits, ref, strict=True):
+        assert r.max() - r[int(d.argmax())] <= NEAR_TIE
+
+
+def _check(ref, prefill, decode, half, rounded):
+    if rounded:
+        _check_rounded(ref, prefill)
+        _check_rounded(ref[half:], decode)
+    else:  # the float path (NO_INT_DOT=1): prefill and decode within ATOL, the exact top-1
+        for logits, r in ((prefill, ref), (decode, ref[half:])):
+            assert np.max(np.abs(logits - r)) < ATOL
+            assert np.array_equal(logits.argmax(axis=1), r.argmax(axis=1))
 
 
 def test_prefill_and_decode_match_the_reference(prompt_ids):
     engine, ref, prefill, decode, half = _run(prompt_ids)
-    _check(ref, prefill, decode, half)
+    _check(ref, prefill, decode, half, rounded=True)
     cfg = engine.config
     assert cfg.layer_windows == (512,) * 5 + (0,) + (512,) * 5 + (0,) + (512,) * 5 + (0,)
     assert (cfg.rope_base, cfg.rope_base_swa, cfg.head_dim) == (1e6, 1e4, 256)
@@ -87,9 +109,9 @@ def test_a_short_sliding_window_matches_the_reference(prompt_ids, monkeypatch):
                                    layer_windows=tuple(8 if w else 0 for w in cfg.layer_windows))
 
     monkeypatch.setitem(architectures.ARCHITECTURES, "gemma3", dataclasses.replace(arch, hparams=narrow))
-    engine, ref, prefill, decode, half = _run(prompt_ids)
+    engine, ref, prefill, decode, half = _run(prompt_ids, NO_INT_DOT=1)
     assert engine.config.layer_windows[0] == 8
-    _check(ref, prefill, decode, half)
+    _check(ref, prefill, decode, half, rounded=False)
     # the window changes the answer: the same prompt with the file's window differs
     full = __import__("tokenwalk.native.reference", fromlist=["x"])
     monkeypatch.setitem(architectures.ARCHITECTURES, "gemma3", arch)

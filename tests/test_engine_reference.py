@@ -16,6 +16,21 @@ logits for the same prompt within 0.52 to 0.72 there (up to 1.96 over all 64 pos
 prompt batch). The top-1 token must match wherever the reference's top two are more than
 2 x DECODE_ATOL apart; elsewhere (a near-tie, 0.05 at position 61) the engine's pick must be
 one of the reference's top two.
+
+The prefill products multiply integers too (x86 with AVX2), each input rounded the same way
+once per chunk, so prefill logits move as decode's do. They are held as decode's are: the
+last five positions (59-63, those the decode test reads) within DECODE_ATOL, top-1 as above,
+and the mean over all positions of the largest difference within DECODE_ATOL; measured,
+0.57 to 0.92 at 59-63 (llama.cpp 0.51 to 0.72) and a mean of 0.72 (llama.cpp 0.71). Every
+position is not held to a bound from llama.cpp's, because a few positions amplify any
+rounding: over all 64 the engine's largest difference is 1.63 in this build (llama.cpp's
+1.96), but 4.46 (at position 22, where llama.cpp is 1.3 off) in a build that differed only
+in the order of float sums in attention, and inputs perturbed by 1e-4 (far below the 8-bit
+rounding) moved it between 2.0 and 4.5, always at positions 19, 20 or 22; on three other
+50 to 64-token prompts the engine's largest is 1.39 to 2.15 and llama.cpp's 1.28 to 2.02.
+Every position is held to ATOL on the float prefill path instead (NO_INT_DOT=1 and
+ATTN_YMM=1: the products and the attention GPUs compile), which checks the graph, the kernels
+and the chunking exactly.
 """
 
 import pathlib
@@ -59,11 +74,25 @@ def engine():
     return Engine(MODEL, ctx_tokens=96, chunk_tokens=24)
 
 
-def test_prefill_logits_of_64_positions_match_reference(engine, prompt_ids, reference):
+def test_float_prefill_logits_of_64_positions_match_reference(prompt_ids, reference):
+    pytest.importorskip("pyopencl")
+    from tokenwalk.native.engine import Engine
+
+    # the float products and the 8-wide prefill attention: what a GPU compiles (ATTN_YMM=1; the
+    # Gemma 3 test's short-window run checks the 16-wide one on the float products)
+    engine = Engine(MODEL, ctx_tokens=96, chunk_tokens=24, defines={"NO_INT_DOT": 1, "ATTN_YMM": 1})
     logits = engine.prefill(prompt_ids, logits_all=True)
     assert logits.shape == reference.shape == (64, 49152)
     assert np.max(np.abs(logits - reference)) < ATOL
     assert np.array_equal(logits.argmax(axis=1), reference.argmax(axis=1))
+
+
+def test_prefill_logits_match_reference_as_decode_does(engine, prompt_ids, reference):
+    logits = engine.prefill(prompt_ids, logits_all=True)
+    assert logits.shape == reference.shape == (64, 49152)
+    for pos in range(59, 64):
+        _assert_decode_close(logits[pos], reference[pos])
+    assert np.mean(np.max(np.abs(logits - reference), axis=1)) < DECODE_ATOL
 
 
 def _assert_decode_close(logits, ref):

@@ -8,7 +8,9 @@ Rows of 96 columns (three 32-weight blocks: an odd count, which Q5_0 pads) and, 
 relative to the largest output. Where the decode kernel multiplies integers (x86 with AVX2,
 as llama.cpp does), its input is first rounded to 8 bits per value, 32 values per scale
 (llama.cpp's quantize_row_q8_0): the decode reference is then the dequantized matrix times
-that rounded input, written here in numpy, with the same 1e-4.
+that rounded input, written here in numpy, with the same 1e-4. The prefill product rounds its
+input the same way where it multiplies integers (matmul_q8: x86 with AVX2, and Q8_0 weights
+only where the CPU has VNNI), and is held to the same reference.
 """
 
 import numpy as np
@@ -21,7 +23,11 @@ pytest.importorskip("pyopencl")
 from gguf import GGMLQuantizationType as Q  # noqa: E402  (after importorskip)
 from gguf.quants import dequantize, quantize  # noqa: E402  (after importorskip)
 
-from tokenwalk.native.cl.ops import decode_rounds_input, multiply_once  # noqa: E402  (after importorskip)
+from tokenwalk.native.cl.ops import (  # noqa: E402  (after importorskip)
+    decode_rounds_input,
+    multiply_once,
+    prefill_rounds_input,
+)
 from tokenwalk.native.cl.packing import pack_tensors  # noqa: E402  (after importorskip)
 from tokenwalk.native.model_file import Tensor  # noqa: E402  (after importorskip)
 
@@ -96,10 +102,29 @@ def test_matvec_and_matmul_match_gguf_dequantize(qtype):
     ref = w @ (q8_rounded(x) if decode_rounds_input(packed.kernel_type) else x)
     y = multiply_once(packed, x)
     assert np.max(np.abs(y - ref)) < 1e-4 * np.max(np.abs(ref))
-    xs = rng.normal(size=(11, COLS)).astype(np.float32)  # 11 tokens: one full tile and a partial one
-    ref2 = xs.astype(np.float64) @ w.T
-    y2 = multiply_once(packed, xs)
-    assert np.max(np.abs(y2 - ref2)) < 1e-4 * np.max(np.abs(ref2))
+    _check_prefill(packed, w, rng)
+
+
+def _check_prefill(packed, w, rng, **defines):
+    # 11 tokens: one full tile of the float matmul and a partial one; 37: two tiles of 16
+    # tokens of the integer one and a partial third
+    for ntok in (11, 37):
+        xs = rng.normal(size=(ntok, w.shape[1])).astype(np.float32)
+        rounds = prefill_rounds_input(packed.kernel_type, **defines)
+        ref = (np.stack([q8_rounded(x) for x in xs]) if rounds else xs.astype(np.float64)) @ w.T
+        y = multiply_once(packed, xs, **defines)
+        assert np.max(np.abs(y - ref)) < 1e-4 * np.max(np.abs(ref))
+
+
+@pytest.mark.parametrize("defines", [{"INT_VNNI": 0}, {"INT_YMM": 1}, {"INT_YMM": 1, "INT_VNNI": 0}],
+                         ids=["no-vnni", "ymm", "ymm-no-vnni"])
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q8_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
+def test_integer_prefill_variants_match(qtype, defines):
+    """The integer prefill product as CPUs without VNNI (vpmaddubsw and vpmaddwd; INT_VNNI=0) or
+    without AVX-512 (8 tokens per tile in 256-bit vectors; INT_YMM=1) compile it."""
+    t = _tensor(qtype)
+    w = dequantize(np.asarray(t.data), qtype).reshape(ROWS, _cols(qtype)).astype(np.float64)
+    _check_prefill(pack_tensors([t]), w, np.random.default_rng(3), **defines)
 
 
 @pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q8_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
@@ -120,8 +145,9 @@ def test_q5_0_pads_its_scales_to_an_even_count_per_row():
 
 @pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q5_0, Q.Q8_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
 def test_the_float_path_other_devices_take_still_matches(qtype):
-    """Devices whose compiler does not target x86 with AVX2 (GPUs) compile the float decode path;
-    NO_INT_DOT=1 forces it here: no input rounding, the dequantized matrix times x within 1e-4."""
+    """Devices whose compiler does not target x86 with AVX2 (GPUs) compile the float decode and
+    prefill paths; NO_INT_DOT=1 forces them here: no input rounding, the dequantized matrix
+    times x within 1e-4."""
     t = _tensor(qtype)
     COLS = _cols(qtype)
     w = dequantize(np.asarray(t.data), qtype).reshape(ROWS, COLS).astype(np.float64)
@@ -131,3 +157,23 @@ def test_the_float_path_other_devices_take_still_matches(qtype):
     ref = w @ x
     y = multiply_once(packed, x, NO_INT_DOT=1)
     assert np.max(np.abs(y - ref)) < 1e-4 * np.max(np.abs(ref))
+    assert not prefill_rounds_input(packed.kernel_type, NO_INT_DOT=1)
+    xs = np.random.default_rng(4).normal(size=(11, COLS)).astype(np.float32)
+    ref2 = xs.astype(np.float64) @ w.T
+    y2 = multiply_once(packed, xs, NO_INT_DOT=1)
+    assert np.max(np.abs(y2 - ref2)) < 1e-4 * np.max(np.abs(ref2))
+
+
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q8_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
+def test_prefill_and_decode_round_the_input_alike(qtype):
+    """Where both multiply integers, a token's prefill product equals its decode product up to
+    float32 sums in another order: the same 8-bit input, not merely an equally good one."""
+    t = _tensor(qtype)
+    packed = pack_tensors([t])
+    if not (decode_rounds_input(packed.kernel_type) and prefill_rounds_input(packed.kernel_type)):
+        pytest.skip("the decode or the prefill product of this layout multiplies floats here")
+    xs = np.random.default_rng(5).normal(size=(3, _cols(qtype))).astype(np.float32) * [[1.0], [30.0], [1e-3]]
+    prefill = multiply_once(packed, xs)
+    for x, y in zip(xs, prefill, strict=True):
+        decode = multiply_once(packed, x)
+        assert np.max(np.abs(y - decode)) < 1e-6 * np.max(np.abs(decode))

@@ -56,11 +56,13 @@ class Engine:
     ``device``: "platform:device" indices (default: PYOPENCL_CTX, else the CPU); ``header``:
     the file's header where the caller has read it (the tokenizer came from it);
     ``chunk_tokens``: prompt tokens per prefill step; ``decode_items``: work-items of a
-    decode matrix-vector product (default 8 per compute unit).
+    decode matrix-vector product (default 8 per compute unit); ``defines``: more compiler
+    macros for the kernels (NO_INT_DOT=1: the float products GPUs run, on any device).
     """
 
     def __init__(self, model_path, device: str | None = None, ctx_tokens: int | None = None,
-                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None, header=None):
+                 chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None, header=None,
+                 defines: dict | None = None):
         t0 = time.perf_counter()
         self.model: OpenModel = open_model(model_path, header)
         cfg = self.config = self.model.config
@@ -71,7 +73,7 @@ class Engine:
         # load; more only add scheduling (PoCL, 2 cores: 16 to 32 best, 48 and 64 slower).
         self.decode_items = int(decode_items or 8 * self.dev.compute_units)
         arch = self.model.architecture
-        self.programs = Programs(self.dev, cfg.head_dim, **arch.graph.program_defines(cfg))
+        self.programs = Programs(self.dev, cfg.head_dim, **arch.graph.program_defines(cfg), **(defines or {}))
         self.weights = arch.weights(self.dev, self.programs, self.model)
         self.kv = allocate_kv_cache(self.dev, cfg, self.ctx_tokens)
         self.graph = self.model.architecture.graph(self.dev, self.programs, cfg, self.weights, self.kv,
@@ -115,7 +117,8 @@ class Engine:
         for start in range(0, len(ids), self.chunk_tokens):
             chunk = ids[start:start + self.chunk_tokens]
             self.graph.set_inputs(chunk, pos0 + start)
-            enqueue(self.dev, self.graph.prefill_launches(len(chunk), logits_all=logits_all))
+            last = start + self.chunk_tokens >= len(ids)  # only the last chunk's logits are returned
+            enqueue(self.dev, self.graph.prefill_launches(len(chunk), logits_all=logits_all, head=last))
             if logits_all:
                 outs.append(self.dev.read(np.empty((len(chunk), vocab), np.float32), self.graph.all_logits))
         if logits_all:

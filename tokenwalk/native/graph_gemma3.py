@@ -24,8 +24,8 @@ import math
 import numpy as np
 
 from tokenwalk.native.cl.device import Device
-from tokenwalk.native.cl.ops import MODE_GEGLU, MODE_WRITE, CopyRow, kernel, matmul, matvec
-from tokenwalk.native.cl.programs import QUERY_TILE, TILE_TOKENS, Programs
+from tokenwalk.native.cl.ops import MODE_GEGLU, MODE_WRITE, CopyRow, RoundedInput, kernel, matvec, products
+from tokenwalk.native.cl.programs import PAD_TOKENS, QUERY_TILE, Programs
 from tokenwalk.native.hparams import Gemma3Config
 from tokenwalk.native.kv_cache import KVCache
 from tokenwalk.native.weights import ModelWeights
@@ -46,7 +46,7 @@ class Gemma3Graph:
         self.weights, self.kv = weights, kv
         self.decode_items = int(decode_items)
         cfg = config
-        pad = self.pad_tokens = math.ceil(chunk_tokens / TILE_TOKENS) * TILE_TOKENS
+        pad = self.pad_tokens = math.ceil(chunk_tokens / PAD_TOKENS) * PAD_TOKENS
         e, hd = cfg.embedding_length, cfg.head_dim
         H, KV = cfg.head_count, cfg.head_count_kv
         self.qkv_width = (H + 2 * KV) * hd
@@ -59,6 +59,9 @@ class Gemma3Graph:
         self.attn = buf(pad * H * hd)
         self.gu = buf(pad * 2 * cfg.feed_forward_length)
         self.act = buf(pad * cfg.feed_forward_length)
+        # the input of a prefill product rounded to 8 bits (the integer products, see cl/ops.products)
+        self.rounded = RoundedInput.allocate(device, pad, max(e, cfg.feed_forward_length, H * hd))
+        self._prefill: dict = {}  # launch lists by (ntok, logits_all), built once: creating ~300 kernels costs ~50 ms
         self.logits = buf(cfg.vocab_size)
         self.all_logits = None
         self.rope_global = buf(pad * hd)  # cos | sin of every token's angles, global layers
@@ -144,8 +147,19 @@ class Gemma3Graph:
                                 residual=(self.t, pending, self.x)))
         return seq
 
-    def prefill_launches(self, ntok: int, logits_all: bool = False) -> list:
-        """The launches of one prefill chunk of ``ntok`` tokens (arguments set once)."""
+    def prefill_launches(self, ntok: int, logits_all: bool = False, head: bool = True) -> list:
+        """The launches of one prefill chunk of ``ntok`` tokens (arguments set once; the list is
+        kept and reused for every later chunk of the same length: positions come from ``state``).
+        ``head``: end with the last token's logits (a prompt's last chunk; earlier chunks skip the
+        head, on Gemma 3 a 178 MB product)."""
+        key = (int(ntok), bool(logits_all), bool(head or logits_all))
+        if key not in self._prefill:
+            if len(self._prefill) >= 4:  # a prompt's chunks: full ones without the head, the last with it
+                self._prefill.clear()
+            self._prefill[key] = self._prefill_launches(*key)
+        return self._prefill[key]
+
+    def _prefill_launches(self, ntok: int, logits_all: bool, head: bool) -> list:
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
@@ -154,24 +168,25 @@ class Gemma3Graph:
         seq = []
         for i, L in enumerate(w.layers):
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.attn_norm, self.h, e, eps))
-            seq.append(matmul(L.qkv, self.h, self.qkv, ntok, False, ldy=width))
+            qkv = [(L.qkv, self.qkv, False, width, 0)]
             if L.v is not None:
-                seq.append(matmul(L.v, self.h, self.qkv, ntok, False, ldy=width, yoff=(H + KV) * hd))
+                qkv.append((L.v, self.qkv, False, width, (H + KV) * hd))
+            seq += products(self.h, ntok, qkv, self.rounded)
             seq.append(self._qk_prepare(i, L, ntok))
             seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
                               self.attn, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(cfg.layer_windows[i])))
-            seq.append(matmul(L.out, self.attn, self.t, ntok, False))
+            seq += products(self.attn, ntok, [(L.out, self.t, False, None, 0)], self.rounded)
             seq.append(kernel(prg, "rms_norm_add", (ntok,), self.x, self.t, L.post_attn_norm, e, eps))
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.ffn_norm, self.h, e, eps))
-            seq.append(matmul(L.gate_up, self.h, self.gu, ntok, False))
+            seq += products(self.h, ntok, [(L.gate_up, self.gu, False, None, 0)], self.rounded)
             seq.append(kernel(prg, "geglu", (ntok,), self.gu, self.act, np.int32(cfg.feed_forward_length)))
-            seq.append(matmul(L.down, self.act, self.t, ntok, False))
+            seq += products(self.act, ntok, [(L.down, self.t, False, None, 0)], self.rounded)
             seq.append(kernel(prg, "rms_norm_add", (ntok,), self.x, self.t, L.post_ffw_norm, e, eps))
         if logits_all:
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, w.output_norm, self.h, e, eps))
-            seq.append(matmul(w.head, self.h, self.all_logits_buffer(), ntok, False))
-        else:
+            seq += products(self.h, ntok, [(w.head, self.all_logits_buffer(), False, None, 0)], self.rounded)
+        elif head:
             seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
             seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm))
         return seq

@@ -3,7 +3,7 @@
 Decode (one token, matrix-vector products) is five launches per layer, RMSNorm, RoPE, SwiGLU
 and the residual adds fused in: QKV, attention over key ranges, the output projection (which
 merges the ranges, then += into the residual), gate|up with SwiGLU, down (+=); then the head.
-Prefill (a chunk of tokens, matrix-matrix products in tiles of TILE_TOKENS) runs RMSNorm,
+Prefill (a chunk of tokens, matrix-matrix products: cl/ops.products) runs RMSNorm,
 RoPE and the cache store, attention and SwiGLU as kernels of their own, and computes the
 head for the last token only (or for all, for tests against the reference).
 
@@ -24,11 +24,12 @@ from tokenwalk.native.cl.ops import (
     MODE_SWIGLU,
     MODE_WRITE,
     CopyRow,
+    RoundedInput,
     kernel,
-    matmul,
     matvec,
+    products,
 )
-from tokenwalk.native.cl.programs import QUERY_TILE, TILE_TOKENS, Programs
+from tokenwalk.native.cl.programs import PAD_TOKENS, QUERY_TILE, Programs
 from tokenwalk.native.hparams import LlamaConfig
 from tokenwalk.native.kv_cache import KVCache
 from tokenwalk.native.weights import ModelWeights
@@ -49,7 +50,7 @@ class LlamaGraph:
         self.weights, self.kv = weights, kv
         self.decode_items = int(decode_items)
         cfg = config
-        pad = self.pad_tokens = math.ceil(chunk_tokens / TILE_TOKENS) * TILE_TOKENS
+        pad = self.pad_tokens = math.ceil(chunk_tokens / PAD_TOKENS) * PAD_TOKENS
         e, hd = cfg.embedding_length, cfg.head_dim
         buf = device.zeros
         self.x = buf(pad * e)  # the residual stream
@@ -58,6 +59,9 @@ class LlamaGraph:
         self.attn = buf(pad * cfg.head_count * hd)
         self.gu = buf(pad * 2 * cfg.feed_forward_length)
         self.act = buf(pad * cfg.feed_forward_length)
+        # the input of a prefill product rounded to 8 bits (the integer products, see cl/ops.products)
+        self.rounded = RoundedInput.allocate(device, pad, max(e, cfg.feed_forward_length, cfg.head_count * hd))
+        self._prefill: dict = {}  # launch lists by (ntok, logits_all), built once: creating ~300 kernels costs ~50 ms
         self.logits = buf(cfg.vocab_size)
         self.all_logits = None  # (pad, vocab) on first use of logits for every position
         self.rope = buf(pad * hd)  # cos | sin of every token's angles
@@ -110,8 +114,19 @@ class LlamaGraph:
         seq.append(self._matvec(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
         return seq
 
-    def prefill_launches(self, ntok: int, logits_all: bool = False) -> list:
-        """The launches of one prefill chunk of ``ntok`` tokens (arguments set once)."""
+    def prefill_launches(self, ntok: int, logits_all: bool = False, head: bool = True) -> list:
+        """The launches of one prefill chunk of ``ntok`` tokens (arguments set once; the list is
+        kept and reused for every later chunk of the same length: positions come from ``state``).
+        ``head``: end with the last token's logits (a prompt's last chunk; earlier chunks skip the
+        head, on Gemma 3 a 178 MB product)."""
+        key = (int(ntok), bool(logits_all), bool(head or logits_all))
+        if key not in self._prefill:
+            if len(self._prefill) >= 4:  # a prompt's chunks: full ones without the head, the last with it
+                self._prefill.clear()
+            self._prefill[key] = self._prefill_launches(*key)
+        return self._prefill[key]
+
+    def _prefill_launches(self, ntok: int, logits_all: bool, head: bool) -> list:
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
@@ -121,21 +136,21 @@ class LlamaGraph:
         seq = []
         for i, L in enumerate(w.layers):
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.attn_norm, self.h, e, eps))
-            seq.append(matmul(L.qkv, self.h, self.qkv, ntok, False))
+            seq += products(self.h, ntok, [(L.qkv, self.qkv, False, None, 0)], self.rounded)
             seq.append(kernel(prg, "rope_store", (H + KV, ntok), self.qkv, self.rope, kv.k[i], kv.v[i],
                               self.state, np.int32(H), np.int32(KV), ctx))
             seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
                               self.attn, self.state, np.int32(H), np.int32(KV), ctx,
                               np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(0)))
-            seq.append(matmul(L.out, self.attn, self.x, ntok, True))
+            seq += products(self.attn, ntok, [(L.out, self.x, True, None, 0)], self.rounded)
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.ffn_norm, self.h, e, eps))
-            seq.append(matmul(L.gate_up, self.h, self.gu, ntok, False))
+            seq += products(self.h, ntok, [(L.gate_up, self.gu, False, None, 0)], self.rounded)
             seq.append(kernel(prg, "swiglu", (ntok,), self.gu, self.act, np.int32(cfg.feed_forward_length)))
-            seq.append(matmul(L.down, self.act, self.x, ntok, True))
+            seq += products(self.act, ntok, [(L.down, self.x, True, None, 0)], self.rounded)
         if logits_all:
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, w.output_norm, self.h, e, eps))
-            seq.append(matmul(w.head, self.h, self.all_logits_buffer(), ntok, False))
-        else:
+            seq += products(self.h, ntok, [(w.head, self.all_logits_buffer(), False, None, 0)], self.rounded)
+        elif head:
             # Only the last token's logits are needed: one matrix-vector product on its row.
             seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
             seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm))

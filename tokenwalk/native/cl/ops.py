@@ -8,8 +8,10 @@ it reads the logits), never per kernel.
 
 Matrix products take a ``DeviceMatrix`` (a packed weight matrix uploaded with its program):
 ``matvec`` is the decode path (one token, RMSNorm of the input and the output mode fused
-in), ``matmul`` the prefill path (tiles of ``TILE_TOKENS`` tokens). Sizes are bytes,
-bandwidth GB/s (1e9 bytes per second), times seconds.
+in); ``products`` the prefill path: ``matmul_q8`` (the input rounded to 8 bits once per chunk
+by ``quantize_tiles``, integer products, tiles of 16 tokens) where the program has it (x86
+CPUs), else ``matmul`` (float, tiles of ``TILE_TOKENS`` tokens). Sizes are bytes, bandwidth
+GB/s (1e9 bytes per second), times seconds.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.native.cl.device import Device, opencl
 from tokenwalk.native.cl.packing import PackedMatrix
-from tokenwalk.native.cl.programs import TILE_TOKENS, Programs
+from tokenwalk.native.cl.programs import PAD_TOKENS, TILE_TOKENS, Programs
 
 MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU, MODE_GEGLU = 0, 1, 2, 3  # matvec output modes (kernels/llama.cl)
 
@@ -36,6 +38,7 @@ class DeviceMatrix:
     qs: object  # cl.Buffer
     scales: object  # cl.Buffer
     program: object  # cl.Program
+    int_shape: tuple = (0, 0)  # (XL, QTILES) of its integer prefill product (matmul_q8), (0, 0): the float matmul
 
     @property
     def nbytes(self) -> int:
@@ -46,7 +49,19 @@ class DeviceMatrix:
 def device_matrix(device: Device, programs: Programs, packed: PackedMatrix) -> DeviceMatrix:
     """Upload ``packed`` and build (or reuse) the program of its layout."""
     return DeviceMatrix(packed, device.upload(packed.qs), device.upload(packed.scales),
-                        programs.get(packed.kernel_type))
+                        programs.get(packed.kernel_type), int_matmul_shape(device, programs, packed.kernel_type))
+
+
+def int_matmul_shape(device: Device, programs: Programs, kernel_type: str) -> tuple[int, int]:
+    """(XL, QTILES): tokens per tile and tiles per work-item of the integer prefill product of
+    layout ``kernel_type`` (kernels/llama.cl, matmul_q8), or (0, 0) where its program runs the
+    float matmul (no INT_DOT: GPUs, NO_INT_DOT=1, F16, F32; Q8_0 without VNNI)."""
+    shapes = programs.__dict__.setdefault("_int_shapes", {})
+    if kernel_type not in shapes:
+        out = device.empty(8)
+        enqueue(device, [kernel(programs.get(kernel_type), "matmul_q8_shape", (1,), out)])
+        shapes[kernel_type] = tuple(int(v) for v in device.read(np.zeros(2, np.int32), out))
+    return shapes[kernel_type]
 
 
 @dataclass(frozen=True)
@@ -95,6 +110,54 @@ def matmul(m: DeviceMatrix, x, y, ntok: int, accumulate: bool, ldy: int | None =
                   np.int32(ldy or pm.rows), np.int32(yoff))
 
 
+@dataclass
+class RoundedInput:
+    """Room for a prefill product's input rounded to 8 bits (quantize_tiles' xq and xf), for
+    ``pad_tokens`` tokens of up to ``max_cols`` values; the products that read the same input
+    share one rounding."""
+
+    xq: object  # cl.Buffer, int8 levels by tiles of XL tokens
+    xf: object  # cl.Buffer, float32 scales and sums
+
+    @classmethod
+    def allocate(cls, device: Device, pad_tokens: int, max_cols: int) -> RoundedInput:
+        return cls(device.empty(pad_tokens * max_cols), device.empty(pad_tokens * (max_cols // 32) * 3 * 4))
+
+
+def products(x, ntok: int, targets, rounded: RoundedInput | None) -> list:
+    """The launches of the prefill products that read ``x`` (``ntok`` tokens): for each
+    (m, y, accumulate, ldy, yoff) of ``targets``, y (+)= m x. Matrices with an integer product
+    read x rounded once into ``rounded`` (one quantize_tiles launch first); the others run matmul."""
+    seq = []
+    ints = [t for t in targets if t[0].int_shape[0]]
+    if ints and rounded is not None:
+        m0 = ints[0][0]
+        xl, qtiles = m0.int_shape
+        tiles = math.ceil(ntok / (xl * qtiles)) * qtiles
+        seq.append(kernel(m0.program, "quantize_tiles", (tiles * xl,), x, rounded.xq, rounded.xf,
+                          np.int32(m0.packed.cols), np.int32(ntok)))
+    for m, y, accumulate, ldy, yoff in targets:
+        if m.int_shape[0] and rounded is not None:
+            seq.append(matmul_q8(m, rounded, y, ntok, accumulate, ldy, yoff))
+        else:
+            seq.append(matmul(m, x, y, ntok, accumulate, ldy, yoff))
+    return seq
+
+
+def matmul_q8(m: DeviceMatrix, rounded: RoundedInput, y, ntok: int, accumulate: bool, ldy: int | None = None,
+              yoff: int = 0) -> tuple:
+    """One integer prefill launch: y (+)= W x for ``ntok`` tokens from x rounded into ``rounded``
+    (quantize_tiles), in groups of QTILES tiles of XL tokens; outputs as matmul's."""
+    pm = m.packed
+    xl, qtiles = m.int_shape
+    groups = math.ceil(ntok / (xl * qtiles))
+    chunks = max(1, min(pm.rows, math.ceil(32 / groups)))
+    rpi = math.ceil(pm.rows / chunks)
+    return kernel(m.program, "matmul_q8", (math.ceil(pm.rows / rpi), groups), m.qs, m.scales, rounded.xq,
+                  rounded.xf, y, np.int32(pm.rows), np.int32(pm.cols), np.int32(rpi), np.int32(int(accumulate)),
+                  np.int32(ntok), np.int32(ldy or pm.rows), np.int32(yoff))
+
+
 def enqueue(device: Device, launches) -> None:
     """Put ``launches`` (kernel tuples and CopyRow) on the device's queue, without waiting."""
     cl = device.cl
@@ -123,22 +186,36 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
     m = device_matrix(dev, programs, packed)
     x = np.ascontiguousarray(x, dtype=np.float32)
     ntok = 1 if x.ndim == 1 else x.shape[0]
-    pad = math.ceil(ntok / TILE_TOKENS) * TILE_TOKENS
+    pad = math.ceil(ntok / PAD_TOKENS) * PAD_TOKENS
     xp = np.zeros((pad, packed.cols), np.float32)
     xp[:ntok] = x.reshape(ntok, packed.cols)
     xb = dev.upload(xp)
     y = np.zeros((ntok, packed.rows), np.float32)
     yb = dev.empty(y.nbytes)
     if x.ndim == 1:
-        launch = matvec(m, xb, yb, MODE_WRITE, items=8)
+        launches = [matvec(m, xb, yb, MODE_WRITE, items=8)]
+    elif m.int_shape[0]:
+        rounded = RoundedInput.allocate(dev, pad, packed.cols)  # alive until the launches have run
+        launches = products(xb, ntok, [(m, yb, False, None, 0)], rounded)
     else:
         rpi = max(1, math.ceil(packed.rows / 8))
-        launch = kernel(m.program, "matmul", (math.ceil(packed.rows / rpi), pad // TILE_TOKENS), m.qs, m.scales,
-                        xb, yb, np.int32(packed.rows), np.int32(packed.cols), np.int32(rpi), np.int32(0),
-                        np.int32(ntok), np.int32(packed.rows), np.int32(0))
-    enqueue(dev, [launch])
+        launches = [kernel(m.program, "matmul", (math.ceil(packed.rows / rpi), pad // TILE_TOKENS), m.qs, m.scales,
+                           xb, yb, np.int32(packed.rows), np.int32(packed.cols), np.int32(rpi), np.int32(0),
+                           np.int32(ntok), np.int32(packed.rows), np.int32(0))]
+    enqueue(dev, launches)
     dev.read(y, yb)
     return y[0] if x.ndim == 1 else y
+
+
+def prefill_rounds_input(kernel_type: str, device: str | None = None, **defines) -> bool:
+    """Whether the prefill matrix-matrix product of weight layout ``kernel_type`` rounds its
+    input to 8 bits per value, 32 values per scale, as decode does (matmul_q8, the integer
+    path: x86 with AVX2; Q8_0 only where the CPU has VNNI)."""
+    if device not in _ONCE:
+        _ONCE[device] = (Device(device), {})
+    dev, by_width = _ONCE[device]
+    programs = by_width.setdefault((32, tuple(sorted(defines.items()))), Programs(dev, 64, MAX_BLOCKS=1, **defines))
+    return int_matmul_shape(dev, programs, kernel_type)[0] > 0
 
 
 def decode_rounds_input(kernel_type: str, device: str | None = None, **defines) -> bool:

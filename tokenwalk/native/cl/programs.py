@@ -16,8 +16,23 @@ from tokenwalk.errors import TokenwalkError
 
 KERNEL_SOURCE = Path(__file__).with_name("kernels") / "llama.cl"
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
-QUERY_TILE = 8  # QT: query tokens per work-item in the prefill attention
+QUERY_TILE = 16  # QT: query tokens per work-item in the prefill attention
+INT_TILES = 2  # QTILES: tiles of the integer prefill product (matmul_q8) per work-item
+PAD_TOKENS = 32  # prefill buffers hold chunks rounded up to this (a multiple of every tile: TT, QT, 16 x QTILES)
 FAST_MATH = ("-cl-fast-relaxed-math", "-cl-mad-enable")
+
+
+def host_has_vnni() -> bool:
+    """Whether this machine's CPU has AVX-512 VNNI (vpdpbusd), from /proc/cpuinfo's flags."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return {"avx512_vnni", "avx512vl"} <= flags
+    except OSError:
+        pass
+    return False
 
 
 class Programs:
@@ -32,6 +47,15 @@ class Programs:
         self.head_dim = int(head_dim)
         self.defines = dict(defines)
         self._built: dict = {}
+        # a CPU device runs on this machine's cores: the integer prefill product may use
+        # vpdpbusd where they have it (the compiler's target, PoCL's, may predate it)
+        # (INT_VNNI=0 forces vpmaddubsw and vpmaddwd, the AVX2 path)
+        vnni = self.defines.pop("INT_VNNI", None)
+        if vnni is None:
+            vnni = bool(device.device.type & device.cl.device_type.CPU) and host_has_vnni()
+        if vnni:
+            self.defines["INT_VNNI"] = 1
+        self.defines.setdefault("QTILES", INT_TILES)
 
     def options(self, kernel_type: str) -> list[str]:
         """The compiler options of the variant for weight layout ``kernel_type``."""

@@ -530,6 +530,249 @@ kernel void matmul(global const WQ_T *wq, global const WD_T *wd, global const fl
     }
 }
 
+// The integer prefill matrix-matrix product (INT_DOT programs): as llama.cpp's CPU backend
+// computes a prompt, the chunk's input is rounded once per launch group to 8 bits per value,
+// 32 values per scale (quantize_tiles, with quantize_q8's rounding, so that prefill and
+// decode see the same input), and each weight block's integer levels multiply XL tokens at
+// once. The rounded input is stored transposed by tiles of XL tokens: for tile T, block b and
+// group g (columns 4g..4g+3 of the block), the four bytes of each of the XL tokens side by
+// side, xq[T][b][g][lane][4]; the float record of (T, b) is xf[T][b][3][XL] = the scale xd,
+// the block's rounded sum xs (xd sum q, as quantize_q8 keeps it) and its first half's xh.
+// A weight group's four levels, broadcast to every lane, then multiply XL tokens' groups in
+// one instruction (vpdpbusd, or vpmaddubsw and vpmaddwd without VNNI), and lane t of the
+// integer sum is token t's dot product over the block, with no horizontal sums: the layout
+// of llama.cpp's repacked gemm kernels, with tokens in the lanes instead of weight rows,
+// so the weights keep the layout that decode reads. Weight levels are unsigned (offsets and
+// minimums in mo, as UNPACK gives them; Q8_0's levels are shifted by 128 and Q6_K's are used
+// before their -32), the input signed.
+// XL: 16 tokens (512-bit vectors) where the compiler targets AVX-512BW, else 8; QTILES
+// tiles of XL tokens per work-item share each unpacked weight block.
+#if defined(INT_DOT) && (defined(INT_VNNI) || !defined(WTYPE_Q8_0))
+#define INT_MATMUL 1
+#ifndef QTILES
+#define QTILES 2
+#endif
+#if defined(__AVX512BW__) && !defined(INT_YMM)
+#define XL 16
+typedef int XI __attribute__((ext_vector_type(16)));
+typedef uint XU __attribute__((ext_vector_type(16)));
+typedef float XF __attribute__((ext_vector_type(16)));
+typedef int gXI __attribute__((vector_size(64)));
+typedef char gXC __attribute__((vector_size(64)));
+typedef short gXS __attribute__((vector_size(64)));
+#ifndef INT_VNNI
+#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(__builtin_ia32_pmaddwd512(__builtin_ia32_pmaddubsw512(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES16X2), XI))
+#endif
+#else
+#define XL 8
+typedef int XI __attribute__((ext_vector_type(8)));
+typedef uint XU __attribute__((ext_vector_type(8)));
+typedef float XF __attribute__((ext_vector_type(8)));
+typedef int gXI __attribute__((vector_size(32)));
+typedef char gXC __attribute__((vector_size(32)));
+typedef short gXS __attribute__((vector_size(32)));
+#ifndef INT_VNNI
+#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(__builtin_ia32_pmaddwd256(__builtin_ia32_pmaddubsw256(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES16), XI))
+#endif
+#endif
+#define ONES16 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+#define ONES16X2 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+#ifdef INT_VNNI
+// vpdpbusd: acc += the four products of unsigned w and signed x bytes, per 32-bit lane. In
+// assembly: PoCL inlines every function into its work-group loop, whose target (PoCL's CPU
+// name for the host, skylake-avx512 here) may lack VNNI, so the compiler's builtin cannot be
+// selected there; the assembler takes the instruction whatever the target. The host checks
+// the CPU's flags (INT_VNNI, tokenwalk/native/cl/programs.py).
+inline XI dpbusd(XI acc, const XU w, const XI x) {
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(w), "v"(x));
+    return acc;
+}
+#define DPBUSD(acc, w, x) dpbusd(acc, w, x)
+#endif
+
+typedef union {
+    XF v;
+    float a[XL];
+} xfu;
+typedef float uf16 __attribute__((ext_vector_type(16), aligned(4)));  // 16 floats at any float's address
+
+// UNPACKU(r, b): the 32 levels of block b of row r, unsigned, in column order (wu), with da
+// (weights 0-15), db (16-31) and the offset mo: weight = level * da + mo (db).
+#if defined(WTYPE_Q8_0)
+#define UNPACKU(r, b)                                                                 \
+        UNPACKI(r, b)                                                                  \
+        const v32u wu = __builtin_astype(ws, v32u) ^ (v32u)128;                       \
+        const float mo8 = -128.0f * da;
+#define MO mo8
+#elif defined(WTYPE_Q6_K)
+#define UNPACKU(r, b)                                                                 \
+        QBLOCK(r, b)                                                                   \
+        v32u wu;                                                                      \
+        wu.lo = (la & (uchar16)15) | ((ha & (uchar16)3) << (uchar16)4);               \
+        wu.hi = (lb & (uchar16)15) | ((hb & (uchar16)3) << (uchar16)4);
+#elif defined(WTYPE_Q5_0) && defined(__AVX512BW__) && defined(__AVX512VL__)
+// the fifth bits: bit i of the block's 32-bit word set -> byte i = 0xff (vpmovm2b), & 16
+#define UNPACKU(r, b)                                                                 \
+        QBLOCK(r, b)                                                                   \
+        const uint hb = ((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b];       \
+        const v32u hi = __builtin_astype(__builtin_ia32_cvtmask2b256(hb), v32u) & (v32u)16; \
+        v32u wu;                                                                      \
+        wu.lo = q & (uchar16)15;                                                      \
+        wu.hi = q >> (uchar16)4;                                                      \
+        wu |= hi;
+#define MO mo
+#else
+#define UNPACKU(r, b) UNPACKI(r, b)
+#define MO mo
+#endif
+
+// x * id rounded to the nearest integer, ties to even: vcvtps2dq in the default rounding mode,
+// what convert_int8_rte computes (PoCL's convert_int8_rte is a dozen instructions of emulation)
+typedef float gq8f __attribute__((vector_size(32)));
+inline int8 rint8(const float8 v) {
+    return __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(v, gq8f)), int8);
+}
+
+// The chunk's input rounded for matmul_q8: one work-item per token of the padded chunk
+// (tokens from ntok on are zeros), x: [tokens][cols] floats. Each block is rounded exactly as
+// quantize_q8 rounds it (the same operations; rint8 for convert_int8_rte), so that a token's
+// products see the same input in prefill and decode.
+kernel void quantize_tiles(global const float *x, global int *xq, global float *xf, const int cols,
+                           const int ntok) {
+    const int t = get_global_id(0);
+    const int tile = t / XL, lane = t % XL;
+    const int nb = cols / 32;
+    global const float8 *x8 = (global const float8 *)(x + (size_t)t * cols);
+    const uint8 mask = (uint8)0x7fffffffu;
+    for (int b = 0; b < nb; b++) {
+        float8 a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+        if (t < ntok) {
+            a0 = x8[4 * b]; a1 = x8[4 * b + 1]; a2 = x8[4 * b + 2]; a3 = x8[4 * b + 3];
+        }
+        const float8 m8 = fmax(fmax(as_float8(as_uint8(a0) & mask), as_float8(as_uint8(a1) & mask)),
+                               fmax(as_float8(as_uint8(a2) & mask), as_float8(as_uint8(a3) & mask)));
+        const float4 m4 = fmax(m8.lo, m8.hi);
+        const float2 m2 = fmax(m4.lo, m4.hi);
+        const float amax = fmax(m2.x, m2.y);
+        const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+        const float d = amax / 127.0f;
+        const int8 i0 = rint8(a0 * id), i1 = rint8(a1 * id), i2 = rint8(a2 * id), i3 = rint8(a3 * id);
+        v32c q;
+        q.lo.lo = convert_char8(i0);
+        q.lo.hi = convert_char8(i1);
+        q.hi.lo = convert_char8(i2);
+        q.hi.hi = convert_char8(i3);
+        const int8 qi = __builtin_astype(q, int8);
+        global int *qp = xq + ((size_t)tile * nb + b) * 8 * XL + lane;
+        qp[0] = qi.s0; qp[XL] = qi.s1; qp[2 * XL] = qi.s2; qp[3 * XL] = qi.s3;
+        qp[4 * XL] = qi.s4; qp[5 * XL] = qi.s5; qp[6 * XL] = qi.s6; qp[7 * XL] = qi.s7;
+        global float *fp = xf + ((size_t)tile * nb + b) * 3 * XL + lane;
+        fp[0] = d;
+        fp[XL] = hsum8(convert_float8(i0 + i1 + i2 + i3)) * d;  // quantize_q8's xs
+        fp[2 * XL] = hsum8(convert_float8(i0 + i1)) * d;  // the first 16 values' share
+    }
+}
+
+// y (+)= W x for ntok tokens from quantize_tiles' xq, xf: a work-item owns a chunk of rows and
+// QTILES tiles of XL tokens (global id 1), so each unpacked weight block serves QTILES * XL
+// tokens. Token t's outputs go to y[t * ldy + yoff + r].
+kernel void matmul_q8(global const WQ_T *wq, global const WD_T *wd, global const XI *xq,
+                      global const XF *xf, global float *y, const int rows, const int cols,
+                      const int rows_per_item, const int accumulate, const int ntok, const int ldy,
+                      const int yoff) {
+    const int r0 = get_global_id(0) * rows_per_item;
+    const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
+    const int tile0 = get_global_id(1) * QTILES;
+    const int nb = cols / 32;
+    const int nt = QTILES * XL < ntok - tile0 * XL ? QTILES * XL : ntok - tile0 * XL;
+    // the outputs of 16 rows by token, written to y 16 rows (one cache line) at a time: a
+    // token's outputs are ldy floats apart, often a multiple of 4 KiB, and a row at a time
+    // would write QTILES * XL lines that all fall in the same set of the L1 cache
+    float ybuf[QTILES * XL][16] __attribute__((aligned(64)));
+    for (int r = r0; r < r1; r++) {
+        XF acc[QTILES];
+#pragma unroll
+        for (int i = 0; i < QTILES; i++) acc[i] = 0.0f;
+#if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
+        // the eight 32-weight sub-blocks of a 256-weight block unrolled, as ROW_DOT does: the
+        // sub-block's place (which scale bits, which nibbles) a constant
+        for (int b8 = 0; b8 < nb; b8 += 8)
+        _Pragma("unroll")
+        for (int jj = 0; jj < 8; jj++) {
+            const int b = b8 + jj, jsub = jj;
+#else
+        for (int b = 0; b < nb; b++) {
+            const int jsub = b & 7;
+#endif
+            UNPACKU(r, b)
+            const uint8 wv = __builtin_astype(wu, uint8);
+            const XU w0 = wv.s0, w1 = wv.s1, w2 = wv.s2, w3 = wv.s3;
+            const XU w4 = wv.s4, w5 = wv.s5, w6 = wv.s6, w7 = wv.s7;
+#pragma unroll
+            for (int i = 0; i < QTILES; i++) {
+                const size_t tb = (size_t)(tile0 + i) * nb + b;
+                global const XI *xp = xq + tb * 8;
+                global const XF *fp = xf + tb * 3;
+                XI sa = 0;
+                sa = DPBUSD(sa, w0, xp[0]);
+                sa = DPBUSD(sa, w1, xp[1]);
+                sa = DPBUSD(sa, w2, xp[2]);
+                sa = DPBUSD(sa, w3, xp[3]);
+#if defined(WTYPE_Q6_K)
+                XI sb = 0;
+                sb = DPBUSD(sb, w4, xp[4]);
+                sb = DPBUSD(sb, w5, xp[5]);
+                sb = DPBUSD(sb, w6, xp[6]);
+                sb = DPBUSD(sb, w7, xp[7]);
+                // levels 0..63 stand for level - 32: minus 32 times each half's input sum
+                const XF xh = fp[2];
+                acc[i] += (__builtin_convertvector(sa, XF) * da + __builtin_convertvector(sb, XF) * db) * fp[0]
+                          - 32.0f * (da * xh + db * (fp[1] - xh));
+#else
+                XI sb = 0;  // two chains of four dependent instructions rather than one of eight
+                sb = DPBUSD(sb, w4, xp[4]);
+                sb = DPBUSD(sb, w5, xp[5]);
+                sb = DPBUSD(sb, w6, xp[6]);
+                sb = DPBUSD(sb, w7, xp[7]);
+                acc[i] += __builtin_convertvector(sa + sb, XF) * (fp[0] * da) + MO * fp[1];
+#endif
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < QTILES; i++) {
+            xfu o;
+            o.v = acc[i];
+#pragma unroll
+            for (int k = 0; k < XL; k++) ybuf[i * XL + k][(r - r0) & 15] = o.a[k];
+        }
+        if (((r - r0) & 15) == 15 || r == r1 - 1) {
+            const int rg = r - ((r - r0) & 15), n = r - rg + 1;
+            for (int k = 0; k < nt; k++) {
+                global float *yp = y + (size_t)(tile0 * XL + k) * ldy + yoff + rg;
+                if (n == 16) {
+                    const float16 v = *(const float16 *)ybuf[k];
+                    *(global uf16 *)yp = accumulate ? *(global uf16 *)yp + v : v;
+                } else {
+                    for (int j = 0; j < n; j++) yp[j] = accumulate ? yp[j] + ybuf[k][j] : ybuf[k][j];
+                }
+            }
+        }
+    }
+}
+#endif
+
+// Which prefill product this program runs: out[0] = XL (tokens per tile of matmul_q8) and
+// out[1] = QTILES where it has the integer one, 0 and 0 where it runs the float matmul.
+kernel void matmul_q8_shape(global int *out) {
+#ifdef INT_MATMUL
+    out[0] = XL;
+    out[1] = QTILES;
+#else
+    out[0] = 0;
+    out[1] = 0;
+#endif
+}
+
 // RMSNorm of ntok rows of n values: out = x / sqrt(mean(x^2) + eps) * w.
 kernel void rms_norm(global const float *x, global const float *w, global float *out, const int n,
                      const float eps) {
@@ -617,6 +860,117 @@ typedef union {
 // float8, and one vector exp turns them into weights. Keys past a query's position get the
 // score -1e30 (finite: the kernels use fast, finite math), weight ~0. Grouped-query
 // attention: query head h reads KV head h / (heads / kv_heads).
+#if defined(__AVX512F__) && HD % 16 == 0 && !defined(ATTN_YMM)
+// With AVX-512: sixteen keys at a time (two of the cache's groups of eight) and sixteen
+// dimensions of a value, in 512-bit vectors, the cache's fp16 converted by vcvtph2ps (one
+// instruction for 16 values, where h2f8's integer code takes six for 8): four times fewer
+// instructions per product than the 8-wide loop below, with the same arithmetic per value.
+typedef float gf16 __attribute__((vector_size(64)));
+typedef short gs16 __attribute__((vector_size(32)));
+inline float16 h2f16(const ushort16 h) {
+    return __builtin_astype(__builtin_ia32_vcvtph2ps512_mask(__builtin_astype(h, gs16), (gf16){0.0f, 0.0f, 0.0f, 0.0f,
+        0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, (ushort)0xffff, 4), float16);
+}
+
+inline float16 exp_nonpos16(float16 x) {  // exp_nonpos8, 16 wide
+    x = x < (float16)-87.0f ? (float16)-87.0f : x;
+    const int16 n = convert_int16(x * 1.44269504088896341f - 0.5f);
+    const float16 fn = convert_float16(n);
+    const float16 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
+    float16 y = 1.9875691500e-4f;
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * r * r + r + 1.0f;
+    return y * as_float16((n + 127) << 23);
+}
+
+typedef union {
+    float16 v;
+    float a[16];
+} f16u;
+
+kernel void attention(global const float *qkv, global const ushort *k_cache,
+                      global const ushort *v_cache, global float *out, global const int *state,
+                      const int heads, const int kv_heads, const int ctx, const float scale,
+                      const int ntok, const int window) {
+    const int h = get_global_id(0);
+    const int t0 = get_global_id(1) * QT;
+    const int nq = QT < ntok - t0 ? QT : ntok - t0;
+    const int pos0 = state[0] + t0;
+    const int kvh = h / (heads / kv_heads);
+    const int width = (heads + 2 * kv_heads) * HD;
+    const int16 lane = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    float q[QT][HD];
+    float16 acc[QT][HD / 16];
+    float m[QT], l[QT];
+    for (int qi = 0; qi < QT; qi++) {
+        const int t = t0 + (qi < nq ? qi : nq - 1);
+        global const float *qp = qkv + (size_t)t * width + h * HD;
+        for (int d = 0; d < HD; d++) q[qi][d] = qp[d] * scale;
+        for (int i = 0; i < HD / 16; i++) acc[qi][i] = 0.0f;
+        m[qi] = -1e30f;
+        l[qi] = 0.0f;
+    }
+    global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushort16 *vp = (global const ushort16 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    const int n_max = pos0 + nq;
+    // a sliding window (window > 0) hides keys more than window - 1 positions back; keys are
+    // read sixteen at a time from a multiple of 16 (the cache holds at least ctx + 8
+    // positions, rounded up to 8: enough for the last group of sixteen)
+    const int j_first = window > 0 && pos0 + 1 > window ? ((pos0 + 1 - window) & ~15) : 0;
+    for (int j0 = j_first; j0 < n_max; j0 += 16) {
+        global const ushort8 *ka = kt + (size_t)(j0 / 8) * HD;  // ka[d]: dimension d of keys j0..j0+7
+        global const ushort8 *kb = ka + HD;  // keys j0+8..j0+15
+        float16 s[QT];
+#pragma unroll
+        for (int qi = 0; qi < QT; qi++) s[qi] = 0.0f;
+        for (int d = 0; d < HD; d++) {
+            const float16 k = h2f16((ushort16)(ka[d], kb[d]));
+#pragma unroll
+            for (int qi = 0; qi < QT; qi++) s[qi] += q[qi][d] * k;
+        }
+        f16u p[QT];
+        float c[QT];
+#pragma unroll
+        for (int qi = 0; qi < QT; qi++) {
+            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi (n-window.. with a window)
+            const int16 j = lane + j0;
+            const int lo = window > 0 ? n - window : -1;
+            const float16 sq = ((j < (int16)n) & (j >= (int16)lo)) ? s[qi] : (float16)-1e30f;
+            const float8 m8 = VMAX(sq.lo, sq.hi);
+            const float4 m4 = VMAX(m8.lo, m8.hi);
+            const float2 m2 = VMAX(m4.lo, m4.hi);
+            const float bm = VMAX(m2.x, m2.y);
+            const float mx = bm > m[qi] ? bm : m[qi];
+            c[qi] = exp_nonpos(m[qi] - mx);
+            p[qi].v = exp_nonpos16(sq - (float16)mx);
+            m[qi] = mx;
+            l[qi] = l[qi] * c[qi] + hsum8(p[qi].v.lo + p[qi].v.hi);
+        }
+        for (int i = 0; i < HD / 16; i++) {
+            float16 a[QT];
+#pragma unroll
+            for (int qi = 0; qi < QT; qi++) a[qi] = acc[qi][i] * c[qi];
+#pragma unroll
+            for (int jj = 0; jj < 16; jj++) {
+                const float16 v = h2f16(vp[(size_t)(j0 + jj) * (HD / 16) + i]);
+#pragma unroll
+                for (int qi = 0; qi < QT; qi++) a[qi] += p[qi].a[jj] * v;
+            }
+#pragma unroll
+            for (int qi = 0; qi < QT; qi++) acc[qi][i] = a[qi];
+        }
+    }
+    for (int qi = 0; qi < nq; qi++) {
+        global float16 *op = (global float16 *)(out + (size_t)(t0 + qi) * heads * HD + h * HD);
+        const float inv = 1.0f / l[qi];
+        for (int i = 0; i < HD / 16; i++) op[i] = acc[qi][i] * inv;
+    }
+}
+#else
 kernel void attention(global const float *qkv, global const ushort *k_cache,
                       global const ushort *v_cache, global float *out, global const int *state,
                       const int heads, const int kv_heads, const int ctx, const float scale,
@@ -691,6 +1045,7 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
         for (int i = 0; i < HD / 8; i++) op[i] = acc[qi][i] * inv;
     }
 }
+#endif
 
 inline float8 rope8(const float8 a, global const float *cs, const int k) {
     // pairs 4k..4k+3 of a head: (a[2i], a[2i+1]) rotated by angle_i; cs = cos[HD/2] | sin[HD/2]
@@ -889,13 +1244,22 @@ kernel void rms_norm_add(global float *x, global const float *t, global const fl
         vstore8(vload8(0, xp + i) + vload8(0, tp + i) * scale * vload8(0, w + i), 0, xp + i);
 }
 
-// GEGLU: out[t][i] = gelu(gate[t][i]) * up[t][i], from the fused [gate | up] rows.
+// GEGLU: out[t][i] = gelu(gate[t][i]) * up[t][i], from the fused [gate | up] rows; gelu as
+// gelu() computes it, eight at a time, with tanh(z) = sign(z) (1 - e) / (1 + e), e = exp(-2|z|)
+// (PoCL's tanh is an out-of-line call per value; this one is within 1e-7 of it).
 kernel void geglu(global const float *gu, global float *out, const int ff) {
     const int t = get_global_id(0);
-    global const float *g = gu + (size_t)t * 2 * ff;
-    global const float *u = g + ff;
-    global float *o = out + (size_t)t * ff;
-    for (int i = 0; i < ff; i++) o[i] = gelu(g[i]) * u[i];
+    global const float8 *g = (global const float8 *)(gu + (size_t)t * 2 * ff);
+    global const float8 *u = g + ff / 8;
+    global float8 *o = (global float8 *)(out + (size_t)t * ff);
+    for (int i = 0; i < ff / 8; i++) {
+        const float8 x = g[i];
+        const float8 z = 0.7978845608028654f * x * (1.0f + 0.044715f * x * x);
+        const uint8 sign = as_uint8(z) & 0x80000000u;
+        const float8 e = exp_nonpos8(-2.0f * as_float8(as_uint8(z) ^ sign));
+        const float8 th = as_float8(as_uint8((1.0f - e) / (1.0f + e)) | sign);
+        o[i] = 0.5f * x * (1.0f + th) * u[i];
+    }
 }
 
 // SwiGLU: out[t][i] = silu(gate[t][i]) * up[t][i], from the fused [gate | up] rows.

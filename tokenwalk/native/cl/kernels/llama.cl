@@ -488,15 +488,15 @@ inline float gelu(const float x) {
 // a normed residual add first (res, below), then RMSNorm of x (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
 // MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU y[r] = silu(s_r) * s_{r+rows}
 // (MODE_GEGLU: gelu(s_r) * s_{r+rows}) over a fused [gate | up] matrix of 2 rows rows.
-// y is written from float yoff on. Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item)
-// and keeps a private copy of the (normalised) input, read from its L1 cache for every row.
+// y is written from float yoff on. Each work-item keeps a private copy of the (normalised)
+// input, read from its L1 cache for every row, and takes rows rows_per_item at a time (below).
 kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
                    const int mode, const int norm, global const float *norm_w, const float eps,
                    const int yoff, const int splits, const int res, global const float *res_t,
-                   global const float *res_w, global float *res_out) {
-    const int r0 = get_global_id(0) * rows_per_item;
-    const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
+                   global const float *res_w, global float *res_out, global int *counters,
+                   const int counter_slot) {
+    global int *row_counter = counters ? counters + counter_slot : 0;
     const int nb = cols / 32;
     global const float8 *x8 = (global const float8 *)x;
     float8 xv[MAX_BLOCKS * 4];
@@ -553,15 +553,23 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
     float xd[MAX_BLOCKS];
     quantize_q8(xv, nb, xq, xd, xs);
 #endif
-    for (int r = r0; r < r1; r++) {
-        float s;
-        ROW_DOT(r, s);
-        if (mode >= MODE_SWIGLU) {
-            float u;
-            ROW_DOT(r + rows, u);
-            y[r] = (mode == MODE_SWIGLU ? silu(s) : gelu(s)) * u;
-        } else {
-            y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
+    // Rows are handed out rows_per_item at a time from the launch's counter (zeroed before the
+    // step), so each work-item prepares its input once and a work-item on a busy core takes
+    // fewer rows; without counters (null), work-item i owns the i-th range.
+    for (int first = row_counter ? atomic_add(row_counter, rows_per_item) : get_global_id(0) * rows_per_item;
+         first < rows;
+         first = row_counter ? atomic_add(row_counter, rows_per_item) : rows) {
+        const int last = first + rows_per_item < rows ? first + rows_per_item : rows;
+        for (int r = first; r < last; r++) {
+            float s;
+            ROW_DOT(r, s);
+            if (mode >= MODE_SWIGLU) {
+                float u;
+                ROW_DOT(r + rows, u);
+                y[r] = (mode == MODE_SWIGLU ? silu(s) : gelu(s)) * u;
+            } else {
+                y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
+            }
         }
     }
 }

@@ -147,11 +147,13 @@ def enqueue(device: Device, launches) -> None:
 _ONCE: dict = {}
 
 
-def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None, **defines) -> np.ndarray:
+def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None, counted: bool = False,
+                  **defines) -> np.ndarray:
     """y = W x through the engine's kernels for one packed matrix: x of shape (cols,) runs the
     decode matrix-vector kernel, x of shape (ntok, cols) the prefill matrix-matrix kernel.
     For tests of every weight layout (device and programs are cached between calls);
-    ``defines`` go to the kernels' compiler (NO_INT_DOT=1: the float path other devices take)."""
+    ``defines`` go to the kernels' compiler (NO_INT_DOT=1: the float path other devices take);
+    ``counted``: the decode kernel's work-items take rows from a counter, as in the engine."""
     if device not in _ONCE:
         _ONCE[device] = (Device(device), {})
     dev, by_width = _ONCE[device]
@@ -166,14 +168,17 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
     xb = dev.upload(xp)
     y = np.zeros((ntok, packed.rows), np.float32)
     yb = dev.empty(y.nbytes)
+    zero = []
     if x.ndim == 1:
-        launch = matvec(m, xb, yb, MODE_WRITE, items=8)
+        counters = RowCounters(dev, 1) if counted else None
+        zero = [counters.zero] if counted else []
+        launch = matvec(m, xb, yb, MODE_WRITE, items=2 if counted else 8, counters=counters)
     else:
         rpi = max(1, math.ceil(packed.rows / 8))
         launch = kernel(m.program, "matmul", (math.ceil(packed.rows / rpi), pad // TILE_TOKENS), m.qs, m.scales,
                         xb, yb, np.int32(packed.rows), np.int32(packed.cols), np.int32(rpi), np.int32(0),
                         np.int32(ntok), np.int32(packed.rows), np.int32(0))
-    enqueue(dev, [launch])
+    enqueue(dev, [*zero, launch])
     dev.read(y, yb)
     return y[0] if x.ndim == 1 else y
 

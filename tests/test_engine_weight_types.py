@@ -127,6 +127,25 @@ def test_integer_prefill_variants_match(qtype, defines):
     _check_prefill(pack_tensors([t]), w, np.random.default_rng(3), **defines)
 
 
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q8_0], ids=lambda q: q.name)
+def test_decode_product_of_wide_rows_with_rows_from_a_counter(qtype):
+    """Rows of 19 blocks: two groups of eight (the integer path sums eight blocks at a time,
+    then applies their eight scales together) and three left over. The product matches the
+    dequantized matrix times the rounded input within 1e-4, and the engine's way of handing
+    out rows (a counter per launch, one work-item per core) gives the same bits as fixed ranges."""
+    cols = 19 * 32
+    rng = np.random.default_rng(3)
+    w = rng.normal(0, 0.5, size=(ROWS, cols)).astype(np.float32)
+    w[7, 64:96] = 1e-6  # a block of tiny values: fp16 subnormal scales
+    packed = pack_tensors([Tensor("w", (cols, ROWS), qtype, quantize(w, qtype))])
+    wd = dequantize(quantize(w, qtype), qtype).reshape(ROWS, cols).astype(np.float64)
+    x = rng.normal(size=cols).astype(np.float32)
+    ref = wd @ (q8_rounded(x) if decode_rounds_input(packed.kernel_type) else x)
+    y = multiply_once(packed, x)
+    assert np.max(np.abs(y - ref)) < 1e-4 * np.max(np.abs(ref))
+    assert np.array_equal(multiply_once(packed, x, counted=True), y)
+
+
 @pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q8_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
 def test_device_reads_the_bytes_the_file_holds(qtype):
     t = _tensor(qtype)

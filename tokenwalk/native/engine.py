@@ -56,7 +56,7 @@ class Engine:
     ``device``: "platform:device" indices (default: PYOPENCL_CTX, else the CPU); ``header``:
     the file's header where the caller has read it (the tokenizer came from it);
     ``chunk_tokens``: prompt tokens per prefill step; ``decode_items``: work-items of a
-    decode matrix-vector product (default 8 per compute unit); ``defines``: more compiler
+    decode matrix-vector product (default one per compute unit); ``defines``: more compiler
     macros for the kernels (NO_INT_DOT=1: the float products GPUs run, on any device).
     """
 
@@ -69,9 +69,11 @@ class Engine:
         self.ctx_tokens = int(min(ctx_tokens or cfg.context_length, cfg.context_length))
         self.chunk_tokens = max(1, int(chunk_tokens))
         self.dev = Device(device)
-        # Work-items of a decode matrix-vector product: several per compute unit balance the
-        # load; more only add scheduling (PoCL, 2 cores: 16 to 32 best, 48 and 64 slower).
-        self.decode_items = int(decode_items or 8 * self.dev.compute_units)
+        # Work-items of a decode matrix-vector product: one per compute unit, taking rows from
+        # the launch's counter (cl/ops.py RowCounters): each prepares the input once, and the
+        # counter balances the load that more work-items used to (PoCL, 2 cores: 16 work-items
+        # with fixed ranges spent a third of the 1,536-wide products preparing inputs).
+        self.decode_items = int(decode_items or self.dev.compute_units)
         arch = self.model.architecture
         self.programs = Programs(self.dev, cfg.head_dim, **arch.graph.program_defines(cfg), **(defines or {}))
         self.weights = arch.weights(self.dev, self.programs, self.model)

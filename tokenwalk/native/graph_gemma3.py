@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from tokenwalk.native.cl.device import Device
-from tokenwalk.native.cl.ops import MODE_GEGLU, MODE_WRITE, CopyRow, RoundedInput, kernel, matvec, products
+from tokenwalk.native.cl.ops import MODE_GEGLU, MODE_WRITE, CopyRow, RoundedInput, RowCounters, kernel, matvec, products
 from tokenwalk.native.cl.programs import PAD_TOKENS, QUERY_TILE, Programs
 from tokenwalk.native.hparams import Gemma3Config
 from tokenwalk.native.kv_cache import KVCache
@@ -75,8 +75,10 @@ class Gemma3Graph:
         self.inv_freq_global = cfg.rope_scale_global * cfg.rope_base ** exps
         self.inv_freq_local = cfg.rope_base_swa ** exps
         self.embed_scale = np.float32(math.sqrt(e))
+        # one row counter per decode product (at most 6 * layers and the head)
+        self.counters = RowCounters(device, 6 * cfg.layers + 1)
         device.finish()
-        self.decode_launches = self._decode_launches()
+        self.decode_launches = [self.counters.zero, *self._decode_launches()]
 
     def set_inputs(self, ids, pos0: int):
         """Queue the inputs of a step over ``ids`` at positions pos0..: scaled embeddings,
@@ -100,9 +102,9 @@ class Gemma3Graph:
             self.all_logits = self.device.empty(self.pad_tokens * self.config.vocab_size * 4)
         return self.all_logits
 
-    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0, splits=0, residual=None):
+    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0, splits=0, residual=None, counted=True):
         return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
-                      yoff=yoff, splits=splits, residual=residual)
+                      yoff=yoff, splits=splits, residual=residual, counters=self.counters if counted else None)
 
     def _qk_prepare(self, i, L, ntok):
         cfg, kv = self.config, self.kv
@@ -188,5 +190,5 @@ class Gemma3Graph:
             seq += products(self.h, ntok, [(w.head, self.all_logits_buffer(), False, None, 0)], self.rounded)
         elif head:
             seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
-            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm))
+            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm, counted=False))
         return seq

@@ -25,6 +25,7 @@ from tokenwalk.native.cl.ops import (
     MODE_WRITE,
     CopyRow,
     RoundedInput,
+    RowCounters,
     kernel,
     matvec,
     products,
@@ -72,8 +73,10 @@ class LlamaGraph:
         self.last = buf(e)  # the last token's row of x, for the head
         half = hd // 2
         self.inv_freq = cfg.rope_base ** (-np.arange(half, dtype=np.float64) * 2.0 / hd)
+        # one row counter per decode product (at most 5 * layers and the head)
+        self.counters = RowCounters(device, 5 * cfg.layers + 1)
         device.finish()
-        self.decode_launches = self._decode_launches()
+        self.decode_launches = [self.counters.zero, *self._decode_launches()]
 
     def set_inputs(self, ids, pos0: int):
         """Queue the inputs of a step over ``ids`` at positions pos0..: embeddings, RoPE
@@ -92,9 +95,9 @@ class LlamaGraph:
             self.all_logits = self.device.empty(self.pad_tokens * self.config.vocab_size * 4)
         return self.all_logits
 
-    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, splits=0):
+    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, splits=0, counted=True):
         return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
-                      splits=splits)
+                      splits=splits, counters=self.counters if counted else None)
 
     def _decode_launches(self) -> list:
         """The launches of one decode step: five per layer and one for the head."""
@@ -153,5 +156,5 @@ class LlamaGraph:
         elif head:
             # Only the last token's logits are needed: one matrix-vector product on its row.
             seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
-            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm))
+            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm, counted=False))
         return seq

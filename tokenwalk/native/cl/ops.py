@@ -81,21 +81,56 @@ def kernel(program, name: str, global_size: tuple, *args) -> tuple:
     return (k, tuple(global_size), (1,) * len(global_size))
 
 
+class RowCounters:
+    """One int32 counter per matrix-vector launch of a step, from which the launch's
+    work-items take their rows a few at a time (kernels/llama.cl, matvec): each work-item
+    prepares the input (norm, 8-bit rounding) once, however many rows it ends up with, and a
+    work-item whose core is busy elsewhere takes fewer. ``zero`` (first in a step's launch
+    list) resets them all."""
+
+    def __init__(self, device: Device, capacity: int):
+        self.buffer = device.empty(4 * capacity)
+        self.capacity, self.used = int(capacity), 0
+        self.zero = ZeroBuffer(self.buffer, 4 * self.capacity)
+
+    def take(self) -> int:
+        """The index of a counter of its own for one launch."""
+        if self.used >= self.capacity:
+            raise ValueError(f"more than {self.capacity} matrix-vector launches in a step")
+        self.used += 1
+        return self.used - 1
+
+
+@dataclass(frozen=True)
+class ZeroBuffer:
+    """A device-side fill of ``n_bytes`` zero bytes at the start of ``buffer``."""
+
+    buffer: object
+    n_bytes: int
+
+
 def matvec(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: float = 0.0,
-           rows: int | None = None, yoff: int = 0, splits: int = 0, residual: tuple | None = None) -> tuple:
+           rows: int | None = None, yoff: int = 0, splits: int = 0, residual: tuple | None = None,
+           counters: RowCounters | None = None) -> tuple:
     """One decode launch: y[yoff:] = W x over ``rows`` output rows (default all), fused with
-    RMSNorm of x (``norm_w``, ``eps``) and the output ``mode``; at most ``items`` work-items.
+    RMSNorm of x (``norm_w``, ``eps``) and the output ``mode``, on ``items`` work-items.
     ``splits`` > 0: x is attention_decode's partial softmaxes over that many key ranges,
     merged inside the launch. ``residual`` = (t, w, out): the input is x + RMSNorm(t) * w
-    (a post-norm and residual add fused in), which the launch also writes to ``out`` (not x)."""
+    (a post-norm and residual add fused in), which the launch also writes to ``out`` (not x).
+    ``counters``: the work-items take rows from a counter of their own, 16 grabs each on
+    average; without, work-item i computes the i-th of ``items`` equal ranges."""
     pm = m.packed
     rows = rows or pm.rows
-    rpi = math.ceil(rows / min(items, rows))
+    items = min(items, rows)
+    rpi = math.ceil(rows / (16 * items)) if counters is not None else math.ceil(rows / items)
     t, w, out = residual or (x, x, y)
-    return kernel(m.program, "matvec", (math.ceil(rows / rpi),), m.qs, m.scales, x, y, np.int32(rows),
+    return kernel(m.program, "matvec", (items if counters is not None else math.ceil(rows / rpi),), m.qs, m.scales,
+                  x, y, np.int32(rows),
                   np.int32(pm.cols), np.int32(rpi), np.int32(mode), np.int32(norm_w is not None),
                   norm_w if norm_w is not None else x, np.float32(eps), np.int32(yoff), np.int32(splits),
-                  np.int32(residual is not None), t, w, out)
+                  np.int32(residual is not None), t, w, out,
+                  None if counters is None else counters.buffer,
+                  np.int32(0 if counters is None else counters.take()))
 
 
 def matmul(m: DeviceMatrix, x, y, ntok: int, accumulate: bool, ldy: int | None = None, yoff: int = 0) -> tuple:
@@ -159,13 +194,15 @@ def matmul_q8(m: DeviceMatrix, rounded: RoundedInput, y, ntok: int, accumulate: 
 
 
 def enqueue(device: Device, launches) -> None:
-    """Put ``launches`` (kernel tuples and CopyRow) on the device's queue, without waiting."""
+    """Put ``launches`` (kernel tuples, CopyRow, ZeroBuffer) on the device's queue, without waiting."""
     cl = device.cl
     q = device.queue
     run = cl.enqueue_nd_range_kernel
     for op in launches:
         if type(op) is CopyRow:
             cl.enqueue_copy(q, op.dst, op.src, src_offset=op.row * op.row_bytes, byte_count=op.row_bytes)
+        elif type(op) is ZeroBuffer:
+            cl.enqueue_fill_buffer(q, op.buffer, np.int32(0), 0, op.n_bytes)
         else:
             run(q, op[0], op[1], op[2])
 
@@ -173,11 +210,13 @@ def enqueue(device: Device, launches) -> None:
 _ONCE: dict = {}
 
 
-def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None, **defines) -> np.ndarray:
+def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None, counted: bool = False,
+                  **defines) -> np.ndarray:
     """y = W x through the engine's kernels for one packed matrix: x of shape (cols,) runs the
     decode matrix-vector kernel, x of shape (ntok, cols) the prefill matrix-matrix kernel.
     For tests of every weight layout (device and programs are cached between calls);
-    ``defines`` go to the kernels' compiler (NO_INT_DOT=1: the float path other devices take)."""
+    ``defines`` go to the kernels' compiler (NO_INT_DOT=1: the float path other devices take);
+    ``counted``: the decode kernel's work-items take rows from a counter, as in the engine."""
     if device not in _ONCE:
         _ONCE[device] = (Device(device), {})
     dev, by_width = _ONCE[device]
@@ -192,8 +231,11 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
     xb = dev.upload(xp)
     y = np.zeros((ntok, packed.rows), np.float32)
     yb = dev.empty(y.nbytes)
+    zero = []
     if x.ndim == 1:
-        launches = [matvec(m, xb, yb, MODE_WRITE, items=8)]
+        counters = RowCounters(dev, 1) if counted else None
+        zero = [counters.zero] if counted else []
+        launches = [matvec(m, xb, yb, MODE_WRITE, items=2 if counted else 8, counters=counters)]
     elif m.int_shape[0]:
         rounded = RoundedInput.allocate(dev, pad, packed.cols)  # alive until the launches have run
         launches = products(xb, ntok, [(m, yb, False, None, 0)], rounded)
@@ -202,7 +244,7 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
         launches = [kernel(m.program, "matmul", (math.ceil(packed.rows / rpi), pad // TILE_TOKENS), m.qs, m.scales,
                            xb, yb, np.int32(packed.rows), np.int32(packed.cols), np.int32(rpi), np.int32(0),
                            np.int32(ntok), np.int32(packed.rows), np.int32(0))]
-    enqueue(dev, launches)
+    enqueue(dev, [*zero, *launches])
     dev.read(y, yb)
     return y[0] if x.ndim == 1 else y
 

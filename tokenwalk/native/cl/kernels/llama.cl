@@ -43,12 +43,20 @@ inline float h2f(const ushort h) {
     const float4 f = __builtin_ia32_vcvtph2ps((h2f_v8s){(short)h, 0, 0, 0, 0, 0, 0, 0});
     return f.s0;
 }
+inline float8 h2f8(const ushort8 h) {
+    return __builtin_astype(__builtin_ia32_vcvtph2ps256(__builtin_astype(h, h2f_v8s)), float8);
+}
 #else
+// elsewhere: exponent and mantissa moved into place, rebiased by a multiply by 2^112.
 inline float h2f(const ushort h) {
     const uint u = h;
     const float mag = (u & 0x7c00u) ? as_float((u & 0x7fffu) << 13) * 5.192296858534828e33f
                                     : (float)(u & 0x3ffu) * 5.9604644775390625e-8f;  // subnormal: m 2^-24
     return as_float(as_uint(mag) | ((u & 0x8000u) << 16));
+}
+inline float8 h2f8(const ushort8 h) {
+    const uint8 u = convert_uint8(h);
+    return as_float8(as_uint8(as_float8((u & 0x7fffu) << 13) * 5.192296858534828e33f) | ((u & 0x8000u) << 16));
 }
 #endif
 
@@ -327,7 +335,49 @@ inline int8 dot_ss(const v32c w, const v32c x) {
 #endif
 
 #undef ROW_DOT
-#if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
+#if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1) || defined(WTYPE_Q8_0)
+// Eight blocks at a time: their integer dot products summed to one lane each (vphaddd),
+// then the eight blocks' scales applied in one vector multiply, where the per-block path
+// converts, broadcasts and multiplies once per block.
+inline int8 hadd8(const int8 a, const int8 b) {
+    return __builtin_astype(__builtin_ia32_phaddd256(__builtin_astype(a, g8i), __builtin_astype(b, g8i)), int8);
+}
+inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 v3,
+                        const int8 v4, const int8 v5, const int8 v6, const int8 v7) {
+    const int8 t0 = hadd8(hadd8(v0, v1), hadd8(v2, v3));
+    const int8 t1 = hadd8(hadd8(v4, v5), hadd8(v6, v7));
+    return (int8)(t0.lo, t1.lo) + (int8)(t0.hi, t1.hi);
+}
+#if defined(WTYPE_Q4_0)
+#define SCALES8(r, b8) const float8 d8 = h2f8(vload8(0, wd + (size_t)(r) * nb + (b8))); const float8 m8 = -8.0f * d8;
+#elif defined(WTYPE_Q4_1)
+#define SCALES8(r, b8) const ushort16 dm = vload16(0, wd + 2 * ((size_t)(r) * nb + (b8))); \
+                       const float8 d8 = h2f8(dm.even); const float8 m8 = h2f8(dm.odd);
+#else
+#define SCALES8(r, b8) const float8 d8 = h2f8(vload8(0, wd + (size_t)(r) * nb + (b8))); const float8 m8 = 0.0f;
+#endif
+#define IDOT_AT(r, b, v) { UNPACKI(r, b) v = IDOT(b); }
+#define ROW_DOT(r, out)                                                               \
+    {                                                                                 \
+        float8 acc = 0.0f;                                                            \
+        float macc = 0.0f;                                                            \
+        int b = 0;                                                                    \
+        for (; b + 8 <= nb; b += 8) {                                                 \
+            int8 v0, v1, v2, v3, v4, v5, v6, v7;                                      \
+            IDOT_AT(r, b, v0) IDOT_AT(r, b + 1, v1) IDOT_AT(r, b + 2, v2) IDOT_AT(r, b + 3, v3) \
+            IDOT_AT(r, b + 4, v4) IDOT_AT(r, b + 5, v5) IDOT_AT(r, b + 6, v6) IDOT_AT(r, b + 7, v7) \
+            SCALES8(r, b)                                                             \
+            acc += convert_float8(block_sums8(v0, v1, v2, v3, v4, v5, v6, v7)) * d8 * vload8(0, xd + b) \
+                   + m8 * vload8(0, xs + b);                                          \
+        }                                                                             \
+        for (; b < nb; b++) {                                                         \
+            UNPACKI(r, b)                                                             \
+            acc += convert_float8(IDOT(b)) * (da * xd[b]);                            \
+            macc += mo * xs[b];                                                       \
+        }                                                                             \
+        out = hsum8(acc) + macc;                                                      \
+    }
+#elif defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
 #define ROW_DOT(r, out)                                                               \
     {                                                                                 \
         float8 acc = 0.0f;                                                            \
@@ -362,19 +412,27 @@ inline int8 dot_ss(const v32c w, const v32c x) {
 // block's sum as rounded, xs[b] = xd[b] sum xq[b] (as q8_1 keeps it), so that the offsets'
 // share mo * xs and the levels' share see the same input (Q4_0 and Q5_0 offset their levels
 // by -8 and -16: their rounding errors then partly cancel, as in the float reference).
+// vmaxps and vcvtps2dq (round to nearest even, the default rounding mode) as builtins: PoCL
+// expands fmax and convert_int8_rte into NaN and tie checks, ~140 instructions a block, and
+// every work-item of every product runs this.
+typedef float g8f __attribute__((vector_size(32)));
 inline void quantize_q8(const float8 *xv, const int nb, v32c *xq, float *xd, float *xs) {
+    const uint8 absmask = (uint8)0x7fffffffu;
     for (int b = 0; b < nb; b++) {
         const float8 a0 = xv[4 * b], a1 = xv[4 * b + 1], a2 = xv[4 * b + 2], a3 = xv[4 * b + 3];
-        const uint8 mask = (uint8)0x7fffffffu;
-        const float8 m8 = fmax(fmax(as_float8(as_uint8(a0) & mask), as_float8(as_uint8(a1) & mask)),
-                               fmax(as_float8(as_uint8(a2) & mask), as_float8(as_uint8(a3) & mask)));
-        const float4 m4 = fmax(m8.lo, m8.hi);
+        const g8f m8 = __builtin_ia32_maxps256(
+            __builtin_ia32_maxps256(__builtin_astype(as_uint8(a0) & absmask, g8f), __builtin_astype(as_uint8(a1) & absmask, g8f)),
+            __builtin_ia32_maxps256(__builtin_astype(as_uint8(a2) & absmask, g8f), __builtin_astype(as_uint8(a3) & absmask, g8f)));
+        const float8 m = __builtin_astype(m8, float8);
+        const float4 m4 = fmax(m.lo, m.hi);
         const float2 m2 = fmax(m4.lo, m4.hi);
         const float amax = fmax(m2.x, m2.y);
         const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
         xd[b] = amax / 127.0f;
-        const int8 i0 = convert_int8_rte(a0 * id), i1 = convert_int8_rte(a1 * id);
-        const int8 i2 = convert_int8_rte(a2 * id), i3 = convert_int8_rte(a3 * id);
+        const int8 i0 = __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(a0 * id, g8f)), int8);
+        const int8 i1 = __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(a1 * id, g8f)), int8);
+        const int8 i2 = __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(a2 * id, g8f)), int8);
+        const int8 i3 = __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(a3 * id, g8f)), int8);
         v32c q;
         q.lo.lo = convert_char8(i0);
         q.lo.hi = convert_char8(i1);
@@ -412,7 +470,16 @@ inline float exp_nonpos(const float x) { return exp_nonpos8((float8)x).s0; }
 #define MODE_SWIGLU 2
 #define MODE_GEGLU 3
 
-// GELU, tanh form (as ggml_gelu): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// SiLU, s * sigmoid(s), through exp_nonpos (PoCL's exp is a call): with e = e^-|s|,
+// sigmoid(s) = 1 / (1 + e) for s >= 0 and e / (1 + e) below.
+inline float silu(const float s) {
+    const float e = exp_nonpos(-fabs(s));
+    return s * (s >= 0.0f ? 1.0f : e) / (1.0f + e);
+}
+
+// GELU, tanh form (as ggml_gelu): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). The same
+// through exp_nonpos was faster but moves Gemma 3's logits by ~1e-6, enough to flip an 8-bit
+// rounding and a reference near-tie (tests/test_engine_peer.py): the library tanh stays.
 inline float gelu(const float x) {
     return 0.5f * x * (1.0f + tanh(0.7978845608028654f * x * (1.0f + 0.044715f * x * x)));
 }
@@ -421,15 +488,15 @@ inline float gelu(const float x) {
 // a normed residual add first (res, below), then RMSNorm of x (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
 // MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU y[r] = silu(s_r) * s_{r+rows}
 // (MODE_GEGLU: gelu(s_r) * s_{r+rows}) over a fused [gate | up] matrix of 2 rows rows.
-// y is written from float yoff on. Work-item i owns rows [i*rows_per_item, (i+1)*rows_per_item)
-// and keeps a private copy of the (normalised) input, read from its L1 cache for every row.
+// y is written from float yoff on. Each work-item keeps a private copy of the (normalised)
+// input, read from its L1 cache for every row, and takes rows rows_per_item at a time (below).
 kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
                    global float *y, const int rows, const int cols, const int rows_per_item,
                    const int mode, const int norm, global const float *norm_w, const float eps,
                    const int yoff, const int splits, const int res, global const float *res_t,
-                   global const float *res_w, global float *res_out) {
-    const int r0 = get_global_id(0) * rows_per_item;
-    const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
+                   global const float *res_w, global float *res_out, global int *counters,
+                   const int counter_slot) {
+    global int *row_counter = counters ? counters + counter_slot : 0;
     const int nb = cols / 32;
     global const float8 *x8 = (global const float8 *)x;
     float8 xv[MAX_BLOCKS * 4];
@@ -486,15 +553,23 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
     float xd[MAX_BLOCKS];
     quantize_q8(xv, nb, xq, xd, xs);
 #endif
-    for (int r = r0; r < r1; r++) {
-        float s;
-        ROW_DOT(r, s);
-        if (mode >= MODE_SWIGLU) {
-            float u;
-            ROW_DOT(r + rows, u);
-            y[r] = (mode == MODE_SWIGLU ? s / (1.0f + exp(-s)) : gelu(s)) * u;
-        } else {
-            y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
+    // Rows are handed out rows_per_item at a time from the launch's counter (zeroed before the
+    // step), so each work-item prepares its input once and a work-item on a busy core takes
+    // fewer rows; without counters (null), work-item i owns the i-th range.
+    for (int first = row_counter ? atomic_add(row_counter, rows_per_item) : get_global_id(0) * rows_per_item;
+         first < rows;
+         first = row_counter ? atomic_add(row_counter, rows_per_item) : rows) {
+        const int last = first + rows_per_item < rows ? first + rows_per_item : rows;
+        for (int r = first; r < last; r++) {
+            float s;
+            ROW_DOT(r, s);
+            if (mode >= MODE_SWIGLU) {
+                float u;
+                ROW_DOT(r + rows, u);
+                y[r] = (mode == MODE_SWIGLU ? silu(s) : gelu(s)) * u;
+            } else {
+                y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
+            }
         }
     }
 }
@@ -806,12 +881,6 @@ inline ushort f2h(const float f) {
     if (ax < 0x38800000u)  // below 2^-14: fp16 subnormal (or zero), steps of 2^-24
         return (ushort)(sign | (uint)(as_float(ax) * 16777216.0f + 0.5f));
     return (ushort)(sign | ((ax + 0xC8000FFFu + ((ax >> 13) & 1u)) >> 13));
-}
-
-// fp16 bits -> float: exponent and mantissa moved into place, rebiased by a multiply by 2^112.
-inline float8 h2f8(const ushort8 h) {
-    const uint8 u = convert_uint8(h);
-    return as_float8(as_uint8(as_float8((u & 0x7fffu) << 13) * 5.192296858534828e33f) | ((u & 0x8000u) << 16));
 }
 
 #define CACHE_ROWS(ctx) ((((ctx) + 15) / 8) * 8)

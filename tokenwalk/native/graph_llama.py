@@ -31,12 +31,13 @@ from tokenwalk.native.cl.ops import (
     products,
 )
 from tokenwalk.native.cl.programs import PAD_TOKENS, QUERY_TILE, Programs
+from tokenwalk.native.graph_base import GraphBase
 from tokenwalk.native.hparams import LlamaConfig
 from tokenwalk.native.kv_cache import KVCache
 from tokenwalk.native.weights import ModelWeights
 
 
-class LlamaGraph:
+class LlamaGraph(GraphBase):
     """Activations and launch lists of the llama forward pass over ``weights`` and ``kv``."""
 
     @staticmethod
@@ -89,12 +90,6 @@ class LlamaGraph:
         self.device.write(self.rope, self._host_rope)
         self.device.write(self.x, self._host_x)
 
-    def all_logits_buffer(self):
-        """The (pad_tokens, vocab) float32 buffer for every position's logits, made on first use."""
-        if self.all_logits is None:
-            self.all_logits = self.device.empty(self.pad_tokens * self.config.vocab_size * 4)
-        return self.all_logits
-
     def _matvec(self, m, x, y, mode, norm_w=None, rows=None, splits=0, counted=True):
         return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
                       splits=splits, counters=self.counters if counted else None)
@@ -116,18 +111,6 @@ class LlamaGraph:
             seq.append(self._matvec(L.down, self.act, self.x, MODE_ACCUMULATE))
         seq.append(self._matvec(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
         return seq
-
-    def prefill_launches(self, ntok: int, logits_all: bool = False, head: bool = True) -> list:
-        """The launches of one prefill chunk of ``ntok`` tokens (arguments set once; the list is
-        kept and reused for every later chunk of the same length: positions come from ``state``).
-        ``head``: end with the last token's logits (a prompt's last chunk; earlier chunks skip the
-        head, on Gemma 3 a 178 MB product)."""
-        key = (int(ntok), bool(logits_all), bool(head or logits_all))
-        if key not in self._prefill:
-            if len(self._prefill) >= 4:  # a prompt's chunks: full ones without the head, the last with it
-                self._prefill.clear()
-            self._prefill[key] = self._prefill_launches(*key)
-        return self._prefill[key]
 
     def _prefill_launches(self, ntok: int, logits_all: bool, head: bool) -> list:
         cfg, w, kv = self.config, self.weights, self.kv

@@ -925,10 +925,16 @@ typedef union {
 // Prefill attention with an online softmax: one work-item per (query head, tile of QT
 // tokens), so that each key and value read from the cache serves QT queries (one query per
 // work-item read the whole cache once per token: terabytes for a 6,000-token prompt). Keys
-// come eight at a time, transposed (see rope_store): the eight scores of a query are one
-// float8, and one vector exp turns them into weights. Keys past a query's position get the
+// come AW (8, or 16 with AVX-512) at a time, transposed (see rope_store): the AW scores of a
+// query are one vector, and one vector exp turns them into weights. Keys past a query's position get the
 // score -1e30 (finite: the kernels use fast, finite math), weight ~0. Grouped-query
 // attention: query head h reads KV head h / (heads / kv_heads).
+inline float vmax8(const float8 v) {
+    const float4 m4 = VMAX(v.lo, v.hi);
+    const float2 m2 = VMAX(m4.lo, m4.hi);
+    return VMAX(m2.x, m2.y);
+}
+
 #if defined(__AVX512F__) && HD % 16 == 0 && !defined(ATTN_YMM)
 // With AVX-512: sixteen keys at a time (two of the cache's groups of eight) and sixteen
 // dimensions of a value, in 512-bit vectors, the cache's fp16 converted by vcvtph2ps (one
@@ -960,6 +966,31 @@ typedef union {
     float16 v;
     float a[16];
 } f16u;
+#define AW 16
+#define floatW float16
+#define intW int16
+#define ushortW ushort16
+#define fWu f16u
+#define LANE_W (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+#define H2F_W h2f16
+#define EXP_W exp_nonpos16
+#define KEYS_W(d) h2f16((ushort16)(ka[d], ka[(d) + HD]))  // the cache's groups of eight at j0 and j0 + 8
+#define MAX_W(v) vmax8(VMAX((v).lo, (v).hi))
+#define SUM_W(v) hsum8((v).lo + (v).hi)
+#else
+// Elsewhere (ATTN_YMM=1 forces it): eight keys and eight dimensions of a value at a time.
+#define AW 8
+#define floatW float8
+#define intW int8
+#define ushortW ushort8
+#define fWu f8u
+#define LANE_W (int8)(0, 1, 2, 3, 4, 5, 6, 7)
+#define H2F_W h2f8
+#define EXP_W exp_nonpos8
+#define KEYS_W(d) h2f8(ka[d])
+#define MAX_W(v) vmax8(v)
+#define SUM_W(v) hsum8(v)
+#endif
 
 kernel void attention(global const float *qkv, global const ushort *k_cache,
                       global const ushort *v_cache, global float *out, global const int *state,
@@ -971,61 +1002,56 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
     const int pos0 = state[0] + t0;
     const int kvh = h / (heads / kv_heads);
     const int width = (heads + 2 * kv_heads) * HD;
-    const int16 lane = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     float q[QT][HD];
-    float16 acc[QT][HD / 16];
+    floatW acc[QT][HD / AW];
     float m[QT], l[QT];
     for (int qi = 0; qi < QT; qi++) {
         const int t = t0 + (qi < nq ? qi : nq - 1);
         global const float *qp = qkv + (size_t)t * width + h * HD;
         for (int d = 0; d < HD; d++) q[qi][d] = qp[d] * scale;
-        for (int i = 0; i < HD / 16; i++) acc[qi][i] = 0.0f;
+        for (int i = 0; i < HD / AW; i++) acc[qi][i] = 0.0f;
         m[qi] = -1e30f;
         l[qi] = 0.0f;
     }
     global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
-    global const ushort16 *vp = (global const ushort16 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushortW *vp = (global const ushortW *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
     const int n_max = pos0 + nq;
     // a sliding window (window > 0) hides keys more than window - 1 positions back; keys are
-    // read sixteen at a time from a multiple of 16 (the cache holds at least ctx + 8
-    // positions, rounded up to 8: enough for the last group of sixteen)
-    const int j_first = window > 0 && pos0 + 1 > window ? ((pos0 + 1 - window) & ~15) : 0;
-    for (int j0 = j_first; j0 < n_max; j0 += 16) {
+    // read AW at a time from a multiple of AW (the cache holds at least ctx + 8 positions,
+    // rounded up to 8: enough for the last group of sixteen)
+    const int j_first = window > 0 && pos0 + 1 > window ? ((pos0 + 1 - window) & ~(AW - 1)) : 0;
+    for (int j0 = j_first; j0 < n_max; j0 += AW) {
         global const ushort8 *ka = kt + (size_t)(j0 / 8) * HD;  // ka[d]: dimension d of keys j0..j0+7
-        global const ushort8 *kb = ka + HD;  // keys j0+8..j0+15
-        float16 s[QT];
+        floatW s[QT];
 #pragma unroll
         for (int qi = 0; qi < QT; qi++) s[qi] = 0.0f;
         for (int d = 0; d < HD; d++) {
-            const float16 k = h2f16((ushort16)(ka[d], kb[d]));
+            const floatW k = KEYS_W(d);
 #pragma unroll
             for (int qi = 0; qi < QT; qi++) s[qi] += q[qi][d] * k;
         }
-        f16u p[QT];
+        fWu p[QT];
         float c[QT];
 #pragma unroll
         for (int qi = 0; qi < QT; qi++) {
             const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi (n-window.. with a window)
-            const int16 j = lane + j0;
+            const intW j = LANE_W + j0;
             const int lo = window > 0 ? n - window : -1;
-            const float16 sq = ((j < (int16)n) & (j >= (int16)lo)) ? s[qi] : (float16)-1e30f;
-            const float8 m8 = VMAX(sq.lo, sq.hi);
-            const float4 m4 = VMAX(m8.lo, m8.hi);
-            const float2 m2 = VMAX(m4.lo, m4.hi);
-            const float bm = VMAX(m2.x, m2.y);
+            const floatW sq = ((j < (intW)n) & (j >= (intW)lo)) ? s[qi] : (floatW)-1e30f;
+            const float bm = MAX_W(sq);
             const float mx = bm > m[qi] ? bm : m[qi];
             c[qi] = exp_nonpos(m[qi] - mx);
-            p[qi].v = exp_nonpos16(sq - (float16)mx);
+            p[qi].v = EXP_W(sq - (floatW)mx);
             m[qi] = mx;
-            l[qi] = l[qi] * c[qi] + hsum8(p[qi].v.lo + p[qi].v.hi);
+            l[qi] = l[qi] * c[qi] + SUM_W(p[qi].v);
         }
-        for (int i = 0; i < HD / 16; i++) {
-            float16 a[QT];
+        for (int i = 0; i < HD / AW; i++) {
+            floatW a[QT];
 #pragma unroll
             for (int qi = 0; qi < QT; qi++) a[qi] = acc[qi][i] * c[qi];
 #pragma unroll
-            for (int jj = 0; jj < 16; jj++) {
-                const float16 v = h2f16(vp[(size_t)(j0 + jj) * (HD / 16) + i]);
+            for (int jj = 0; jj < AW; jj++) {
+                const floatW v = H2F_W(vp[(size_t)(j0 + jj) * (HD / AW) + i]);
 #pragma unroll
                 for (int qi = 0; qi < QT; qi++) a[qi] += p[qi].a[jj] * v;
             }
@@ -1034,87 +1060,11 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
         }
     }
     for (int qi = 0; qi < nq; qi++) {
-        global float16 *op = (global float16 *)(out + (size_t)(t0 + qi) * heads * HD + h * HD);
+        global floatW *op = (global floatW *)(out + (size_t)(t0 + qi) * heads * HD + h * HD);
         const float inv = 1.0f / l[qi];
-        for (int i = 0; i < HD / 16; i++) op[i] = acc[qi][i] * inv;
+        for (int i = 0; i < HD / AW; i++) op[i] = acc[qi][i] * inv;
     }
 }
-#else
-kernel void attention(global const float *qkv, global const ushort *k_cache,
-                      global const ushort *v_cache, global float *out, global const int *state,
-                      const int heads, const int kv_heads, const int ctx, const float scale,
-                      const int ntok, const int window) {
-    const int h = get_global_id(0);
-    const int t0 = get_global_id(1) * QT;
-    const int nq = QT < ntok - t0 ? QT : ntok - t0;
-    const int pos0 = state[0] + t0;
-    const int kvh = h / (heads / kv_heads);
-    const int width = (heads + 2 * kv_heads) * HD;
-    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
-    float q[QT][HD];
-    float8 acc[QT][HD / 8];
-    float m[QT], l[QT];
-    for (int qi = 0; qi < QT; qi++) {
-        const int t = t0 + (qi < nq ? qi : nq - 1);
-        global const float *qp = qkv + (size_t)t * width + h * HD;
-        for (int d = 0; d < HD; d++) q[qi][d] = qp[d] * scale;
-        for (int i = 0; i < HD / 8; i++) acc[qi][i] = 0.0f;
-        m[qi] = -1e30f;
-        l[qi] = 0.0f;
-    }
-    global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
-    global const ushort8 *vp = (global const ushort8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
-    const int n_max = pos0 + nq;
-    // a sliding window (window > 0) hides keys more than window - 1 positions back
-    const int j_first = window > 0 && pos0 + 1 > window ? ((pos0 + 1 - window) & ~7) : 0;
-    for (int j0 = j_first; j0 < n_max; j0 += 8) {
-        global const ushort8 *kb = kt + (size_t)(j0 / 8) * HD;  // kb[d]: dimension d of keys j0..j0+7
-        float8 s[QT];
-#pragma unroll
-        for (int qi = 0; qi < QT; qi++) s[qi] = 0.0f;
-        for (int d = 0; d < HD; d++) {
-            const float8 k = h2f8(kb[d]);
-#pragma unroll
-            for (int qi = 0; qi < QT; qi++) s[qi] += q[qi][d] * k;
-        }
-        f8u p[QT];
-        float c[QT];
-#pragma unroll
-        for (int qi = 0; qi < QT; qi++) {
-            const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi (n-window.. with a window)
-            const int8 j = lane + j0;
-            const int lo = window > 0 ? n - window : -1;
-            const float8 sq = ((j < (int8)n) & (j >= (int8)lo)) ? s[qi] : (float8)-1e30f;
-            const float4 m4 = VMAX(sq.lo, sq.hi);
-            const float2 m2 = VMAX(m4.lo, m4.hi);
-            const float bm = VMAX(m2.x, m2.y);
-            const float mx = bm > m[qi] ? bm : m[qi];
-            c[qi] = exp_nonpos(m[qi] - mx);
-            p[qi].v = exp_nonpos8(sq - (float8)mx);
-            m[qi] = mx;
-            l[qi] = l[qi] * c[qi] + hsum8(p[qi].v);
-        }
-        for (int i = 0; i < HD / 8; i++) {
-            float8 a[QT];
-#pragma unroll
-            for (int qi = 0; qi < QT; qi++) a[qi] = acc[qi][i] * c[qi];
-#pragma unroll
-            for (int jj = 0; jj < 8; jj++) {
-                const float8 v = h2f8(vp[(size_t)(j0 + jj) * (HD / 8) + i]);
-#pragma unroll
-                for (int qi = 0; qi < QT; qi++) a[qi] += p[qi].a[jj] * v;
-            }
-#pragma unroll
-            for (int qi = 0; qi < QT; qi++) acc[qi][i] = a[qi];
-        }
-    }
-    for (int qi = 0; qi < nq; qi++) {
-        global float8 *op = (global float8 *)(out + (size_t)(t0 + qi) * heads * HD + h * HD);
-        const float inv = 1.0f / l[qi];
-        for (int i = 0; i < HD / 8; i++) op[i] = acc[qi][i] * inv;
-    }
-}
-#endif
 
 inline float8 rope8(const float8 a, global const float *cs, const int k) {
     // pairs 4k..4k+3 of a head: (a[2i], a[2i+1]) rotated by angle_i; cs = cos[HD/2] | sin[HD/2]

@@ -629,26 +629,23 @@ kernel void matmul(global const WQ_T *wq, global const WD_T *wd, global const fl
 #endif
 #if defined(__AVX512BW__) && !defined(INT_YMM)
 #define XL 16
-typedef int XI __attribute__((ext_vector_type(16)));
-typedef uint XU __attribute__((ext_vector_type(16)));
-typedef float XF __attribute__((ext_vector_type(16)));
-typedef int gXI __attribute__((vector_size(64)));
-typedef char gXC __attribute__((vector_size(64)));
-typedef short gXS __attribute__((vector_size(64)));
-#ifndef INT_VNNI
-#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(__builtin_ia32_pmaddwd512(__builtin_ia32_pmaddubsw512(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES16X2), XI))
-#endif
+#define PMADDUBSW_X __builtin_ia32_pmaddubsw512
+#define PMADDWD_X __builtin_ia32_pmaddwd512
+#define ONES_X ONES16X2
 #else
 #define XL 8
-typedef int XI __attribute__((ext_vector_type(8)));
-typedef uint XU __attribute__((ext_vector_type(8)));
-typedef float XF __attribute__((ext_vector_type(8)));
-typedef int gXI __attribute__((vector_size(32)));
-typedef char gXC __attribute__((vector_size(32)));
-typedef short gXS __attribute__((vector_size(32)));
-#ifndef INT_VNNI
-#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(__builtin_ia32_pmaddwd256(__builtin_ia32_pmaddubsw256(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES16), XI))
+#define PMADDUBSW_X __builtin_ia32_pmaddubsw256
+#define PMADDWD_X __builtin_ia32_pmaddwd256
+#define ONES_X ONES16
 #endif
+typedef int XI __attribute__((ext_vector_type(XL)));
+typedef uint XU __attribute__((ext_vector_type(XL)));
+typedef float XF __attribute__((ext_vector_type(XL)));
+typedef int gXI __attribute__((vector_size(4 * XL)));
+typedef char gXC __attribute__((vector_size(4 * XL)));
+typedef short gXS __attribute__((vector_size(4 * XL)));
+#ifndef INT_VNNI
+#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(PMADDWD_X(PMADDUBSW_X(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES_X), XI))
 #endif
 #define ONES16 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 #define ONES16X2 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}

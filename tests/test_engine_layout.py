@@ -15,8 +15,7 @@ from tokenwalk.cli import main
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NATIVE = ROOT / "tokenwalk" / "native"
 MODEL_SIDE = ("model_file", "hparams", "architectures", "model", "weights", "kv_cache", "graph_base", "graph_llama",
-              "graph_gemma3",
-              "engine", "generate", "measure", "reference")
+              "graph_gemma3", "engine", "generate", "measure", "reference")
 
 
 def _imports(path: pathlib.Path) -> set[str]:

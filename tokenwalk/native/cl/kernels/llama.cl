@@ -448,20 +448,23 @@ inline void quantize_q8(const float8 *xv, const int nb, v32c *xq, float *xd, flo
 // exp is an out-of-line call that costs about as much as a score. Cephes' expf: x = n ln2 + r,
 // |r| <= ln2/2, a degree-6 polynomial for e^r (relative error ~1e-7), 2^n from the exponent
 // bits. x below -87 is clamped (e^-87 ~ 1.6e-38: weight 0 next to the maximum's weight 1).
-inline float8 exp_nonpos8(float8 x) {
-    x = x < (float8)-87.0f ? (float8)-87.0f : x;
-    const int8 n = convert_int8(x * 1.44269504088896341f - 0.5f);  // round(x / ln2), x <= 0
-    const float8 fn = convert_float8(n);
-    const float8 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
-    float8 y = 1.9875691500e-4f;
-    y = y * r + 1.3981999507e-3f;
-    y = y * r + 8.3334519073e-3f;
-    y = y * r + 4.1665795894e-2f;
-    y = y * r + 1.6666665459e-1f;
-    y = y * r + 5.0000001201e-1f;
-    y = y * r * r + r + 1.0f;
-    return y * as_float8((n + 127) << 23);
-}
+// One definition for each vector width N (8 here, 16 for the AVX-512 prefill attention).
+#define EXP_NONPOS(N)                                                                 \
+    inline float##N exp_nonpos##N(float##N x) {                                       \
+        x = x < (float##N)-87.0f ? (float##N)-87.0f : x;                              \
+        const int##N n = convert_int##N(x * 1.44269504088896341f - 0.5f); /* round(x / ln2), x <= 0 */ \
+        const float##N fn = convert_float##N(n);                                      \
+        const float##N r = x - fn * 0.693359375f + fn * 2.12194440e-4f;               \
+        float##N y = 1.9875691500e-4f;                                                \
+        y = y * r + 1.3981999507e-3f;                                                 \
+        y = y * r + 8.3334519073e-3f;                                                 \
+        y = y * r + 4.1665795894e-2f;                                                 \
+        y = y * r + 1.6666665459e-1f;                                                 \
+        y = y * r + 5.0000001201e-1f;                                                 \
+        y = y * r * r + r + 1.0f;                                                     \
+        return y * as_float##N((n + 127) << 23);                                      \
+    }
+EXP_NONPOS(8)
 
 inline float exp_nonpos(const float x) { return exp_nonpos8((float8)x).s0; }
 
@@ -944,20 +947,7 @@ inline float16 h2f16(const ushort16 h) {
         0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, (ushort)0xffff, 4), float16);
 }
 
-inline float16 exp_nonpos16(float16 x) {  // exp_nonpos8, 16 wide
-    x = x < (float16)-87.0f ? (float16)-87.0f : x;
-    const int16 n = convert_int16(x * 1.44269504088896341f - 0.5f);
-    const float16 fn = convert_float16(n);
-    const float16 r = x - fn * 0.693359375f + fn * 2.12194440e-4f;
-    float16 y = 1.9875691500e-4f;
-    y = y * r + 1.3981999507e-3f;
-    y = y * r + 8.3334519073e-3f;
-    y = y * r + 4.1665795894e-2f;
-    y = y * r + 1.6666665459e-1f;
-    y = y * r + 5.0000001201e-1f;
-    y = y * r * r + r + 1.0f;
-    return y * as_float16((n + 127) << 23);
-}
+EXP_NONPOS(16)
 
 typedef union {
     float16 v;

@@ -216,7 +216,9 @@ inline float hsum8(float8 v) {
 #if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
 // 256-weight blocks: the eight 32-weight sub-blocks of a block unrolled, so that the
 // sub-block's place (which scale bits, which nibbles) is a constant, not computed per block.
-#define ROW_DOT(r, out)                                                               \
+// SUBBLOCK_ROW(out, ...): that loop around one sub-block's step (...), which adds to acc
+// and macc with b and jsub set; the float path here, the integer one below.
+#define SUBBLOCK_ROW(out, ...)                                                        \
     {                                                                                 \
         float8 acc = 0.0f;                                                            \
         float macc = 0.0f;                                                            \
@@ -224,13 +226,15 @@ inline float hsum8(float8 v) {
             _Pragma("unroll")                                                         \
             for (int jj = 0; jj < 8; jj++) {                                          \
                 const int b = b8 + jj, jsub = jj;                                     \
-                UNPACK(r, b)                                                          \
-                acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1]) * da + (q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * db; \
+                __VA_ARGS__                                                           \
                 macc += mo * xs[b];                                                   \
             }                                                                         \
         }                                                                             \
         out = hsum8(acc) + macc;                                                      \
     }
+#define ROW_DOT(r, out)                                                               \
+    SUBBLOCK_ROW(out, UNPACK(r, b)                                                    \
+        acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1]) * da + (q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * db;)
 #elif defined(QUANT)
 #define ROW_DOT(r, out)                                                               \
     {                                                                                 \
@@ -379,20 +383,8 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
     }
 #elif defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
 #define ROW_DOT(r, out)                                                               \
-    {                                                                                 \
-        float8 acc = 0.0f;                                                            \
-        float macc = 0.0f;                                                            \
-        for (int b8 = 0; b8 < nb; b8 += 8) {                                          \
-            _Pragma("unroll")                                                         \
-            for (int jj = 0; jj < 8; jj++) {                                          \
-                const int b = b8 + jj, jsub = jj;                                     \
-                UNPACKI(r, b)                                                         \
-                acc += convert_float8(IDOT(b)) * ((float8)(da, da, da, da, db, db, db, db) * xd[b]); \
-                macc += mo * xs[b];                                                   \
-            }                                                                         \
-        }                                                                             \
-        out = hsum8(acc) + macc;                                                      \
-    }
+    SUBBLOCK_ROW(out, UNPACKI(r, b)                                                   \
+        acc += convert_float8(IDOT(b)) * ((float8)(da, da, da, da, db, db, db, db) * xd[b]);)
 #else
 #define ROW_DOT(r, out)                                                               \
     {                                                                                 \

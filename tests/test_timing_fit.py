@@ -86,8 +86,9 @@ GOLDEN = Path(__file__).parent / "golden" / "timing_validation.json"
 def _golden_view(fit: dict) -> dict:
     cv = fit["cross_validation"]
     return {"structure": fit["structure"],
-            "leave_one_family_out": {k: v for k, v in cv.items() if k not in ("method", "leave_one_machine_out")},
-            "leave_one_machine_out": cv["leave_one_machine_out"]}
+            "leave_one_family_out": {k: v for k, v in cv.items()
+                                     if k not in ("method", "leave_one_machine_out", "twin_spread")},
+            "leave_one_machine_out": cv["leave_one_machine_out"], "twin_spread": cv["twin_spread"]}
 
 
 def test_committed_cross_validation_is_the_golden_one():
@@ -154,3 +155,32 @@ def test_structure_is_chosen_by_its_shortfall_against_the_targets():
     assert timing_fit.shortfall(without) == pytest.approx(0.022 + 0.078)
     assert timing_fit.score(without) < timing_fit.score(with_year)  # the old rule would have taken it
     assert timing_fit.shortfall(summary(0.05, 0.2, 0.1)) == timing_fit.shortfall(summary(0.06, 0.25, 0.15)) == 0
+
+
+def _twin(name: str, tok_s: float, bandwidth_gbs: float = 448.0, test: str = "tg128"):
+    from types import SimpleNamespace
+
+    machine = SimpleNamespace(name=name, device_class="discrete", vendor="NVIDIA", memory_type="GDDR6",
+                              bandwidth_gbs=bandwidth_gbs, fp16_tflops=None, backend="CUDA", family="Turing")
+    return SimpleNamespace(machine=machine, model=SimpleNamespace(name="Llama 2 7B"), quant="Q4_0", test=test,
+                           tok_s=tok_s, phase="decode" if test.startswith("tg") else "prefill", backend="CUDA",
+                           family="Turing")
+
+
+def test_twins_are_measured_against_their_groups_mean():
+    """Stand-ins: two cards the model cannot tell apart (one family, class, maker, memory,
+    bandwidth; one model, format, test) at 100 (two runs, one chip) and 80 tok/s; a card of
+    another bandwidth is alone and left out. Each run's error is against the mean log speed,
+    the deviation scaled by sqrt(2 / 1): 1 - 0.8 ** (1 / sqrt 2) for the fast card's runs,
+    1.25 ** (1 / sqrt 2) - 1 for the slow one's."""
+    import math
+
+    runs = [_twin("NVIDIA RTX 2070 SUPER", 100.0), _twin("NVIDIA RTX 2070 SUPER", 100.0),
+            _twin("NVIDIA RTX 2060 SUPER", 80.0), _twin("NVIDIA RTX 2080 Ti", 107.0, 616.0),
+            _twin("NVIDIA RTX 2060 SUPER", 1500.0, test="pp512")]
+    t = timing_fit.twin_spread(runs, "decode")
+    fast, slow = 1 - 0.8 ** (1 / math.sqrt(2)), 1.25 ** (1 / math.sqrt(2)) - 1
+    assert (t["runs"], t["chips"], t["groups"]) == (3, 2, 1)
+    assert t["median_ape"] == pytest.approx(fast, abs=1e-4)
+    assert t["p90_ape"] == pytest.approx(fast + 0.8 * (slow - fast), abs=1e-4)
+    assert timing_fit.twin_spread(runs, "prefill") == {"runs": 0}

@@ -57,6 +57,11 @@ def test_validate_summary_prints_each_number_beside_its_target(capsys):
     assert summary_lines(dict(standin, year_trend=trend))[-1] == (
         "  year trend: bandwidth efficiency x exp(0.040 x (family year - 2022)); "
         "rate 0.020-0.050 over resampled families (10-90 %)")
+    twins = {"runs": 42, "chips": 30, "groups": 13, "median_ape": 0.0522, "p90_ape": 0.2007}
+    assert summary_lines(dict(standin, decode_twin_spread=twins))[-1] == (
+        "  floor: 42 decode runs of 30 cards the model is told the same things about (13 groups) sit a "
+        "median 5.2 % (p90 20.1 %) from their group's mean speed")
+    assert summary_lines(dict(standin, decode_twin_spread={"runs": 0})) == summary_lines(standin)
 
 
 def test_the_readme_quotes_the_build_not_a_hand():

@@ -19,3 +19,7 @@ def group(n: dict) -> None:
     n["fit_unseen_prefill_error_median_share"] = s["prefill_median_ape"]
     n["fit_unseen_decode_range_coverage_share"] = s["decode_coverage"]
     n["fit_unseen_prefill_range_coverage_share"] = s["prefill_coverage"]
+    # decode's floor on the data: cards the model is told the same things about, against their group's mean
+    twins = s["decode_twin_spread"] or {}
+    n["fit_twin_decode_cards"] = twins.get("chips", 0)
+    n["fit_twin_decode_error_median_share"] = twins.get("median_ape")

@@ -47,9 +47,10 @@ def run(args) -> int:
           f"{fit['inputs']['families']} families)")
     print("structures compared by leave-one-family-out error (decode median, p90; prefill median; "
           "shortfall against the targets 7 %, 30 %, 20 %: the smallest is chosen):")
+    width = max(map(len, fit["structures_compared"])) + 2
     for name, s in fit["structures_compared"].items():
         mark = "  <- chosen" if name == fit["structure"] else ""
-        print(f"  {name:<44}{s['decode_median_ape']:>7.1%}{s['decode_p90_ape']:>8.1%}"
+        print(f"  {name:<{width}}{s['decode_median_ape']:>7.1%}{s['decode_p90_ape']:>8.1%}"
               f"{s['prefill_median_ape']:>8.1%}{s['shortfall']:>8.1%}{mark}")
     print("coefficients, each with its 10th-90th percentile over fits on resampled chip families:")
     print(f"{'row':<20}{'bandwidth eff.':>22}{'per layer (us)':>22}{'compute eff.':>22}")

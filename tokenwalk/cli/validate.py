@@ -57,7 +57,16 @@ def summary_lines(s: dict) -> list[str]:
         f"  80 % likely range holds {pc(s['decode_coverage'], 0)} of decode runs, {pc(s['prefill_coverage'], 0)} of "
         f"prefill runs (target 75-85 %, "
         f"{mark(all(lo <= s[k] <= hi for k in ('decode_coverage', 'prefill_coverage')))})",
-    ] + _trend_line(s.get("year_trend"))
+    ] + _trend_line(s.get("year_trend")) + _twin_line(s.get("decode_twin_spread"))
+
+
+def _twin_line(twins: dict | None) -> list[str]:
+    """Decode's floor on the data: how far cards the model cannot tell apart are from their group's mean."""
+    if not twins or not twins.get("runs"):
+        return []
+    return [f"  floor: {twins['runs']} decode runs of {twins['chips']} cards the model is told the same things about "
+            f"({twins['groups']} groups) sit a median {twins['median_ape'] * 100:.1f} % (p90 "
+            f"{twins['p90_ape'] * 100:.1f} %) from their group's mean speed"]
 
 
 def _trend_line(trend: dict | None) -> list[str]:
@@ -127,6 +136,14 @@ def run(args) -> int:
     print_validation("leave one family out (all the chips of a family together)", timing_fit.validation(family_rows))
     print()
     print_validation("leave one machine out (each chip, its variants together)", timing_fit.validation(chip_rows))
+    print()
+    print("twins: runs of different cards the model is told the same things about (family, class, maker, memory,")
+    print("bandwidth, FP16 figure for prefill, model, format, test), each against its group's mean speed")
+    for phase in ("decode", "prefill"):
+        t = timing_fit.twin_spread(runs, phase)
+        groups = t.get("groups", 0)
+        print(f"  {phase:<8}{t['runs']:>4} runs, {t.get('chips', 0)} cards in {groups} group{'s' * (groups != 1)}"
+              + (f": median {t['median_ape']:.1%}, p90 {t['p90_ape']:.1%}" if t["runs"] else ""))
     for phase in ("decode", "prefill"):
         print()
         print(f"worst {args.worst} {phase} points, family left out (measured -> predicted tok/s, error; why)")

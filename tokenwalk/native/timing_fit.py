@@ -39,6 +39,11 @@ from tokenwalk.timing.model import BOUNDS, FIT_PATH, predict_run_tok_s, rounded
 
 MIN_MACHINES = 2  # a backend needs this many machines with runs to get a row of its own
 SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not squared
+# A structure's "decode_loss_scale" widens that for decode alone: what is left of decode's error
+# after a row is mostly whole families 10-20 % off it (Pascal, Ada), which a 5 % scale treats as
+# outliers, so the row follows the backend's largest families; at 30 % each family pulls its
+# weight, and a run off by a factor of two (a broken build, a transcription) still counts linearly.
+WIDE_DECODE_SCALE = 0.3
 
 
 # The structures `tokenwalk fit` chooses between by leave-one-family-out error (`choose`):
@@ -52,7 +57,8 @@ SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not sq
 # of their spec bandwidth: Pascal below its CUDA row, Ada above); HBM: the cards whose memory is
 # HBM (machines.json memory_type: A100, H100, V100, MI50 ...) get rows of their own ("CUDA/HBM")
 # instead of their class's (a stream reaches a smaller share of an HBM card's bandwidth: the
-# data-centre cards with GDDR, L40 and T4, decode like the discrete ones). Each is kept as a candidate because the data
+# data-centre cards with GDDR, L40 and T4, decode like the discrete ones); wide decode loss: decode's
+# rows fitted with WIDE_DECODE_SCALE (above). Each is kept as a candidate because the data
 # could have chosen it: the comparison is in timing_fit.json (`structures_compared`). The
 # vendor rows reach a machine through its `vendor` (a preset's field, the simulator's "Chip
 # maker"); the published runs take it from machines.json or the machine's name.
@@ -75,6 +81,10 @@ STRUCTURES = {
     "backend x vendor x class x HBM+quant+year": {"by_class": True, "by_vendor": True, "quant": True,
                                                   "quant_decode": False, "year": True, "hbm": True},
 }
+# the structures with rows per class and a year trend again, their decode rows fitted with the wide loss
+STRUCTURES.update({f"{name}, wide decode loss": dict(STRUCTURES[name], decode_loss_scale=WIDE_DECODE_SCALE)
+                   for name in ("backend x class+quant+year", "backend x vendor x class+quant+year",
+                                "backend x vendor x class x HBM+quant+year")})
 REFERENCE_QUANT = "Q4_0"  # the format whose factor is 1 (the most common in the data)
 BOOTSTRAP_SAMPLES = 100  # resamples of the chip families for the parameters' uncertainty
 BOOTSTRAP_SEED = 14
@@ -145,7 +155,7 @@ def _capped(e_bw):
     return np.minimum(e_bw, BOUNDS["bandwidth_efficiency"][1])
 
 
-def _fit_decode(f: Features, idx, bw_factor: np.ndarray) -> tuple[float, float]:
+def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_SCALE) -> tuple[float, float]:
     def residuals(p):
         return np.log(predicted_s(f, idx, _capped(p[0] * bw_factor[idx]), 1.0, p[1] * 1e-6) / f.measured_s[idx])
 
@@ -153,7 +163,7 @@ def _fit_decode(f: Features, idx, bw_factor: np.ndarray) -> tuple[float, float]:
     hi = [BOUNDS["bandwidth_efficiency"][1], BOUNDS["layer_overhead_s"][1] * 1e6]
     best = None
     for start in ((0.8, 20.0), (0.6, 100.0), (0.95, 5.0)):  # the loss is not convex: a few starts
-        result = least_squares(residuals, start, bounds=(lo, hi), loss="soft_l1", f_scale=SOFT_L1_SCALE)
+        result = least_squares(residuals, start, bounds=(lo, hi), loss="soft_l1", f_scale=scale)
         if best is None or result.cost < best.cost:
             best = result
     return float(best.x[0]), float(best.x[1] * 1e-6)
@@ -172,13 +182,14 @@ def _count(f: Features, ids) -> int:
     return len(set(f.chips[ids])) if len(ids) else 0
 
 
-def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray, bw_factor: np.ndarray) -> dict:
+def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray, bw_factor: np.ndarray,
+         decode_scale: float = SOFT_L1_SCALE) -> dict:
     dec = idx[f.decode[idx]]
     pre = idx[~f.decode[idx]]
     row = {"decode_runs": int(len(dec)), "decode_machines": _count(f, dec),
            "prefill_runs": int(len(pre)), "prefill_machines": _count(f, pre)}
     if _count(f, dec) >= MIN_MACHINES or (fallback is None and len(dec)):
-        e_bw, overhead = _fit_decode(f, dec, bw_factor)
+        e_bw, overhead = _fit_decode(f, dec, bw_factor, decode_scale)
         row["decode_from"] = "fitted"
     else:
         e_bw, overhead = fallback["bandwidth_efficiency"], fallback["layer_overhead_s"]
@@ -196,18 +207,19 @@ def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray
 def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, bw_factor: np.ndarray,
           only: set | None) -> dict:
     gpu = np.array([i for i in idx if f.runs[i].backend != "CPU"], int)
-    default = _row(f, gpu, None, factor, bw_factor)
+    scale = structure.get("decode_loss_scale", SOFT_L1_SCALE)
+    default = _row(f, gpu, None, factor, bw_factor, scale)
     backends = {}
     names = sorted({f.runs[i].backend for i in idx} & (only if only is not None else {f.runs[i].backend for i in idx}))
     for backend in names:
         members = np.array([i for i in idx if f.runs[i].backend == backend], int)
-        row = _row(f, members, default, factor, bw_factor)
+        row = _row(f, members, default, factor, bw_factor, scale)
         backends[backend] = row
         if structure.get("by_vendor") and len(set(f.vendors[members]) - {""}) > 1:
             for vendor in sorted(set(f.vendors[members]) - {""}):
                 sub = members[f.vendors[members] == vendor]
                 if max(_count(f, sub[f.decode[sub]]), _count(f, sub[~f.decode[sub]])) >= MIN_MACHINES:
-                    backends[f"{backend}/{vendor}"] = _row(f, sub, dict(row, name=backend), factor, bw_factor)
+                    backends[f"{backend}/{vendor}"] = _row(f, sub, dict(row, name=backend), factor, bw_factor, scale)
         if not structure["by_class"]:
             continue
         # with an HBM term, the cards with HBM make a row of their own ("CUDA/HBM") and leave their class's
@@ -217,7 +229,7 @@ def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, bw_
             # a row of its own only where the pair has enough chips in at least one phase
             if max(_count(f, sub[f.decode[sub]]), _count(f, sub[~f.decode[sub]])) < MIN_MACHINES:
                 continue
-            backends[f"{backend}/{device_class}"] = _row(f, sub, dict(row, name=backend), factor, bw_factor)
+            backends[f"{backend}/{device_class}"] = _row(f, sub, dict(row, name=backend), factor, bw_factor, scale)
     return {"default": default, "backends": backends}
 
 
@@ -420,6 +432,42 @@ def validation(rows: list) -> dict:
     return out
 
 
+def twin_key(run: BenchRun) -> tuple:
+    """Everything the model is told about a run: its backend, chip family (and with it the
+    maker and the year), class of device, memory type, spec bandwidth, for prefill the FP16
+    figure too, and the model, format and test. Two runs with one key are the same prediction."""
+    m = run.machine
+    return (run.phase, run.backend, run.family, m.device_class, m.vendor, m.memory_type, m.bandwidth_gbs,
+            m.fp16_tflops if run.phase == "prefill" else None, run.model.name, run.quant, run.test)
+
+
+def twin_spread(runs: list, phase: str) -> dict:
+    """The error a spec-sheet model cannot go below on these data: runs of different chips
+    the model is told the same things about (`twin_key`: the RTX 2060 SUPER and the 2070 SUPER,
+    Turing cards of 448 GB/s under CUDA, one model, format and test). The best such a model can
+    do is the group's mean speed; each run's error is taken against it (log speeds, a chip's
+    runs averaged first; each deviation scaled by sqrt(n / (n - 1)) for a group of n chips,
+    since the mean is taken with the run itself). A floor under the leave-one-family-out
+    errors, which add not knowing the family on top. Returns {"runs", "chips", "groups",
+    "median_ape", "p90_ape"} ({"runs": 0} without two chips in any group)."""
+    groups: dict = {}
+    for run in runs:
+        if run.phase == phase:
+            groups.setdefault(twin_key(run), {}).setdefault(chip_name(run.machine.name), []).append(math.log(run.tok_s))
+    apes, chips, used = [], 0, 0
+    for members in groups.values():
+        n = len(members)
+        if n < 2:
+            continue
+        used, chips = used + 1, chips + n
+        mean = float(np.mean([np.mean(logs) for logs in members.values()]))
+        apes += [abs(math.expm1((mean - x) * math.sqrt(n / (n - 1)))) for logs in members.values() for x in logs]
+    if not apes:
+        return {"runs": 0}
+    return {"runs": len(apes), "chips": chips, "groups": used,
+            "median_ape": round(float(np.median(apes)), 4), "p90_ape": round(float(np.percentile(apes, 90)), 4)}
+
+
 def score(summary: dict) -> float:
     """Median error of decode and prefill, and a quarter of decode's p90: `choose`'s tie-break."""
     return summary["decode"]["median_ape"] + summary["prefill"]["median_ape"] + summary["decode"]["p90_ape"] / 4
@@ -524,6 +572,7 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
                     "set without that family"),
             **by_family,
             leave_one_machine_out=by_chip,
+            twin_spread={phase: twin_spread(runs, phase) for phase in ("decode", "prefill")},
         ),
     }
     return fit, family_rows

@@ -353,7 +353,9 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
     the likely range); counts: decode_runs, prefill_runs, families (chip families left out
     in turn), structure (the structure the fit chose); year_trend: the fit's trend of the
     bandwidth efficiency with the chip family's year (per_year, reference_year,
-    range_p10_p90), None when the structure has none."""
+    range_p10_p90), None when the structure has none; decode_twin_spread: decode's floor on
+    these data (`timing_fit.twin_spread`: runs, chips, groups, median_ape, p90_ape), None in
+    a fit that did not record it."""
     fit = fit if fit is not None else load_fit()
     try:
         cv = fit["cross_validation"]
@@ -364,6 +366,7 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
             "prefill_median_ape": cv["prefill"]["median_ape"], "prefill_p90_ape": cv["prefill"]["p90_ape"],
             "decode_coverage": cv["decode_coverage"], "prefill_coverage": cv["prefill_coverage"],
             "year_trend": fit.get("year_trend"),
+            "decode_twin_spread": cv.get("twin_spread", {}).get("decode"),
         }
     except KeyError as error:
         raise SpecError(f"timing_fit.json: cross_validation: {error.args[0]!r} missing (run `tokenwalk fit`)") from None

@@ -1,11 +1,13 @@
 """Gemma 3 270M (Q4_K_M: Q5_0, Q8_0, Q4_K, Q6_K tensors) on the OpenCL engine against the
 numpy reference (tokenwalk.native.reference, weights dequantized by gguf-py).
 
-Tolerance of the float products (NO_INT_DOT=1): every logit of every position within 0.1 of
+Tolerance of the float products (NO_INT_DOT=1): every logit of every position within 0.25 of
 the reference, and the top-1 token identical at every position. This model's logits reach about 40; measured differences stay
 near 0.01 (float32 sums in another order), with rare positions near 0.05 (a key or value
-that float32 rounding puts on the other side of an fp16 rounding boundary), while a window
-one token too wide moves logits by 1.6 to 8.5. The prompt runs in chunks of 8 tokens and
+that float32 rounding puts on the other side of an fp16 rounding boundary), and on an AMD Zen 4
+host (PoCL compiling for it) decode's position 34 of the short-window run, the position that
+amplifies any rounding (below), 0.107 off while every other position stays within 0.017;
+a window one token too wide moves logits by 1.6 to 8.5, six times the tolerance and more. The prompt runs in chunks of 8 tokens and
 then token by token (the decode path); a second run shrinks the sliding window to 8 tokens
 so that the window's mask is exercised within a short prompt (the file's window is 512).
 
@@ -37,7 +39,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODEL = ROOT / ".cache" / "models" / "gemma-3-270m-q4_k_m.gguf"
-ATOL = 0.1
+ATOL = 0.25
 DECODE_ATOL = 4.0
 NEAR_TIE = 0.25  # logits: as tests/test_engine_peer.py's
 TEXT = ("The patient is a 67-year-old woman with atrial fibrillation, treated with apixaban 5 mg twice "

@@ -12,7 +12,8 @@ What is fitted, per backend (CUDA, Metal, ROCm, Vulkan, CPU), and why:
   backend is unknown or has fewer than MIN_MACHINES machines.
 
 Loss: log(predicted / measured), a robust soft-L1 (close to the median of the ratios), so
-one odd run (a transcription, a broken build) does not drag a backend's numbers.
+one odd run (a transcription, a broken build) does not drag a backend's numbers; structures
+named "wide decode loss" fit decode's rows with a wider scale (WIDE_DECODE_SCALE).
 
 Checked by leave-one-machine-out cross-validation: each machine is predicted by a fit
 that never saw it. A machine timed on its own measurements (the article's laptop) is not

@@ -105,10 +105,42 @@ def test_committed_cross_validation_is_the_golden_one():
     assert 0 < lofo["decode_coverage"] < 1 and 0 < lofo["prefill_coverage"] < 1
 
 
+# How far a refit may land from the committed file on another CPU or numpy/scipy release: the
+# robust fits' optima and one run crossing a percentile move with the last bits of the
+# arithmetic (measured: the same code and data gave a decode p90 of 45.7 % on one machine,
+# 46.5 % on another). Counts, names and the chosen structure must be the same exactly.
+REFIT_RTOL, REFIT_ATOL = 0.05, 0.005
+
+
+def _differences(refit, committed, path="") -> list[str]:
+    """Where two fit files differ beyond REFIT_RTOL / REFIT_ATOL (floats) or at all (the rest)."""
+    if isinstance(committed, float) and isinstance(refit, (int, float)) and not isinstance(refit, bool):
+        return [] if refit == pytest.approx(committed, rel=REFIT_RTOL, abs=REFIT_ATOL) else [f"{path}: {refit} != {committed}"]
+    if isinstance(committed, dict) and isinstance(refit, dict):
+        if refit.keys() != committed.keys():
+            return [f"{path}: keys {sorted(refit.keys() ^ committed.keys())}"]
+        return [d for k in committed for d in _differences(refit[k], committed[k], f"{path}/{k}")]
+    if isinstance(committed, list) and isinstance(refit, list) and len(refit) == len(committed):
+        return [d for i, (a, b) in enumerate(zip(refit, committed, strict=True)) for d in _differences(a, b, f"{path}/{i}")]
+    return [] if refit == committed else [f"{path}: {refit!r} != {committed!r}"]
+
+
+def test_refit_differences_are_told_apart_from_rounding():
+    """Stand-ins: a float within 5 % passes, one 6 % off, a count off by one or another
+    structure name does not."""
+    committed = {"structure": "a", "inputs": {"runs": 10}, "rows": [0.5, 0.02]}
+    assert _differences({"structure": "a", "inputs": {"runs": 10}, "rows": [0.52, 0.024]}, committed) == []
+    assert _differences({"structure": "a", "inputs": {"runs": 10}, "rows": [0.53, 0.02]}, committed) == ["/rows/0: 0.53 != 0.5"]
+    assert _differences({"structure": "a", "inputs": {"runs": 11}, "rows": [0.5, 0.02]}, committed) == ["/inputs/runs: 11 != 10"]
+    assert _differences({"structure": "b", "inputs": {"runs": 10}, "rows": [0.5, 0.02]}, committed) == ["/structure: 'b' != 'a'"]
+
+
 @pytest.mark.slow
 def test_tokenwalk_fit_reproduces_the_committed_file(tmp_path, capsys):
-    """`tokenwalk fit` from the package's data writes tokenwalk/data/timing_fit.json byte for
-    byte, and prints the laptop's row solved from its measurements (not stored in the file)."""
+    """`tokenwalk fit` from the package's data writes tokenwalk/data/timing_fit.json (the same
+    structure, rows, counts and names; every number within REFIT_RTOL / REFIT_ATOL, the bits
+    of the arithmetic differing between machines), and prints the laptop's row solved from
+    its measurements (not stored in the file)."""
     from tokenwalk.cli import main
 
     out = tmp_path / "timing_fit.json"
@@ -116,7 +148,8 @@ def test_tokenwalk_fit_reproduces_the_committed_file(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "leave-one-family-out median error: decode" in text and "<- chosen" in text
     assert "laptop-860m" in text and "(from its measurements, not stored)" in text
-    assert out.read_bytes() == timing_model.FIT_PATH.read_bytes()
+    refit = json.loads(out.read_text(encoding="utf-8"))
+    assert _differences(refit, json.loads(timing_model.FIT_PATH.read_text(encoding="utf-8"))) == []
 
 
 @pytest.mark.slow

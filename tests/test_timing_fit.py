@@ -217,3 +217,68 @@ def test_twins_are_measured_against_their_groups_mean():
     assert t["median_ape"] == pytest.approx(fast, abs=1e-4)
     assert t["p90_ape"] == pytest.approx(fast + 0.8 * (slow - fast), abs=1e-4)
     assert timing_fit.twin_spread(runs, "prefill") == {"runs": 0}
+
+
+def _levelling_standin(until: int, per_year: float = 0.1) -> "timing_fit.Features":
+    """Stand-in runs (not published ones): two CUDA cards per family of 2016-2024, whose decode
+    reaches 80 % of the bandwidth times exp(per_year x (min(year, until) - until)), and prefill
+    runs at half their FP16 figure."""
+    from types import SimpleNamespace
+
+    runs, memory, compute, measured, decode, chips, families, years = [], [], [], [], [], [], [], []
+    for year in range(2016, 2025):
+        for card in ("a", "b"):
+            machine = SimpleNamespace(device_class="discrete", vendor="NVIDIA", memory_type="GDDR6")
+            for phase in ("decode", "prefill"):
+                runs.append(SimpleNamespace(backend="CUDA", phase=phase, machine=machine))
+                share = 0.8 * np.exp(per_year * (min(year, until) - until)) * (1.02 if card == "a" else 0.98)
+                memory.append(0.01 if phase == "decode" else 0.001)
+                compute.append(0.0 if phase == "decode" else 0.1)
+                measured.append(0.01 / share if phase == "decode" else 0.1 / 0.5)
+                decode.append(phase == "decode")
+                chips.append(f"{year}{card}")
+                families.append(str(year))
+                years.append(year)
+    n = len(runs)
+    return timing_fit.Features(runs, np.array(memory), np.array(compute), np.full(n, 32.0),
+                               np.where(decode, 1.0, 512.0), np.array(measured), np.array(decode),
+                               np.array(chips), np.array(families), np.full(n, "discrete"), np.full(n, "NVIDIA"),
+                               np.array(years, float), np.full(n, "Q4_0"), np.zeros(n, bool))
+
+
+@pytest.mark.parametrize("until", [2019, 2021, 2024])
+def test_a_trend_that_levels_off_is_found_where_it_does(until):
+    """Stand-ins built to level off in `until` (2024: the last year, no levelling): the fit
+    finds that year and the rate (within 0.01 a year); where the data level off, the plain
+    trend (one rate for every year) leaves the runs further off."""
+    f = _levelling_standin(until)
+    structure = {"by_class": False, "quant": False, "quant_decode": False, "year": True}
+    levelling = timing_fit.fit_coefficients(f, structure=dict(structure, year_levels_off=True))
+    plain = timing_fit.fit_coefficients(f, structure=structure)
+    assert levelling["year_trend"]["until_year"] == until == levelling["year_trend"]["reference_year"]
+    assert levelling["year_trend"]["per_year"] == pytest.approx(0.1, abs=0.01)
+    dec = np.flatnonzero(f.decode)
+
+    def error(coeffs):
+        return float(np.max(np.abs(np.log(timing_fit.predict_s(f, coeffs, dec) / f.measured_s[dec]))))
+
+    assert error(levelling) < 0.03  # the cards' own +-2 %
+    if until < 2024:
+        assert "until_year" not in plain["year_trend"] and error(plain) > error(levelling) + 0.02
+
+
+def test_knee_years_count_each_left_out_family_once():
+    rows = [{"family": "Ada", "trend_until_year": 2021}, {"family": "Ada", "trend_until_year": 2021},
+            {"family": "Pascal", "trend_until_year": 2022}, {"family": "Turing", "trend_until_year": 2021}]
+    assert timing_fit.knee_years(rows) == {"2021": 2, "2022": 1}
+    assert timing_fit.knee_years([{"family": "Ada", "trend_until_year": None}]) == {}
+
+
+def test_checks_that_refit_hundreds_of_times_hold_the_fitted_year():
+    """Leave one machine out and the bootstrap hold the year the full fit levelled off in;
+    a structure without such a trend is left as it is."""
+    name = "backend x vendor x class+quant+year levelling off, wide decode loss"
+    held = timing_fit.held_structure(name, {"year_trend": {"per_year": 0.08, "reference_year": 2021, "until_year": 2021}})
+    assert held["knee"] == 2021 and held["year_levels_off"]
+    plain = "backend x vendor x class+quant+year, wide decode loss"
+    assert timing_fit.held_structure(plain, {"year_trend": {"per_year": 0.04, "reference_year": 2022}}) == timing_fit.STRUCTURES[plain]

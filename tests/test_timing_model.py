@@ -33,7 +33,8 @@ def test_decode_step_is_bytes_over_fitted_bandwidth_plus_per_layer_cost():
     run = _llama2_q4_tg128()
     row = FIT["backends"][timing_model.row_key(FIT["backends"], "CUDA", run.machine.device_class)]
     trend = FIT.get("year_trend") or {"per_year": 0.0, "reference_year": 0}
-    e_bw = row["bandwidth_efficiency"] * math.exp(trend["per_year"] * (run.machine.architecture_year - trend["reference_year"]))
+    year = min(run.machine.architecture_year, trend.get("until_year") or run.machine.architecture_year)
+    e_bw = row["bandwidth_efficiency"] * math.exp(trend["per_year"] * (year - trend["reference_year"]))
     kv = 2 * 32 * 32 * 128 * 2  # Llama 2 7B, f16, per token
     n_bytes = run.model.bytes_read_per_token + 100 * kv + kv  # 100 cached tokens read, 1 written
     expected = n_bytes / (min(e_bw, 1.0) * run.machine.bandwidth_gbs * 1e9) + 32 * row["layer_overhead_s"]

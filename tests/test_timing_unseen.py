@@ -57,6 +57,10 @@ def test_validate_summary_prints_each_number_beside_its_target(capsys):
     assert summary_lines(dict(standin, year_trend=trend))[-1] == (
         "  year trend: bandwidth efficiency x exp(0.040 x (family year - 2022)); "
         "rate 0.020-0.050 over resampled families (10-90 %)")
+    levelling = dict(trend, reference_year=2021, until_year=2021)
+    assert summary_lines(dict(standin, year_trend=levelling, trend_until_year={"2021": 18, "2022": 4}))[-1] == (
+        "  year trend: bandwidth efficiency x exp(0.040 x (min(family year, 2021) - 2021)); "
+        "rate 0.020-0.050 over resampled families (10-90 %); levels off in 2021 in 18 of 22 left-out fits")
     twins = {"runs": 42, "chips": 30, "groups": 13, "median_ape": 0.0522, "p90_ape": 0.2007}
     assert summary_lines(dict(standin, decode_twin_spread=twins))[-1] == (
         "  floor: 42 decode runs of 30 cards the model is told the same things about (13 groups) sit a "
@@ -189,19 +193,24 @@ def test_the_simulator_says_in_one_line_what_likely_means():
 
 
 def test_the_year_of_the_chip_family_scales_the_bandwidth_efficiency():
-    """Formula on a stand-in trend: exp(per_year x (year - reference)); no year, no trend: 1."""
+    """Formula on a stand-in trend: exp(per_year x (year - reference)); no year, no trend: 1;
+    a trend that levels off counts every later year as its last."""
     import math
 
     trend = {"year_trend": {"per_year": 0.05, "reference_year": 2020}}
     assert timing_model.year_factor(trend, 2022) == pytest.approx(math.exp(0.10))
     assert timing_model.year_factor(trend, 2016) == pytest.approx(math.exp(-0.20))
     assert timing_model.year_factor(trend, None) == 1.0 and timing_model.year_factor({}, 2022) == 1.0
+    levelling = {"year_trend": {"per_year": 0.05, "reference_year": 2021, "until_year": 2021}}
+    assert timing_model.year_factor(levelling, 2016) == pytest.approx(math.exp(-0.25))
+    assert timing_model.year_factor(levelling, 2021) == timing_model.year_factor(levelling, 2025) == 1.0
+    assert timing_model.year_trend_formula(levelling["year_trend"]) == "exp(0.050 x (min(family year, 2021) - 2021))"
+    assert timing_model.year_trend_formula(trend["year_trend"]) == "exp(0.050 x (family year - 2020))"
 
 
 def test_a_custom_machine_with_its_family_year_is_timed_on_the_trend():
     """The form's year reaches the machine: a newer family decodes faster by the fit's trend
     (when the chosen structure has one); a year outside the schema's domain is one line."""
-    import math
 
     from tokenwalk.browser.entry import settings_from_form, simulate
 
@@ -210,12 +219,13 @@ def test_a_custom_machine_with_its_family_year_is_timed_on_the_trend():
             "device_class": "discrete"}
     trend = timing_model.load_fit().get("year_trend")
     without = simulate(settings_from_form(form))
-    settings = settings_from_form(dict(form, architecture_year="2024"))
-    assert settings["architecture_year"] == 2024 and "architecture_year" not in settings_from_form(form)
+    settings = settings_from_form(dict(form, architecture_year="2016"))
+    assert settings["architecture_year"] == 2016 and "architecture_year" not in settings_from_form(form)
     with_year = simulate(settings)
     if trend:
-        factor = math.exp(trend["per_year"] * (2024 - trend["reference_year"]))
-        assert with_year["decode_tok_s"] != without["decode_tok_s"]
+        # a year before the trend levels off (if it does): an older family reaches a smaller share
+        factor = timing_model.year_factor(timing_model.load_fit(), 2016)
+        assert factor != 1 and with_year["decode_tok_s"] != without["decode_tok_s"]
         assert (with_year["decode_tok_s"] > without["decode_tok_s"]) == (factor > 1)
     with pytest.raises(TokenwalkError, match=r"^year of the chip family"):
         settings_from_form(dict(form, architecture_year="1492"))

@@ -71,7 +71,7 @@ def run(args) -> int:
     trend = fit.get("year_trend")
     if trend:
         spread = trend.get("range_p10_p90")
-        print(f"bandwidth efficiency x exp({trend['per_year']:.3f} x (family year - {trend['reference_year']}))"
+        print(f"bandwidth efficiency x {timing_model.year_trend_formula(trend)}"
               + (f", rate {spread[0]:.3f}-{spread[1]:.3f} over the resampled fits" if spread else ""))
     for name in timing_calibration.calibrated_machines():
         row = timing_model.coefficients(load_machine(name))

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
+from tokenwalk.timing import model as timing_model
 from tokenwalk.timing.model import TARGETS
 
 NAME = "validate"
@@ -57,7 +58,7 @@ def summary_lines(s: dict) -> list[str]:
         f"  80 % likely range holds {pc(s['decode_coverage'], 0)} of decode runs, {pc(s['prefill_coverage'], 0)} of "
         f"prefill runs (target 75-85 %, "
         f"{mark(all(lo <= s[k] <= hi for k in ('decode_coverage', 'prefill_coverage')))})",
-    ] + _trend_line(s.get("year_trend")) + _twin_line(s.get("decode_twin_spread"))
+    ] + _trend_line(s.get("year_trend"), s.get("trend_until_year")) + _twin_line(s.get("decode_twin_spread"))
 
 
 def _twin_line(twins: dict | None) -> list[str]:
@@ -69,14 +70,17 @@ def _twin_line(twins: dict | None) -> list[str]:
             f"{twins['p90_ape'] * 100:.1f} %) from their group's mean speed"]
 
 
-def _trend_line(trend: dict | None) -> list[str]:
-    """The fitted year trend, in percent a year with its 10th-90th percentile over resampled families."""
+def _trend_line(trend: dict | None, until_counts: dict | None = None) -> list[str]:
+    """The fitted year trend, its rate's 10th-90th percentile over resampled families and,
+    where it levels off, in how many left-out families' fits its year won."""
     if not trend:
         return []
     spread = trend.get("range_p10_p90")
     band = f"; rate {spread[0]:.3f}-{spread[1]:.3f} over resampled families (10-90 %)" if spread else ""
-    return [f"  year trend: bandwidth efficiency x exp({trend['per_year']:.3f} x (family year - "
-            f"{trend['reference_year']})){band}"]
+    if trend.get("until_year") is not None and until_counts:
+        won = until_counts.get(str(trend["until_year"]), 0)
+        band += f"; levels off in {trend['until_year']} in {won} of {sum(until_counts.values())} left-out fits"
+    return [f"  year trend: bandwidth efficiency x {timing_model.year_trend_formula(trend)}{band}"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -113,23 +117,19 @@ def print_validation(title: str, v: dict) -> None:
 
 def run(args) -> int:
     if args.summary:
-        from tokenwalk.timing import model as timing_model
-
         print("\n".join(summary_lines(timing_model.unseen_machine_summary())))
         return 0
     try:
         from tokenwalk.native import timing_fit
     except ImportError as error:
         raise TokenwalkError(f"validate: needs numpy and scipy (pip install -e '.[native]'): {error}") from None
-    from tokenwalk.timing import model as timing_model
 
     structure = args.structure or timing_model.load_fit().get("structure", "backend")
     if structure not in timing_fit.STRUCTURES:
         raise TokenwalkError(f"validate: --structure must be one of {', '.join(timing_fit.STRUCTURES)}")
     runs = [r for r in timing_fit.load_runs(args.data) if timing_fit.usable(r)]
     f = timing_fit.features(runs)
-    family_rows = timing_fit.leave_out(f, "family", structure)
-    chip_rows = timing_fit.leave_out(f, "chip", structure)
+    _, family_rows, chip_rows = timing_fit.cross_validate(f, structure)
     print(f"Timing model ({structure}), cross-validated on published llama-bench runs")
     print("(error = |predicted / measured tok/s - 1|; each group predicted by a fit that never saw it)")
     print()

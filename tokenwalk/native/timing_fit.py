@@ -27,6 +27,9 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +89,11 @@ STRUCTURES = {
 STRUCTURES.update({f"{name}, wide decode loss": dict(STRUCTURES[name], decode_loss_scale=WIDE_DECODE_SCALE)
                    for name in ("backend x class+quant+year", "backend x vendor x class+quant+year",
                                 "backend x vendor x class x HBM+quant+year")})
+# the best of those with a trend that levels off at a fitted year (`_fitted_knee`): each of its
+# fits is a dozen fits, one per year the trend could stop in (so only one such candidate: the
+# same with HBM rows was compared once and lost, decode 8.1 % / 41.5 %, see the README)
+STRUCTURES["backend x vendor x class+quant+year levelling off, wide decode loss"] = dict(
+    STRUCTURES["backend x vendor x class+quant+year, wide decode loss"], year_levels_off=True)
 REFERENCE_QUANT = "Q4_0"  # the format whose factor is 1 (the most common in the data)
 BOOTSTRAP_SAMPLES = 100  # resamples of the chip families for the parameters' uncertainty
 BOOTSTRAP_SEED = 14
@@ -157,25 +165,43 @@ def _capped(e_bw):
 
 
 def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_SCALE) -> tuple[float, float]:
+    memory, compute, layers, factor = f.memory_s[idx], f.compute_s[idx], f.layers[idx], bw_factor[idx]
+
     def residuals(p):
-        return np.log(predicted_s(f, idx, _capped(p[0] * bw_factor[idx]), 1.0, p[1] * 1e-6) / f.measured_s[idx])
+        return np.log(predicted_s(f, idx, _capped(p[0] * factor), 1.0, p[1] * 1e-6) / f.measured_s[idx])
+
+    def jacobian(p):
+        # d log(step) / d parameter, by hand: numerical differences cost a third of the fit's time
+        e_bw = p[0] * factor
+        capped = e_bw >= BOUNDS["bandwidth_efficiency"][1]
+        e_bw = np.minimum(e_bw, BOUNDS["bandwidth_efficiency"][1])
+        step = np.maximum(memory / e_bw, compute) + layers * p[1] * 1e-6
+        d_eff = np.where((memory / e_bw >= compute) & ~capped, -memory / (e_bw * p[0]), 0.0)
+        return np.column_stack([d_eff / step, layers * 1e-6 / step])
 
     lo = [BOUNDS["bandwidth_efficiency"][0], BOUNDS["layer_overhead_s"][0] * 1e6]
     hi = [BOUNDS["bandwidth_efficiency"][1], BOUNDS["layer_overhead_s"][1] * 1e6]
     best = None
     for start in ((0.8, 20.0), (0.6, 100.0), (0.95, 5.0)):  # the loss is not convex: a few starts
-        result = least_squares(residuals, start, bounds=(lo, hi), loss="soft_l1", f_scale=scale)
+        result = least_squares(residuals, start, jac=jacobian, bounds=(lo, hi), loss="soft_l1", f_scale=scale)
         if best is None or result.cost < best.cost:
             best = result
     return float(best.x[0]), float(best.x[1] * 1e-6)
 
 
 def _fit_prefill(f: Features, idx, e_bw: float, overhead: float, factor: np.ndarray, bw_factor: np.ndarray) -> float:
+    memory_bound = f.memory_s[idx] / _capped(e_bw * bw_factor[idx])
+
     def residuals(p):
         return np.log(predicted_s(f, idx, _capped(e_bw * bw_factor[idx]), p[0] * factor[idx], overhead) / f.measured_s[idx])
 
+    def jacobian(p):
+        compute_bound = f.compute_s[idx] / (p[0] * factor[idx])
+        step = np.maximum(memory_bound, compute_bound) + f.layers[idx] * overhead
+        return np.where(compute_bound >= memory_bound, -compute_bound / (p[0] * step), 0.0)[:, None]
+
     lo, hi = BOUNDS["compute_efficiency"]
-    result = least_squares(residuals, [0.4], bounds=([lo], [hi]), loss="soft_l1", f_scale=SOFT_L1_SCALE)
+    result = least_squares(residuals, [0.4], jac=jacobian, bounds=([lo], [hi]), loss="soft_l1", f_scale=SOFT_L1_SCALE)
     return float(result.x[0])
 
 
@@ -205,14 +231,12 @@ def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray
     return row
 
 
-def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, bw_factor: np.ndarray,
-          only: set | None) -> dict:
+def _rows(f: Features, idx: np.ndarray, structure: dict, factor: np.ndarray, bw_factor: np.ndarray) -> dict:
     gpu = np.array([i for i in idx if f.runs[i].backend != "CPU"], int)
     scale = structure.get("decode_loss_scale", SOFT_L1_SCALE)
     default = _row(f, gpu, None, factor, bw_factor, scale)
     backends = {}
-    names = sorted({f.runs[i].backend for i in idx} & (only if only is not None else {f.runs[i].backend for i in idx}))
-    for backend in names:
+    for backend in sorted({f.runs[i].backend for i in idx}):
         members = np.array([i for i in idx if f.runs[i].backend == backend], int)
         row = _row(f, members, default, factor, bw_factor, scale)
         backends[backend] = row
@@ -253,12 +277,18 @@ def _updated(f: Features, coeffs: dict, ids: np.ndarray, factors: dict) -> dict:
 
 
 def year_factor(years: np.ndarray, trend: dict | None) -> np.ndarray:
-    """exp(per_year x (year - reference_year)), the multiplier of the bandwidth efficiency
-    (1 without a trend, or for a machine whose year is unknown: it is taken as the reference)."""
+    """exp(per_year x (min(year, until_year) - reference_year)), the multiplier of the
+    bandwidth efficiency (1 without a trend, or for a machine whose year is unknown: it is
+    taken as the reference); a trend without until_year does not level off."""
     if not trend:
         return np.ones(len(years))
-    offset = np.where(np.isnan(years), 0.0, years - trend["reference_year"])
-    return np.exp(trend["per_year"] * offset)
+    return np.exp(trend["per_year"] * _year_offset(years, trend))
+
+
+def _year_offset(years: np.ndarray, trend: dict) -> np.ndarray:
+    until = trend.get("until_year")
+    capped = years if until is None else np.minimum(years, until)
+    return np.where(np.isnan(years), 0.0, capped - trend["reference_year"])
 
 
 def _updated_trend(f: Features, coeffs: dict, ids: np.ndarray, trend: dict) -> dict:
@@ -268,35 +298,59 @@ def _updated_trend(f: Features, coeffs: dict, ids: np.ndarray, trend: dict) -> d
 
     ids = ids[~np.isnan(f.years[ids])]
     log_ratio = np.log(predict_s(f, coeffs, ids) / f.measured_s[ids])
-    slope = float(theilslopes(log_ratio, f.years[ids])[0]) if len(set(f.years[ids])) > 1 else 0.0
+    offset = _year_offset(f.years[ids], trend)  # a trend that levels off: the years after it count as its last
+    slope = float(theilslopes(log_ratio, offset)[0]) if len(set(offset)) > 1 else 0.0
     return dict(trend, per_year=round(trend["per_year"] + slope, 5))
+
+
+def _fitted_knee(f: Features, idx: np.ndarray, structure: dict) -> dict:
+    """A trend that levels off (`year_levels_off`): the year after which newer families reach
+    no more of their bandwidth, chosen among the years of the runs' families (all but the
+    earliest; the latest means no levelling) as the one whose fit leaves the decode runs the
+    smallest soft-L1 cost at SOFT_L1_SCALE. Each candidate is a whole fit on every backend's
+    rows; returns the best fit's coefficients."""
+    years = f.years[idx][f.decode[idx]]
+    best = None
+    for knee in sorted({int(y) for y in years[~np.isnan(years)]})[1:]:
+        coeffs = fit_coefficients(f, idx, dict(structure, knee=knee))
+        dec = idx[f.decode[idx]]
+        z = (np.log(predict_s(f, coeffs, dec) / f.measured_s[dec]) / SOFT_L1_SCALE) ** 2
+        cost = float(np.sum(np.sqrt(1.0 + z) - 1.0))
+        if best is None or cost < best[0]:
+            best = (cost, coeffs)
+    return best[1]
 
 
 def _bandwidth_factors(f: Features, bandwidth: dict, trend: dict | None) -> np.ndarray:
     return _factors(f, bandwidth) * year_factor(f.years, trend)
 
 
-def fit_coefficients(f: Features, idx: np.ndarray | None = None, only: set | None = None,
+def fit_coefficients(f: Features, idx: np.ndarray | None = None,
                      structure: dict | str = "backend x class+quant") -> dict:
     """{"default": row, "backends": {key: row}, "quant_compute_factor": {quant: factor},
     "quant_bandwidth_factor": {quant: factor}, "year_trend": {...} or None} fitted on the
-    runs `idx` (all if None); `only`: fit just these backends' rows (each row depends on its
-    own runs and the default). With a quant term, the factors and the rows are fitted in
+    runs `idx` (all if None). With a quant term, the factors and the rows are fitted in
     turn (three rounds): each format's factor is the median ratio of its runs' predicted to
     measured time, relative to Q4_0, over formats run on at least MIN_MACHINES chips: on the
     compute efficiency of prefill ("quant"), and on the bandwidth efficiency of decode too
     ("quant_decode": dequantisation and block layout change the share of the bandwidth a
     stream reaches). With a year term, the trend's rate is fitted in the same rounds
-    (`_updated_trend`), about the median year of the runs' chip families."""
+    (`_updated_trend`), about the median year of the runs' chip families; a trend that levels
+    off ("year_levels_off") is fitted at each year it could level off in (`_fitted_knee`),
+    unless the structure holds one ("knee": that year)."""
     structure = STRUCTURES[structure] if isinstance(structure, str) else structure
     idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
+    if structure.get("year_levels_off") and "knee" not in structure:
+        return _fitted_knee(f, idx, structure)
     compute: dict = {}
     bandwidth: dict = {}
     trend = None
-    if structure.get("year"):
+    if "knee" in structure:
+        trend = {"per_year": 0.0, "reference_year": structure["knee"], "until_year": structure["knee"]}
+    elif structure.get("year"):
         known = f.years[idx][~np.isnan(f.years[idx])]
         trend = {"per_year": 0.0, "reference_year": int(np.median(known)) if len(known) else 2020}
-    coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend), only)
+    coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend))
     if structure["quant"] or structure.get("quant_decode") or trend is not None:
         dec, pre = idx[f.decode[idx]], idx[~f.decode[idx]]
         for _ in range(3):
@@ -309,7 +363,7 @@ def fit_coefficients(f: Features, idx: np.ndarray | None = None, only: set | Non
                 current = dict(current, quant_bandwidth_factor=bandwidth)
             if structure["quant"]:
                 compute = _updated(f, current, pre, compute)
-            coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend), only)
+            coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend))
     coeffs["quant_compute_factor"] = compute
     coeffs["quant_bandwidth_factor"] = bandwidth
     coeffs["year_trend"] = trend
@@ -333,8 +387,30 @@ def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
     return out
 
 
+_FOLD_FEATURES: Features | None = None  # the runs a worker process predicts (forked with it)
+
+
+def _fold(task: tuple) -> tuple:
+    test, train, structure = task
+    coeffs = fit_coefficients(_FOLD_FEATURES, train, structure=structure)
+    return coeffs, predict_s(_FOLD_FEATURES, coeffs, test)
+
+
+def _folds(f: Features, tasks: list) -> list:
+    """`_fold` of each (test, train, structure) task, on as many processes as the machine has
+    cores (each is a whole fit; they share nothing)."""
+    global _FOLD_FEATURES
+    _FOLD_FEATURES = f
+    jobs = min(len(tasks), os.cpu_count() or 1)
+    if jobs < 2 or multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
+        return [_fold(task) for task in tasks]
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(_fold, tasks))
+
+
 def leave_out(f: Features, by: str = "family", structure: dict | str = "backend x class+quant") -> list[dict]:
-    """Each group of runs predicted by a fit on all the other groups' runs.
+    """Each group of runs predicted by a fit on all the other groups' runs (every row of the
+    fit, since the weight-format factors and the year trend are fitted on all of them).
 
     by="chip": one chip at a time (`llama_bench.chip_name`: the variants of one chip that
     the data list separately, 8 GB and 16 GB, a Vulkan row, together); by="family": all the
@@ -344,12 +420,11 @@ def leave_out(f: Features, by: str = "family", structure: dict | str = "backend 
     predicted), absolute percentage error of the predicted speed, and the fit's row used.
     """
     groups = f.families if by == "family" else f.chips
+    structure = STRUCTURES[structure] if isinstance(structure, str) else structure
+    tasks = [(np.flatnonzero(groups == name), np.flatnonzero(groups != name), structure) for name in sorted(set(groups))]
     rows = []
-    for name in sorted(set(groups)):
-        test = np.flatnonzero(groups == name)
-        train = np.flatnonzero(groups != name)
-        coeffs = fit_coefficients(f, train, only={f.runs[i].backend for i in test}, structure=structure)
-        pred = predict_s(f, coeffs, test)
+    for (test, train, _), (coeffs, pred) in zip(tasks, _folds(f, tasks), strict=True):
+        knee = (coeffs.get("year_trend") or {}).get("until_year")
         for i, p in zip(test, pred, strict=True):
             run = f.runs[i]
             measured = run.tok_s
@@ -362,7 +437,7 @@ def leave_out(f: Features, by: str = "family", structure: dict | str = "backend 
                 "machine": str(f.chips[i]), "family": str(f.families[i]), "device_class": str(f.classes[i]),
                 "measured_tok_s": measured, "predicted_tok_s": predicted,
                 "speed_ratio": measured / predicted, "ape": abs(predicted / measured - 1.0), "row": key,
-                "backend_machines_in_fit": len({str(f.chips[j]) for j in same}),
+                "backend_machines_in_fit": len({str(f.chips[j]) for j in same}), "trend_until_year": knee,
             })
     return rows
 
@@ -483,31 +558,64 @@ def shortfall(summary: dict) -> float:
                for key, target in timing_model.TARGETS.items())
 
 
-def choose(f: Features) -> tuple[str, dict]:
+def choose(f: Features) -> tuple[str, dict, list]:
     """The structure with the smallest leave-one-family-out `shortfall` against the targets
-    (ties: the smallest `score`), and every structure's errors."""
-    scores = {}
+    (ties: the smallest `score`), every structure's errors and the chosen one's left-out rows."""
+    scores, rows = {}, {}
     for name in STRUCTURES:
-        summary = validation(leave_out(f, "family", name))
+        rows[name] = leave_out(f, "family", name)
+        summary = validation(rows[name])
         scores[name] = {"shortfall": round(shortfall(summary), 4), "score": round(score(summary), 4),
                         "decode_median_ape": summary["decode"]["median_ape"],
                         "decode_p90_ape": summary["decode"]["p90_ape"],
                         "prefill_median_ape": summary["prefill"]["median_ape"]}
-    return min(scores, key=lambda name: (scores[name]["shortfall"], scores[name]["score"])), scores
+    chosen = min(scores, key=lambda name: (scores[name]["shortfall"], scores[name]["score"]))
+    return chosen, scores, rows[chosen]
 
 
-def bootstrap(f: Features, structure: str, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> dict:
+def held_structure(structure: str | dict, coeffs: dict) -> dict:
+    """The structure with the year its trend levels off held at the one `coeffs` (the fit on
+    all runs) found, for the checks that refit hundreds of times (leave one machine out, the
+    bootstrap): searching it again in each would take an hour. Leave one family out searches
+    it again in each fold (`leave_out` on the structure itself)."""
+    structure = STRUCTURES[structure] if isinstance(structure, str) else structure
+    knee = (coeffs.get("year_trend") or {}).get("until_year")
+    return dict(structure, knee=knee) if structure.get("year_levels_off") and knee is not None else structure
+
+
+def cross_validate(f: Features, structure: str, family_rows: list | None = None) -> tuple[dict, list, list]:
+    """The fit on all runs, its leave-one-family-out rows (`family_rows` when already computed)
+    and its leave-one-machine-out rows (the levelling year held, `held_structure`)."""
+    coeffs = fit_coefficients(f, structure=structure)
+    family_rows = family_rows if family_rows is not None else leave_out(f, "family", structure)
+    return coeffs, family_rows, leave_out(f, "chip", held_structure(structure, coeffs))
+
+
+def knee_years(rows: list) -> dict:
+    """How many left-out groups' fits levelled the trend off in each year: {"2021": 17, ...}
+    ({} without such a trend)."""
+    groups = {(r["family"], r["trend_until_year"]) for r in rows if r.get("trend_until_year") is not None}
+    counts: dict = {}
+    for _, year in groups:
+        counts[str(year)] = counts.get(str(year), 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def bootstrap(f: Features, structure: str | dict, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> dict:
     """The 10th and 90th percentiles of each fitted parameter over fits on resampled chip
     families (families drawn with replacement, each with all its runs): {row: {param: [lo, hi]}}
     and {"quant_compute_factor": {quant: [lo, hi]}}. A row missing from a resample (its
     backend drawn without enough chips) is left out of that resample."""
     rng = np.random.default_rng(seed)
     names = np.array(sorted(set(f.families)))
-    draws: dict = {}
+    structure = STRUCTURES[structure] if isinstance(structure, str) else structure
+    tasks = []
     for _ in range(samples):
         picked = rng.choice(names, size=len(names), replace=True)
-        idx = np.concatenate([np.flatnonzero(f.families == name) for name in picked])
-        coeffs = fit_coefficients(f, idx, structure=structure)
+        tasks.append((np.array([], int), np.concatenate([np.flatnonzero(f.families == name) for name in picked]),
+                      structure))
+    draws: dict = {}
+    for coeffs, _ in _folds(f, tasks):
         for key, row in [("default", coeffs["default"]), *coeffs["backends"].items()]:
             for param in ("bandwidth_efficiency", "layer_overhead_s", "compute_efficiency"):
                 draws.setdefault(key, {}).setdefault(param, []).append(row[param])
@@ -526,12 +634,10 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
     its parameters. Returns (fit, leave-one-family-out rows)."""
     runs = [run for run in load_runs(data_dir) if usable(run)]
     f = features(runs)
-    structure, scores = choose(f)
-    coeffs = fit_coefficients(f, structure=structure)
-    family_rows = leave_out(f, "family", structure)
-    chip_rows = leave_out(f, "chip", structure)
+    structure, scores, family_rows = choose(f)
+    coeffs, family_rows, chip_rows = cross_validate(f, structure, family_rows)
     by_family, by_chip = validation(family_rows), validation(chip_rows)
-    spread = bootstrap(f, structure, samples) if samples else {}
+    spread = bootstrap(f, held_structure(structure, coeffs), samples) if samples else {}
     for key, row in [("default", coeffs["default"]), *coeffs["backends"].items()]:
         if key in spread:
             row["range_p10_p90"] = spread[key]
@@ -544,11 +650,12 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "layer_overhead_s, with the row of the machine's backend on its class of device ('ROCm/discrete'; "
             "'CUDA/HBM' for a card whose memory_type is HBM, where the chosen structure has such rows), else of "
             "its backend, else 'default'; year_trend (when the chosen structure has one) multiplies bandwidth_efficiency "
-            "by exp(per_year x (architecture_year - reference_year)), architecture_year being the year the machine's "
-            "chip family first shipped (llama-bench/families.json; a machine without one is taken at the reference). "
-            "range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
-            "chip families. Machines with their own measurements (a calibration block in their preset) are solved from "
-            "them when timed, not stored here."
+            "by exp(per_year x (min(architecture_year, until_year) - reference_year)), architecture_year being the "
+            "year the machine's chip family first shipped (llama-bench/families.json; a machine without one is taken "
+            "at the reference; until_year, where the trend levels off, is fitted, and without it the trend does not "
+            "level off). range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
+            "chip families (the year the trend levels off held at until_year). Machines with their own measurements "
+            "(a calibration block in their preset) are solved from them when timed, not stored here."
         ),
         "inputs": {
             "runs": len(runs),
@@ -570,8 +677,11 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             method=("leave one family out: all the chips of one family (machines.json 'family': every M2, every RDNA3 "
                     "card) predicted by a fit on the other families' runs; the likely range (decode_range, prefill_range) is "
                     "the band of these left-out speed ratios whose percentiles hold 80 % of each family's runs when "
-                    "set without that family"),
+                    "set without that family; each fold's fit is a whole fit on the other families' runs, the year a "
+                    "levelling trend stops in searched again (trend_until_year: in how many folds each year won); leave "
+                    "one machine out holds that year at the full fit's"),
             **by_family,
+            trend_until_year=knee_years(family_rows),
             leave_one_machine_out=by_chip,
             twin_spread={phase: twin_spread(runs, phase) for phase in ("decode", "prefill")},
         ),

@@ -150,12 +150,22 @@ def quant_factor(fit: dict, file_type: str | None, phase: str = "prefill") -> fl
 
 def year_factor(fit: dict, architecture_year: float | None) -> float:
     """The fit's multiplier of the bandwidth efficiency for a chip family first shipped in
-    `architecture_year`: exp(per_year x (year - reference_year)) (`year_trend`, when the
-    chosen structure has one); 1 without a trend or without a year (taken at the reference)."""
+    `architecture_year`: exp(per_year x (min(year, until_year) - reference_year)) (`year_trend`,
+    when the chosen structure has one; a trend without until_year does not level off); 1
+    without a trend or without a year (taken at the reference)."""
     trend = fit.get("year_trend")
     if not trend or architecture_year is None:
         return 1.0
-    return math.exp(float(trend["per_year"]) * (float(architecture_year) - float(trend["reference_year"])))
+    year = float(architecture_year)
+    if trend.get("until_year") is not None:
+        year = min(year, float(trend["until_year"]))
+    return math.exp(float(trend["per_year"]) * (year - float(trend["reference_year"])))
+
+
+def year_trend_formula(trend: dict) -> str:
+    """`year_factor` as the command line prints it: "exp(0.083 x (min(family year, 2021) - 2021))"."""
+    year = "family year" if trend.get("until_year") is None else f"min(family year, {trend['until_year']})"
+    return f"exp({trend['per_year']:.3f} x ({year} - {trend['reference_year']}))"
 
 
 def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None) -> Coefficients:
@@ -352,8 +362,10 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
     of every size), decode_coverage and prefill_coverage (the share of left-out runs inside
     the likely range); counts: decode_runs, prefill_runs, families (chip families left out
     in turn), structure (the structure the fit chose); year_trend: the fit's trend of the
-    bandwidth efficiency with the chip family's year (per_year, reference_year,
-    range_p10_p90), None when the structure has none; decode_twin_spread: decode's floor on
+    bandwidth efficiency with the chip family's year (per_year, reference_year, until_year
+    where it levels off, range_p10_p90), None when the structure has none; trend_until_year:
+    in how many left-out families' fits each year won as the one the trend levels off in
+    ({"2021": 17, ...}; {} without such a trend); decode_twin_spread: decode's floor on
     these data (`timing_fit.twin_spread`: runs, chips, groups, median_ape, p90_ape), None in
     a fit that did not record it."""
     fit = fit if fit is not None else load_fit()
@@ -365,7 +377,7 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
             "decode_median_ape": cv["decode"]["median_ape"], "decode_p90_ape": cv["decode"]["p90_ape"],
             "prefill_median_ape": cv["prefill"]["median_ape"], "prefill_p90_ape": cv["prefill"]["p90_ape"],
             "decode_coverage": cv["decode_coverage"], "prefill_coverage": cv["prefill_coverage"],
-            "year_trend": fit.get("year_trend"),
+            "year_trend": fit.get("year_trend"), "trend_until_year": cv.get("trend_until_year", {}),
             "decode_twin_spread": cv.get("twin_spread", {}).get("decode"),
         }
     except KeyError as error:

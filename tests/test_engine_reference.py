@@ -14,8 +14,11 @@ llama.cpp does. Its logits are held to DECODE_ATOL = 1.0 of the float reference:
 the engine's decode steps at positions 59-63 are within 0.20 to 0.74, and llama.cpp's own
 logits for the same prompt within 0.52 to 0.72 there (up to 1.96 over all 64 positions, its
 prompt batch). The top-1 token must match wherever the reference's top two are more than
-2 x DECODE_ATOL apart; elsewhere (a near-tie, 0.05 at position 61) the engine's pick must be
-one of the reference's top two.
+2 x DECODE_ATOL apart; elsewhere (a near-tie) the engine's pick must be a token the reference
+puts within 2 x DECODE_ATOL of its best, the tokens that logits each allowed DECODE_ATOL of
+movement can reorder. Position 61 is such a tie: the reference's three best are within 0.10
+(16.48, 16.43, 16.38); on an AVX-512 host the engine picked the second, on an AVX2-only one
+(AMD EPYC) the third, at 16.30 against 16.29 and 16.27 for the other two.
 
 The prefill products multiply integers too (x86 with AVX2), each input rounded the same way
 once per chunk, so prefill logits move as decode's do. They are held as decode's are: the
@@ -101,7 +104,7 @@ def _assert_decode_close(logits, ref):
     if ref[top2[1]] - ref[top2[0]] > 2 * DECODE_ATOL:
         assert int(logits.argmax()) == int(top2[1])
     else:
-        assert int(logits.argmax()) in {int(t) for t in top2}
+        assert ref[top2[1]] - ref[int(logits.argmax())] <= 2 * DECODE_ATOL
 
 
 def test_decode_steps_match_reference(engine, prompt_ids, reference):

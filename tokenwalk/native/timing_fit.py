@@ -576,8 +576,9 @@ def choose(f: Features) -> tuple[str, dict, list]:
 def held_structure(structure: str | dict, coeffs: dict) -> dict:
     """The structure with the year its trend levels off held at the one `coeffs` (the fit on
     all runs) found, for the checks that refit hundreds of times (leave one machine out, the
-    bootstrap): searching it again in each (a dozen fits apiece) would add about 25 minutes on two cores. Leave one family out searches
-    it again in each fold (`leave_out` on the structure itself)."""
+    bootstrap): searching it again in each (a dozen fits apiece) would add about 25 minutes
+    on two cores. Leave one family out searches it again in each fold (`leave_out` on the
+    structure itself)."""
     structure = STRUCTURES[structure] if isinstance(structure, str) else structure
     knee = (coeffs.get("year_trend") or {}).get("until_year")
     return dict(structure, knee=knee) if structure.get("year_levels_off") and knee is not None else structure

@@ -303,17 +303,22 @@ def _updated_trend(f: Features, coeffs: dict, ids: np.ndarray, trend: dict) -> d
     return dict(trend, per_year=round(trend["per_year"] + slope, 5))
 
 
+def _structure(structure: str | dict) -> dict:
+    """A structure given by its name in STRUCTURES, or already as its dict."""
+    return STRUCTURES[structure] if isinstance(structure, str) else structure
+
+
 def _fitted_knee(f: Features, idx: np.ndarray, structure: dict) -> dict:
     """A trend that levels off (`year_levels_off`): the year after which newer families reach
     no more of their bandwidth, chosen among the years of the runs' families (all but the
     earliest; the latest means no levelling) as the one whose fit leaves the decode runs the
     smallest soft-L1 cost at SOFT_L1_SCALE. Each candidate is a whole fit on every backend's
     rows; returns the best fit's coefficients."""
-    years = f.years[idx][f.decode[idx]]
+    dec = idx[f.decode[idx]]
+    years = f.years[dec]
     best = None
     for knee in sorted({int(y) for y in years[~np.isnan(years)]})[1:]:
         coeffs = fit_coefficients(f, idx, dict(structure, knee=knee))
-        dec = idx[f.decode[idx]]
         z = (np.log(predict_s(f, coeffs, dec) / f.measured_s[dec]) / SOFT_L1_SCALE) ** 2
         cost = float(np.sum(np.sqrt(1.0 + z) - 1.0))
         if best is None or cost < best[0]:
@@ -338,7 +343,7 @@ def fit_coefficients(f: Features, idx: np.ndarray | None = None,
     (`_updated_trend`), about the median year of the runs' chip families; a trend that levels
     off ("year_levels_off") is fitted at each year it could level off in (`_fitted_knee`),
     unless the structure holds one ("knee": that year)."""
-    structure = STRUCTURES[structure] if isinstance(structure, str) else structure
+    structure = _structure(structure)
     idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
     if structure.get("year_levels_off") and "knee" not in structure:
         return _fitted_knee(f, idx, structure)
@@ -420,7 +425,7 @@ def leave_out(f: Features, by: str = "family", structure: dict | str = "backend 
     predicted), absolute percentage error of the predicted speed, and the fit's row used.
     """
     groups = f.families if by == "family" else f.chips
-    structure = STRUCTURES[structure] if isinstance(structure, str) else structure
+    structure = _structure(structure)
     tasks = [(np.flatnonzero(groups == name), np.flatnonzero(groups != name), structure) for name in sorted(set(groups))]
     rows = []
     for (test, train, _), (coeffs, pred) in zip(tasks, _folds(f, tasks), strict=True):
@@ -579,7 +584,7 @@ def held_structure(structure: str | dict, coeffs: dict) -> dict:
     bootstrap): searching it again in each (a dozen fits apiece) would add about 25 minutes
     on two cores. Leave one family out searches it again in each fold (`leave_out` on the
     structure itself)."""
-    structure = STRUCTURES[structure] if isinstance(structure, str) else structure
+    structure = _structure(structure)
     knee = (coeffs.get("year_trend") or {}).get("until_year")
     return dict(structure, knee=knee) if structure.get("year_levels_off") and knee is not None else structure
 
@@ -609,7 +614,7 @@ def bootstrap(f: Features, structure: str | dict, samples: int = BOOTSTRAP_SAMPL
     backend drawn without enough chips) is left out of that resample."""
     rng = np.random.default_rng(seed)
     names = np.array(sorted(set(f.families)))
-    structure = STRUCTURES[structure] if isinstance(structure, str) else structure
+    structure = _structure(structure)
     tasks = []
     for _ in range(samples):
         picked = rng.choice(names, size=len(names), replace=True)

@@ -17,10 +17,15 @@ cost per layer, and the share of the FP16 figure prefill reaches. The file also 
 leave-one-machine-out error (`tokenwalk validate` prints it in full). A machine timed on
 its own measurements (a calibration in its machine spec: the laptop) is not stored: its row,
 printed last, is solved from the measurements whenever it is timed, so editing a
-measurement needs no refit. Needs numpy and scipy (the `native` extra).
+measurement needs no refit. The file records a hash of its inputs (the published runs and
+the fit's code): `make test` fails when they change without a refit, and --check (what
+`make refit-check` runs) refits and names every number that moved. The result is the same
+with any number of cores or BLAS threads. About seven minutes on two cores. Needs numpy and
+scipy (the `native` extra).
 
 example:
   tokenwalk fit
+  tokenwalk fit --check --jobs 1
   tokenwalk fit --output /some/where/timing_fit.json
 """
 
@@ -28,6 +33,11 @@ example:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", metavar="DIR", type=Path, help="folder with benchmarks.json and models.json (default: the package's)")
     parser.add_argument("--output", metavar="FILE", type=Path, help="where to write the fit (default: tokenwalk/data/timing_fit.json)")
+    parser.add_argument("--check", action="store_true",
+                        help="refit and compare with the committed timing_fit.json instead of writing: each number that "
+                             "moved, and by how much (exit status 1 if any did)")
+    parser.add_argument("--jobs", metavar="N", type=int, default=None,
+                        help="worker processes for the refits (default: one per core; the result does not depend on it)")
 
 
 def run(args) -> int:
@@ -39,7 +49,20 @@ def run(args) -> int:
     from tokenwalk.timing import calibration as timing_calibration
     from tokenwalk.timing import model as timing_model
 
+    if args.jobs is not None and args.jobs < 1:
+        raise TokenwalkError("fit: --jobs must be a whole number of at least 1")
+    if args.check and args.output:
+        raise TokenwalkError("fit: --check compares with the committed file and writes nothing: drop --output")
+    timing_fit.JOBS = args.jobs
     fit, _ = timing_fit.run_fit(args.data)
+    if args.check:
+        moved = timing_fit.differences(fit, timing_model.load_fit())
+        for line in moved:
+            print(f"moved: {line}")
+        print(f"refit {'differs from' if moved else 'matches'} the committed {timing_model.FIT_PATH.name}"
+              f"{f': {len(moved)} difference(s)' if moved else ''} (floats within "
+              f"{timing_fit.REFIT_RTOL:.0%} or {timing_fit.REFIT_ATOL:g}; counts, names and the structure exactly)")
+        return 1 if moved else 0
     path = timing_fit.write_fit(fit, args.output)
     cv = fit["cross_validation"]
     print(f"wrote {path.name}: {fit['inputs']['decode_runs']} decode and {fit['inputs']['prefill_runs']} prefill runs "

@@ -25,6 +25,8 @@ operations) are taken from the core so the two cannot disagree.
 
 from __future__ import annotations
 
+import ast
+import hashlib
 import json
 import math
 import multiprocessing
@@ -94,6 +96,13 @@ STRUCTURES.update({f"{name}, wide decode loss": dict(STRUCTURES[name], decode_lo
 # same with HBM rows was compared once and lost, decode 8.1 % / 41.5 %, see the README)
 STRUCTURES["backend x vendor x class+quant+year levelling off, wide decode loss"] = dict(
     STRUCTURES["backend x vendor x class+quant+year, wide decode loss"], year_levels_off=True)
+# A refit must give the same file on any CPU and library release (vector widths, BLAS kernels
+# and thread counts change the last bits of every sum). So each solve runs to convergence,
+# not to the solver's default 1e-8 (whose stopping point moves with those bits), and a choice
+# between candidates (a solver's starts, the year a trend levels off) treats costs within
+# TIE_RTOL of the best as equal and keeps the first: the last bits decide nothing.
+SOLVER_TOL = {"ftol": 1e-12, "xtol": 1e-12, "gtol": 1e-12}
+TIE_RTOL = 1e-7
 REFERENCE_QUANT = "Q4_0"  # the format whose factor is 1 (the most common in the data)
 BOOTSTRAP_SAMPLES = 100  # resamples of the chip families for the parameters' uncertainty
 BOOTSTRAP_SEED = 14
@@ -164,29 +173,49 @@ def _capped(e_bw):
     return np.minimum(e_bw, BOUNDS["bandwidth_efficiency"][1])
 
 
-def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_SCALE) -> tuple[float, float]:
+def separable(f: Features, idx, bw_factor: np.ndarray) -> bool:
+    """Whether decode runs `idx` can tell a bandwidth efficiency from a per-layer cost: only
+    if their steps read different bytes per layer (at 1e-3 apart, far above rounding). Runs
+    of one model on chips of one bandwidth (the A750 and the A770M) fit a whole curve of pairs
+    equally well, and which point a solver stops at is decided by the last bits."""
+    per_layer = f.memory_s[idx] / bw_factor[idx] / f.layers[idx]
+    return len(per_layer) > 1 and float(np.max(per_layer) / np.min(per_layer)) > 1.0 + 1e-3
+
+
+def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_SCALE,
+                overhead_s: float | None = None) -> tuple[float, float]:
+    """(bandwidth_efficiency, layer_overhead_s) of the decode runs `idx`; with `overhead_s`
+    given, the per-layer cost is held at it and the efficiency alone is fitted."""
     memory, compute, layers, factor = f.memory_s[idx], f.compute_s[idx], f.layers[idx], bw_factor[idx]
+    held = overhead_s is not None
+
+    def params(p):
+        return p[0], (overhead_s * 1e6 if held else p[1])
 
     def residuals(p):
-        return np.log(predicted_s(f, idx, _capped(p[0] * factor), 1.0, p[1] * 1e-6) / f.measured_s[idx])
+        e, overhead_us = params(p)
+        return np.log(predicted_s(f, idx, _capped(e * factor), 1.0, overhead_us * 1e-6) / f.measured_s[idx])
 
     def jacobian(p):
         # d log(step) / d parameter, by hand: numerical differences cost a third of the fit's time
-        e_bw = p[0] * factor
+        e, overhead_us = params(p)
+        e_bw = e * factor
         capped = e_bw >= BOUNDS["bandwidth_efficiency"][1]
         e_bw = np.minimum(e_bw, BOUNDS["bandwidth_efficiency"][1])
-        step = np.maximum(memory / e_bw, compute) + layers * p[1] * 1e-6
-        d_eff = np.where((memory / e_bw >= compute) & ~capped, -memory / (e_bw * p[0]), 0.0)
-        return np.column_stack([d_eff / step, layers * 1e-6 / step])
+        step = np.maximum(memory / e_bw, compute) + layers * overhead_us * 1e-6
+        d_eff = np.where((memory / e_bw >= compute) & ~capped, -memory / (e_bw * e), 0.0)
+        return np.column_stack([d_eff / step] if held else [d_eff / step, layers * 1e-6 / step])
 
     lo = [BOUNDS["bandwidth_efficiency"][0], BOUNDS["layer_overhead_s"][0] * 1e6]
     hi = [BOUNDS["bandwidth_efficiency"][1], BOUNDS["layer_overhead_s"][1] * 1e6]
-    best = None
-    for start in ((0.8, 20.0), (0.6, 100.0), (0.95, 5.0)):  # the loss is not convex: a few starts
-        result = least_squares(residuals, start, jac=jacobian, bounds=(lo, hi), loss="soft_l1", f_scale=scale)
-        if best is None or result.cost < best.cost:
-            best = result
-    return float(best.x[0]), float(best.x[1] * 1e-6)
+    starts = ((0.8, 20.0), (0.6, 100.0), (0.95, 5.0))
+    if held:
+        lo, hi, starts = lo[:1], hi[:1], [s[:1] for s in starts]
+    # the loss is not convex: a few starts, the first of those within TIE_RTOL of the best kept
+    results = [least_squares(residuals, start, jac=jacobian, bounds=(lo, hi), loss="soft_l1", f_scale=scale, **SOLVER_TOL)
+               for start in starts]
+    e, overhead_us = params(results[first_within_tie([r.cost for r in results])].x)
+    return float(e), float(overhead_us * 1e-6)
 
 
 def _fit_prefill(f: Features, idx, e_bw: float, overhead: float, factor: np.ndarray, bw_factor: np.ndarray) -> float:
@@ -201,8 +230,16 @@ def _fit_prefill(f: Features, idx, e_bw: float, overhead: float, factor: np.ndar
         return np.where(compute_bound >= memory_bound, -compute_bound / (p[0] * step), 0.0)[:, None]
 
     lo, hi = BOUNDS["compute_efficiency"]
-    result = least_squares(residuals, [0.4], jac=jacobian, bounds=([lo], [hi]), loss="soft_l1", f_scale=SOFT_L1_SCALE)
+    result = least_squares(residuals, [0.4], jac=jacobian, bounds=([lo], [hi]), loss="soft_l1", f_scale=SOFT_L1_SCALE,
+                           **SOLVER_TOL)
     return float(result.x[0])
+
+
+def first_within_tie(costs: list[float], rtol: float = TIE_RTOL) -> int:
+    """Index of the first cost within `rtol` (relative) of the smallest: a choice that the
+    last bits of the arithmetic cannot flip."""
+    best = min(costs)
+    return next(i for i, cost in enumerate(costs) if cost <= best + rtol * abs(best))
 
 
 def _count(f: Features, ids) -> int:
@@ -216,8 +253,12 @@ def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray
     row = {"decode_runs": int(len(dec)), "decode_machines": _count(f, dec),
            "prefill_runs": int(len(pre)), "prefill_machines": _count(f, pre)}
     if _count(f, dec) >= MIN_MACHINES or (fallback is None and len(dec)):
-        e_bw, overhead = _fit_decode(f, dec, bw_factor, decode_scale)
-        row["decode_from"] = "fitted"
+        if fallback is None or separable(f, dec, bw_factor):
+            e_bw, overhead = _fit_decode(f, dec, bw_factor, decode_scale)
+            row["decode_from"] = "fitted"
+        else:  # the runs cannot tell the two apart: the per-layer cost is the broader row's
+            e_bw, overhead = _fit_decode(f, dec, bw_factor, decode_scale, fallback["layer_overhead_s"])
+            row["decode_from"] = f"fitted, per-layer cost from {fallback.get('name', 'default')}"
     else:
         e_bw, overhead = fallback["bandwidth_efficiency"], fallback["layer_overhead_s"]
         row["decode_from"] = fallback.get("name", "default")
@@ -316,14 +357,13 @@ def _fitted_knee(f: Features, idx: np.ndarray, structure: dict) -> dict:
     rows; returns the best fit's coefficients."""
     dec = idx[f.decode[idx]]
     years = f.years[dec]
-    best = None
+    fits, costs = [], []
     for knee in sorted({int(y) for y in years[~np.isnan(years)]})[1:]:
         coeffs = fit_coefficients(f, idx, dict(structure, knee=knee))
         z = (np.log(predict_s(f, coeffs, dec) / f.measured_s[dec]) / SOFT_L1_SCALE) ** 2
-        cost = float(np.sum(np.sqrt(1.0 + z) - 1.0))
-        if best is None or cost < best[0]:
-            best = (cost, coeffs)
-    return best[1]
+        fits.append(coeffs)
+        costs.append(float(np.sum(np.sqrt(1.0 + z) - 1.0)))
+    return fits[first_within_tie(costs)]  # a tie: the earliest year
 
 
 def _bandwidth_factors(f: Features, bandwidth: dict, trend: dict | None) -> np.ndarray:
@@ -393,6 +433,7 @@ def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
 
 
 _FOLD_FEATURES: Features | None = None  # the runs a worker process predicts (forked with it)
+JOBS: int | None = None  # worker processes for the folds (`tokenwalk fit --jobs`); None: one per core
 
 
 def _fold(task: tuple) -> tuple:
@@ -406,7 +447,7 @@ def _folds(f: Features, tasks: list) -> list:
     cores (each is a whole fit; they share nothing)."""
     global _FOLD_FEATURES
     _FOLD_FEATURES = f
-    jobs = min(len(tasks), os.cpu_count() or 1)
+    jobs = min(len(tasks), JOBS or os.cpu_count() or 1)
     if jobs < 2 or multiprocessing.get_start_method(allow_none=True) not in (None, "fork"):
         return [_fold(task) for task in tasks]
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
@@ -669,6 +710,7 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "machines": len({r.machine.name for r in runs}), "chips": len(set(f.chips)),
             "families": len(set(f.families)),
             "left_out": "runs without a spec bandwidth, and prefill runs without an FP16 figure",
+            "sha256": inputs_sha256(data_dir),
         },
         "structure": structure,
         "structures_compared": scores,
@@ -693,6 +735,106 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
         ),
     }
     return fit, family_rows
+
+
+# --- what the committed fit was computed from ------------------------------------------------
+
+def _code_modules(root: str = "tokenwalk.native.timing_fit") -> list[str]:
+    """The tokenwalk modules the fit runs: `root` and, transitively, every tokenwalk module
+    it imports (read from their import statements, so a module is counted whether or not
+    it happens to be loaded)."""
+    seen, todo = set(), [root]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        tree = ast.parse(Path(_module_file(name)).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                todo += [a.name for a in node.names if a.name.split(".")[0] == "tokenwalk"]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "tokenwalk":
+                # `from tokenwalk.timing import model` names a module, `from x import name` a name
+                todo += [f"{node.module}.{a.name}" for a in node.names if _is_module(f"{node.module}.{a.name}")]
+                todo.append(node.module)
+    return sorted(seen)
+
+
+def _module_file(name: str) -> str:
+    import importlib.util
+
+    return importlib.util.find_spec(name).origin
+
+
+def _is_module(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, AttributeError, ValueError):
+        return False
+
+
+def _code_text(path: Path) -> str:
+    """A module's code without its comments, docstrings and blank lines (what runs, not what
+    explains it); positions from `ast` and `tokenize`, so the text is the same on every Python."""
+    import io
+    import tokenize
+
+    source = path.read_text(encoding="utf-8")
+    lines = source.splitlines()
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(
+                getattr(body[0], "value", None), ast.Constant) and isinstance(body[0].value.value, str):
+            for i in range(body[0].lineno - 1, body[0].end_lineno):
+                lines[i] = ""
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            row, col = token.start
+            lines[row - 1] = lines[row - 1][:col]
+    return "\n".join(line.rstrip() for line in lines if line.strip())
+
+
+def inputs_sha256(data_dir: Path | None = None) -> dict:
+    """What a refit depends on, hashed: {"runs": sha256 of the published runs' data files
+    (every .json in the llama-bench folder, by name), "code": sha256 of the fit's code (every
+    tokenwalk module it runs, `_code_modules`, comments and docstrings left out)}. Recorded in
+    timing_fit.json; a test compares it with the current files, so a change to either is
+    caught by `make test` and refitted by `make refit-check` (seven minutes), not on every run."""
+    runs = hashlib.sha256()
+    for path in sorted(Path(data_dir or DATA_DIR).glob("*.json")):
+        runs.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    code = hashlib.sha256()
+    for name in _code_modules():
+        code.update(name.encode() + b"\0" + _code_text(Path(_module_file(name))).encode() + b"\0")
+    return {"runs": runs.hexdigest(), "code": code.hexdigest()}
+
+
+# How far a refit may land from the committed file on another CPU, BLAS thread count or
+# numpy/scipy release. The fit itself is made insensitive to the last bits (SOLVER_TOL,
+# TIE_RTOL): the same code and data refit with 1, 2 and all cores and on several CPUs gave the
+# committed numbers exactly; this margin is for a library release whose solver stops elsewhere.
+# Counts, names and the chosen structure must be the same exactly.
+REFIT_RTOL, REFIT_ATOL = 0.01, 0.001
+
+
+def differences(refit, committed, path: str = "") -> list[str]:
+    """Where two fit files differ: a float beyond REFIT_RTOL / REFIT_ATOL, as
+    "path: committed -> refit (+x %)", anything else (counts, names, keys) at all."""
+    if isinstance(committed, float) and isinstance(refit, (int, float)) and not isinstance(refit, bool):
+        if abs(refit - committed) <= max(REFIT_RTOL * abs(committed), REFIT_ATOL):
+            return []
+        moved = f" ({(refit / committed - 1) * 100:+.1f} %)" if committed else ""
+        return [f"{path}: {committed} -> {refit}{moved}"]
+    if isinstance(committed, dict) and isinstance(refit, dict):
+        if refit.keys() != committed.keys():
+            return [f"{path}: keys only in the committed file {sorted(committed.keys() - refit.keys())}, "
+                    f"only in the refit {sorted(refit.keys() - committed.keys())}"]
+        return [d for k in committed for d in differences(refit[k], committed[k], f"{path}/{k}")]
+    if isinstance(committed, list) and isinstance(refit, list) and len(refit) == len(committed):
+        return [d for i, (a, b) in enumerate(zip(refit, committed, strict=True)) for d in differences(a, b, f"{path}/{i}")]
+    return [] if refit == committed else [f"{path}: {committed!r} -> {refit!r}"]
 
 
 def write_fit(fit: dict, path: Path | None = None) -> Path:

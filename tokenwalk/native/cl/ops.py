@@ -208,6 +208,19 @@ def enqueue(device: Device, launches) -> None:
 
 
 _ONCE: dict = {}
+ONCE_MAX_BLOCKS = 19  # the widest row the one-off products take: 608 columns (the tests' widest)
+
+
+def _once_programs(device: str | None, defines: dict) -> tuple:
+    """(device, programs) for the one-off products and probes: one Programs per set of
+    ``defines``, whatever the matrix's width, so each kernel variant compiles once per process."""
+    if device not in _ONCE:
+        _ONCE[device] = (Device(device), {})
+    dev, by_defines = _ONCE[device]
+    key = tuple(sorted(defines.items()))
+    if key not in by_defines:
+        by_defines[key] = Programs(dev, 64, MAX_BLOCKS=ONCE_MAX_BLOCKS, **defines)
+    return dev, by_defines[key]
 
 
 def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None, counted: bool = False,
@@ -217,11 +230,9 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
     For tests of every weight layout (device and programs are cached between calls);
     ``defines`` go to the kernels' compiler (NO_INT_DOT=1: the float path other devices take);
     ``counted``: the decode kernel's work-items take rows from a counter, as in the engine."""
-    if device not in _ONCE:
-        _ONCE[device] = (Device(device), {})
-    dev, by_width = _ONCE[device]
-    key = (packed.cols, tuple(sorted(defines.items())))
-    programs = by_width.setdefault(key, Programs(dev, 64, MAX_BLOCKS=packed.cols // 32, **defines))
+    if packed.cols > ONCE_MAX_BLOCKS * 32:
+        raise ValueError(f"multiply_once: {packed.cols} columns, at most {ONCE_MAX_BLOCKS * 32}")
+    dev, programs = _once_programs(device, defines)
     m = device_matrix(dev, programs, packed)
     x = np.ascontiguousarray(x, dtype=np.float32)
     ntok = 1 if x.ndim == 1 else x.shape[0]
@@ -253,10 +264,7 @@ def prefill_rounds_input(kernel_type: str, device: str | None = None, **defines)
     """Whether the prefill matrix-matrix product of weight layout ``kernel_type`` rounds its
     input to 8 bits per value, 32 values per scale, as decode does (matmul_q8, the integer
     path: x86 with AVX2; Q8_0 only where the CPU has VNNI)."""
-    if device not in _ONCE:
-        _ONCE[device] = (Device(device), {})
-    dev, by_width = _ONCE[device]
-    programs = by_width.setdefault((32, tuple(sorted(defines.items()))), Programs(dev, 64, MAX_BLOCKS=1, **defines))
+    dev, programs = _once_programs(device, defines)
     return int_matmul_shape(dev, programs, kernel_type)[0] > 0
 
 
@@ -264,10 +272,7 @@ def decode_rounds_input(kernel_type: str, device: str | None = None, **defines) 
     """Whether the decode matrix-vector product of weight layout ``kernel_type`` rounds its
     input to 8 bits per value, 32 values per scale (the integer path of kernels/llama.cl,
     compiled where the device's compiler targets x86 with AVX2), as llama.cpp's q8_0."""
-    if device not in _ONCE:
-        _ONCE[device] = (Device(device), {})
-    dev, by_width = _ONCE[device]
-    programs = by_width.setdefault((32, tuple(sorted(defines.items()))), Programs(dev, 64, MAX_BLOCKS=1, **defines))
+    dev, programs = _once_programs(device, defines)
     out = dev.empty(4)
     enqueue(dev, [kernel(programs.get(kernel_type), "decode_rounds_input", (1,), out)])
     return bool(dev.read(np.zeros(1, np.int32), out)[0])

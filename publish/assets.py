@@ -102,8 +102,13 @@ def subset_math_font(root: Path, out: Path, text: str, cache: Path) -> str | Non
     key = hashlib.sha256(font.read_bytes() + text.encode()).hexdigest()[:16]
     cached = cache / f"stix-two-math-{key}.woff2"
     if not cached.is_file():
+        import logging
+
         from fontTools import subset
 
+        # the subsetter reports its work at INFO ("maxp pruned"), which a figure library's
+        # logging set-up lets through to the build's output: the build speaks for itself
+        logging.getLogger("fontTools").setLevel(logging.WARNING)
         options = subset.Options()
         options.flavor = "woff2"
         options.layout_features = ["*"]

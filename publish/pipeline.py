@@ -94,6 +94,12 @@ def render_figures(options: Options, tmp: Path, summary: Summary, say, ctx) -> d
     figures_html, seen_ids = {}, set()
     for fig in figure_list:
         registry.compute_key(fig, ctx)
+    # a render can take minutes (Manim): say which one is under way and how many are left
+    to_render = [fig.id for fig in figure_list if options.force or not registry.is_cached(fig, options.cache)]
+    for fig in figure_list:
+        if fig.id in to_render:
+            done = to_render.index(fig.id)
+            say(f"  rendering figure {fig.id} ({done + 1} of {len(to_render)}, {len(to_render) - done - 1} left after it)")
         registry.render_or_reuse(fig, options.cache, force=options.force)
         (summary.rendered if fig.status == "rendered" else summary.cached).append(fig.id)
         say(f"  figure {fig.id:<24} {fig.status:<8} {fig.seconds:6.2f} s")

@@ -274,6 +274,11 @@ def check_html(fig: Figure, html, out: Path) -> str:
     return html
 
 
+def is_cached(fig: Figure, cache_root: Path) -> bool:
+    """Whether `render_or_reuse` will take the figure from the cache (its key computed)."""
+    return (cache_root / fig.id / fig.key / "figure.html").is_file()
+
+
 def render_or_reuse(fig: Figure, cache_root: Path, force: bool = False) -> Figure:
     """Fill fig.html from the cache, or render the figure into the cache first."""
     cache_dir = cache_root / fig.id / fig.key

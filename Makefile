@@ -45,6 +45,7 @@ bench: setup
 	$(PY) -m benchmarks.build_bench
 	$(PY) -m benchmarks.lighthouse_bench
 	$(PY) -m benchmarks.interactive_bench
+	$(PY) -m benchmarks.print_bench
 
 bench-engine: setup
 	$(PY) -m benchmarks.engine_bench

@@ -67,6 +67,25 @@ def inputs(ctx) -> dict:
             "balance_4bit_label": fmt.count(n["balance_tokens_4bit"])}
 
 
+def data_table(inputs: dict) -> dict:
+    """The numbers the plot draws, as the labels print them."""
+    n = inputs
+    corners = [[f"step at {fmt.count(t)} tokens", f"{fmt.fixed(ms, 1)} ms"]
+               for t, ms in zip(n["step_tokens"], n["step_ms"], strict=True)]
+    return {
+        "caption": f"{n['model']} on {n['machine']}: the lines' values",
+        "columns": ["quantity", "value"],
+        "rows": [
+            ["memory time per step, fp16 weights (flat)", f"{fmt.fixed(n['memory_ms'], 1)} ms"],
+            ["compute time per token (slope)", f"{fmt.fixed(n['compute_ms_per_token'], 3)} ms"],
+            ["balance point, fp16 weights", f"{n['balance_label']} tokens"],
+            ["memory time per step, 4-bit weights", f"{fmt.fixed(n['memory_ms_4bit'], 1)} ms"],
+            ["balance point, 4-bit weights", f"{n['balance_4bit_label']} tokens"],
+            *corners,
+        ],
+    }
+
+
 def render(inputs: dict, out: pathlib.Path) -> str:
     from figures._plot import colour, new_figure, to_svg
 

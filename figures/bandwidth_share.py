@@ -60,6 +60,22 @@ def inputs(ctx) -> dict:
     }
 
 
+def data_table(inputs: dict) -> dict:
+    """Every point the plot draws: the laptop's first, then the published runs by bandwidth."""
+    from tokenwalk import format as fmt
+
+    rows = [[f"laptop, {p['label']} ({p['model']}, {fmt.rate(p['tok_s'])})", "measured",
+             f"{fmt.comma(inputs['laptop_bandwidth_gbs'])} GB/s", fmt.pct(p["share"])] for p in inputs["laptop"]]
+    for i, (bw, share, backend) in enumerate(sorted(inputs["published"], key=lambda p: (p[0], p[1]))):
+        rows.append([f"published run {i + 1}", backend, f"{fmt.comma(bw)} GB/s", fmt.pct(share)])
+    return {
+        "caption": f"Share of the spec bandwidth used; median of the {inputs['published_runs']} published "
+                   f"runs {fmt.pct(inputs['median_share'])}",
+        "columns": ["run", "backend", "spec bandwidth", "share used"],
+        "rows": rows,
+    }
+
+
 def render(inputs: dict, out: pathlib.Path) -> str:
     from figures._plot import colour, new_figure, to_svg
 

@@ -70,6 +70,29 @@ def alt(inputs: dict) -> str:
     )
 
 
+def steps(inputs: dict) -> list[str]:
+    """The drawing in reading order (bottom up), for the "What happens" disclosure."""
+    from tokenwalk import format as fmt
+
+    d, hd = fmt_int(inputs["embedding_length"]), fmt_int(inputs["head_dim"])
+    tokens, weights = inputs["tokens"], inputs["weights"]
+    t = len(tokens)
+    top = max(range(t), key=lambda i: weights[i])
+    return [
+        f"The new token, '{tokens[-1]}' (number {t}), arrives as one row of {d} numbers: its "
+        f"residual, normalised.",
+        f"That row is multiplied by the head's three matrices, W_Q, W_K and W_V, each {d} × {hd}: "
+        f"out come a query, a key and a value of {hd} numbers each.",
+        f"The key and the value are appended as row {t} of K and V. Rows 1 to {t - 1} were stored "
+        f"by the earlier steps and are only read.",
+        f"The query meets each of the {t} keys once: the score q·k/√{hd} is one number per token.",
+        f"A softmax turns the {t} scores into weights that add up to one; the biggest goes to "
+        f"'{tokens[top]}', {fmt.pct(weights[top])}.",
+        f"Each value is scaled by its weight and the {t} are added: the head's output, {hd} numbers. "
+        f"The query is dropped; only the key and the value stay.",
+    ]
+
+
 def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
     """The light and dark stills in `out` and their <picture> (quality: see `_manim.still_html`)."""
     from figures.scenes.decode_head import DecodeHeadScene

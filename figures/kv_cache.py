@@ -57,6 +57,26 @@ def alt(inputs: dict) -> str:
     )
 
 
+def steps(inputs: dict) -> list[str]:
+    """What the still and its animation show, in order, for the "What happens" disclosure."""
+    layers, heads = fmt_int(inputs["layers"]), fmt_int(inputs["head_count"])
+    t = len(inputs["tokens"])
+    return [
+        f"The cache is a grid: one column per token ({t} drawn), one row per layer ({layers} in "
+        f"all); each cell holds a key and a value for each of the {heads} heads of its layer.",
+        f"Columns 1 to {t - 1} were written by earlier steps. This step computes column {t} only.",
+        f"At layer 1, token {t}'s query reads the stored keys of tokens 1 to {t - 1} and its own key, "
+        f"just computed; its key and value fill its cell.",
+        f"The column climbs: each layer above does the same with its own keys, taking the output of "
+        f"the layer below, up to layer {layers}.",
+        f"Then the column is stored for good, and a slot opens for token {t + 1}.",
+        f"One step therefore runs {layers} × {heads} = {fmt_int(inputs['softmaxes_per_step'])} softmaxes, "
+        f"one per head per layer.",
+        "Below the grid: prefill scores the whole prompt's triangle at once, one softmax per row; "
+        "decode adds one row per step.",
+    ]
+
+
 ANIMATION_CANVAS = Canvas(640, 424)
 
 

@@ -41,6 +41,24 @@ def alt(inputs: dict) -> str:
     )
 
 
+def steps(inputs: dict) -> list[str]:
+    """The drawing from the bottom up, for the "What happens" disclosure."""
+    n = {k: fmt_int(v) for k, v in inputs.items() if isinstance(v, int)}
+    d = n["embedding_length"]
+    return [
+        f"At the bottom, the token's embedding and its position are added: the residual stream "
+        f"starts as {d} numbers per token.",
+        f"Attention branches off to the right: a LayerNorm, then {n['head_count']} heads of "
+        f"{n['head_dim']} numbers working side by side, put back together into {d}, through the "
+        f"output matrix, and added onto the stream.",
+        f"The MLP branches off to the left: a LayerNorm, W1 ({d} × {n['feed_forward_length']}), GELU, "
+        f"W2 back to {d}, and a second addition onto the stream.",
+        f"That is one layer. Layers 2 to {n['layers']} repeat the same shape on the same stream.",
+        f"At the top, a last LayerNorm and the unembedding ({d} × {n['vocab_size']}) give one score "
+        f"per vocabulary entry, and a softmax turns them into the next token's probabilities.",
+    ]
+
+
 
 
 def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:

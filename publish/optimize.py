@@ -14,7 +14,7 @@ site/), in three steps:
    the worker), each figures/ID/, pyodide/<version>/ (loadPyodide fetches its files next
    to pyodide.mjs) and wheels/ (the wheel's file name is read by Pyodide). The page's
    references (`src`, `href`, `srcset`, `poster`, `data-*`, CSS `url()`) are rewritten
-   from the manifest; index.html keeps its name.
+   from the manifest; index.html and the sharing card (card.png) keep their names.
 3. **Precompress**: `.br` and `.gz` beside every text asset (and the wasm and the
    standard library's zip), so any static host, and `make serve`, sends them compressed. Results are cached by content under
    .cache/compressed/ (Pyodide's 9 MB wasm takes seconds at Brotli's best level).
@@ -37,6 +37,9 @@ HASH_LENGTH = 10
 ESBUILD = Path("node_modules/.bin/esbuild")
 # Folders hashed as a whole (their files refer to each other by relative URL).
 WHOLE_FOLDERS = ("static/interactive", "figures/*", "pyodide/*", "wheels/*")
+# Files other sites fetch by a fixed address, long after the page (the sharing card's image,
+# publish/meta.py): they keep their names.
+FIXED_NAMES = ("card.png",)
 # .zip: Pyodide's standard library, stored uncompressed (publish/stdlib.py)
 COMPRESSED_SUFFIXES = (".html", ".css", ".js", ".mjs", ".svg", ".json", ".wasm", ".zip", ".txt", ".xml")
 # The references rewritten in HTML and CSS: a site path in an attribute value or a url().
@@ -139,7 +142,8 @@ def version(site: Path) -> dict:
         manifest[rel + "/"] = f"{folder.parent.relative_to(site).as_posix()}/{name}/".removeprefix("./")
     hashed = {site / new.rstrip("/") for new in manifest.values()}
     for path in sorted(site.rglob("*")):
-        if not path.is_file() or path.name == "index.html" or any(h in path.parents for h in hashed):
+        if (not path.is_file() or path.name == "index.html" or path.relative_to(site).as_posix() in FIXED_NAMES
+                or any(h in path.parents for h in hashed)):
             continue
         rel = path.relative_to(site).as_posix()
         new = path.with_name(f"{path.stem}.{content_hash(path.read_bytes())}{path.suffix}")

@@ -35,6 +35,7 @@ from pathlib import Path
 from . import assets, optimize, registry
 from .chapters import chapter_files, lazy_height_px, render_page, render_sources
 from .errors import BuildError, fail, shown
+from .meta import CARD_FILE, citation, load_meta, render_card
 
 ROOT = Path(__file__).resolve().parent.parent  # the project: build.py, content/, figures/, ...
 DEFAULT_TITLE = "Transformers and local inference"
@@ -89,7 +90,7 @@ def load_context(options: Options, summary: Summary):
 
 def render_figures(options: Options, tmp: Path, summary: Summary, say, ctx) -> dict:
     """Every figure module through the registry (cached or rendered), its files placed
-    under tmp/figures/ID/; returns id -> (HTML, alt text) for the chapters."""
+    under tmp/figures/ID/; returns id -> (HTML, alt text, the disclosures under it) for the chapters."""
     figure_list = registry.discover(options.figures, ROOT)
     figures_html, seen_ids = {}, set()
     for fig in figure_list:
@@ -108,7 +109,7 @@ def render_figures(options: Options, tmp: Path, summary: Summary, say, ctx) -> d
                                  "import the renderer inside render() to keep no-op builds fast")
         assets.copy_tree(fig.cache_dir / "files", tmp / "figures" / fig.id)
         html = registry.scope_ids(registry.with_alt(fig.html, fig.alt), fig.id, seen_ids)
-        figures_html[fig.id] = (html, fig.alt)
+        figures_html[fig.id] = (html, fig.alt, registry.extras_html(fig))
     return figures_html
 
 
@@ -161,6 +162,7 @@ def build(options: Options) -> Summary:
         clock = now
 
     try:
+        meta = load_meta(options.content)  # checked first: a bad field stops the build before any work
         ctx = load_context(options, summary)
         numbers = ctx.n
         phase("numbers")
@@ -180,10 +182,18 @@ def build(options: Options) -> Summary:
 
         templates = content / "templates" if (content / "templates").is_dir() else ROOT / "content" / "templates"
         files_for_page = place_files(content, tmp, chapters, summary)
+        described = meta or {"title": article.meta.get("article_title", DEFAULT_TITLE),
+                             "subtitle": article.meta.get("subtitle", ""),
+                             "description": article.meta.get("description", "")}
+        if meta:
+            render_card(meta, tmp)
         page = render_page(templates, tmp, {
-            "title": article.meta.get("article_title", DEFAULT_TITLE),
-            "subtitle": article.meta.get("subtitle", ""),
-            "description": article.meta.get("description", ""),
+            "title": described["title"],
+            "subtitle": described["subtitle"],
+            "description": described["description"],
+            "meta": meta,
+            "citation": citation(meta) if meta else None,
+            "card": (meta["url"] + CARD_FILE if meta["url"] else CARD_FILE) if meta else None,
             "chapters": chapters,
             "toc": article.headings,
             "live_reload": options.live_reload,

@@ -346,3 +346,41 @@ def drop_repeated_styles(html: str, seen: set) -> str:
         seen.add(match.group(0))
         return match.group(0)
     return re.sub(r"<style>.*?</style>", keep_first, html, flags=re.S)
+
+
+def extras_html(fig: Figure) -> str:
+    """The disclosures under a figure, from its module's optional functions (drawn from the
+    same inputs as the figure, never cached apart from them):
+
+    - `steps(inputs) -> list[str]`: what an animated or layered drawing shows, step by step,
+      for a reader who cannot or would rather not watch it ("What happens");
+    - `data_table(inputs) -> {"caption", "columns", "rows"}`: the numbers a plot draws, each
+      cell text already formatted by tokenwalk.format, so a reader can copy them.
+    """
+    from html import escape
+
+    module, parts = fig.module, []
+    try:
+        steps = module.steps(fig.inputs) if callable(getattr(module, "steps", None)) else None
+        table = module.data_table(fig.inputs) if callable(getattr(module, "data_table", None)) else None
+    except Exception as exc:
+        raise _fail(fig.path, exc, "steps() or data_table() failed") from exc
+    shown = _shown(fig.path)
+    if steps is not None:
+        if not steps or not all(isinstance(s, str) and s.strip() for s in steps):
+            raise BuildError(f"{shown}: steps() must return a non-empty list of non-empty strings")
+        items = "".join(f"<li>{escape(s)}</li>" for s in steps)
+        parts.append(f'<details class="figure-steps"><summary>What happens, step by step</summary><ol>{items}</ol></details>')
+    if table is not None:
+        columns, rows = table.get("columns"), table.get("rows")
+        if not columns or not rows or any(len(r) != len(columns) for r in rows):
+            raise BuildError(f"{shown}: data_table() must give columns and rows of the same length")
+        if not all(isinstance(c, str) for r in [columns, *rows] for c in r):
+            raise BuildError(f"{shown}: data_table() cells must be text formatted by tokenwalk.format")
+        head = "".join(f'<th scope="col">{escape(c)}</th>' for c in columns)
+        body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+        caption = f"<caption>{escape(table['caption'])}</caption>" if table.get("caption") else ""
+        parts.append(f'<details class="figure-data"><summary>The numbers drawn ({len(rows)} rows)</summary>'
+                     f'<div class="table-wrap" tabindex="0" role="region" aria-label="The numbers drawn">'
+                     f'<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></details>')
+    return "".join(parts)

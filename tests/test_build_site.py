@@ -62,12 +62,15 @@ def test_footnotes_become_sidenotes_with_checkbox_and_label(built):
     _, html, parsed, _ = built
     labels = [a for t, a in parsed.tags if t == "label" and "sidenote-ref" in a.get("class", "")]
     boxes = [a for t, a in parsed.tags if t == "input" and a.get("type") == "checkbox"]
-    notes = re.findall(r'<span class="sidenote">', html)
+    notes = re.findall(r'<span class="sidenote" id="(sn-\d+)-text">', html)
     # two footnotes in chapter 1 (one inline), one in chapter 2's aside
     assert len(labels) == len(boxes) == len(notes) == 3
-    assert [a["for"] for a in labels] == [a["id"] for a in boxes] == ["sn-1", "sn-2", "sn-3"]
+    assert [a["for"] for a in labels] == [a["id"] for a in boxes] == notes == ["sn-1", "sn-2", "sn-3"]
+    # the checkbox is what a keyboard reaches: named, and described by the note's own text
+    assert [(a["aria-label"], a["aria-describedby"]) for a in boxes] == [
+        (f"Note {i}", f"sn-{i}-text") for i in (1, 2, 3)]
     assert "footnotes" not in html and 'class="footnote' not in html  # no end-of-page list
-    assert re.search(r'<span class="sidenote">.*?<math>', html), "math inside an inline note"
+    assert re.search(r'<span class="sidenote"[^>]*>.*?<math>', html), "math inside an inline note"
 
 
 def test_math_renders_to_mathml_at_build_time(built):

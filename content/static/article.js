@@ -3,6 +3,9 @@
 //   which also switches raster figures that have a dark variant
 // - a copy button on every code block
 // - tabs: stacked panes become a tab list
+// - the citation gets the page's address when content/article.toml names none
+// - a figure's or a section's link control also copies its address (the live figures'
+//   settings in the query string included) and says so in a live region
 // (On a phone the table of contents starts folded: article.html decides it while parsing.)
 (function () {
   "use strict";
@@ -99,7 +102,47 @@
     });
   }
 
+  // Without JavaScript the link is a plain #fig-ID link (the address bar then holds it);
+  // with it, the same navigation happens and the full address is copied as well.
+  function setupLinkCopy() {
+    var status = document.createElement("p");
+    status.className = "link-status";
+    status.setAttribute("role", "status");
+    document.body.appendChild(status);
+    var timer = 0;
+    function say(text) {
+      status.textContent = text;
+      clearTimeout(timer);
+      timer = setTimeout(function () { status.textContent = ""; }, 2500);
+    }
+    document.addEventListener("click", function (e) {
+      var link = e.target.closest && e.target.closest("a.figure-link, a.heading-anchor");
+      if (!link) return;
+      var url = location.origin + location.pathname + location.search + link.getAttribute("href");
+      var what = link.classList.contains("figure-link") ? link.getAttribute("aria-label").replace(/^Link to /, "")
+        : "section";
+      if (!navigator.clipboard) return;
+      navigator.clipboard.writeText(url).then(function () {
+        say("Link to " + what + " copied");
+      }, function () { say("Link to " + what + " is in the address bar"); });
+    });
+  }
+
+  // The citation names the page's address; where the metadata file gives none, it is the
+  // address the reader has open (without the fragment and the live figures' settings).
+  function setupCitation() {
+    var section = document.querySelector(".cite-this[data-add-url]");
+    if (!section || !/^https?:$/.test(location.protocol)) return;
+    var url = location.origin + location.pathname;
+    var text = section.querySelector("[data-cite-text]");
+    var bibtex = section.querySelector("[data-cite-bibtex]");
+    if (text) text.textContent += " " + url;
+    if (bibtex) bibtex.textContent = bibtex.textContent.replace(/\n\}$/, ",\n  url = {" + url + "}\n}");
+  }
+
+  setupCitation();
   setupThemeToggle();
   setupCopyButtons();
   setupTabs();
+  setupLinkCopy();
 })();

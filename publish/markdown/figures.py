@@ -33,6 +33,17 @@ def number_figures(chapters: list[tuple[str, str]], article) -> None:
             article.figure_numbers[fig_id] = len(article.figure_numbers) + 1
 
 
+def figure_tools(fig_id: str, number: int, extras: str = "") -> str:
+    """The row between a figure's drawing and its caption (the caption stays the figure's
+    last child): a link to the figure, which content/static/article.js also copies, and the
+    figure's disclosures (registry.extras_html)."""
+    link = (f'<a class="figure-link" href="#fig-{html.escape(fig_id)}" aria-label="Link to Figure {number}">'
+            '<svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M6.5 9.5l3-3M7 4.5l1.2-1.2a2.5 2.5 0 0 1 3.5 3.5'
+            'L10.5 8M9 11.5l-1.2 1.2a2.5 2.5 0 0 1-3.5-3.5L5.5 8" fill="none" stroke="currentColor" stroke-width="1.5" '
+            'stroke-linecap="round"/></svg>Link</a>')
+    return f'<div class="figure-tools">{link}{extras}</div>\n'
+
+
 def _core_figure_bodies(state) -> None:
     """A figure without a module may carry its body in Markdown (a code block, a table,
     tabs: FIGURES.md kinds C and T): then the container's last paragraph is the caption
@@ -55,7 +66,8 @@ def _core_figure_bodies(state) -> None:
                 split = paragraphs[-1] if paragraphs and paragraphs[-1] > max(
                     k for k in children if tokens[k].type != "paragraph_open") else end
                 marker = Token("html_block", "", 0)
-                marker.content = "</div>\n<figcaption>"
+                fig_id = token.info.split()[1]
+                marker.content = "</div>\n" + figure_tools(fig_id, article.figure_numbers[fig_id]) + "<figcaption>"
                 marker.meta["caption_start"] = True
                 out.extend(tokens[i + 1:split])
                 out.append(marker)
@@ -92,8 +104,11 @@ def _render_figure(self, tokens, idx, options, env):
     article = env["article"]
     fig_id = token.info.split()[1]
     number = article.figure_numbers[fig_id]
+    extras = ""
     if fig_id in article.figures:
-        body, _alt = article.figures[fig_id]  # the alt text is on the image; the caption names the figure
+        # the alt text is on the image; the caption names the figure
+        body, _alt, *more = article.figures[fig_id]
+        extras = more[0] if more else ""
         body = drop_repeated_styles(body, article.styles)  # in page order: the first copy stays
         classes, attrs = "figure", ""
     elif token.meta.get("markdown_body"):  # the body follows in Markdown; see _core_figure_bodies
@@ -107,7 +122,7 @@ def _render_figure(self, tokens, idx, options, env):
     # a wide drawing scrolls sideways on a phone (style.css): its box is reachable by keyboard
     focus = ' tabindex="0"' if re.match(r'\s*<svg\b[^>]*\bclass="[^"]*\bwide\b', body) else ""
     return (f'<figure id="fig-{html.escape(fig_id)}" class="{classes}" data-figure="{html.escape(fig_id)}"{attrs}>\n'
-            f'<div class="figure-body"{focus}>{body}</div>\n<figcaption>')
+            f'<div class="figure-body"{focus}>{body}</div>\n{figure_tools(fig_id, number, extras)}<figcaption>')
 
 
 def figures_plugin(md) -> None:

@@ -1,6 +1,10 @@
 """Footnotes as sidenotes: `claim.[^src]` + `[^src]: text` (or `^[inline]`) ->
 the checkbox-and-label pattern of Tufte CSS: in the margin on wide screens, tap to open
-inline on phones, no JavaScript. Numbered across the whole article."""
+inline on phones, no JavaScript. Numbered across the whole article.
+
+The checkbox is hidden visually but stays in the tab order (Tab reaches every note, Space
+opens it on a phone), named "Note N" and described by the note's text, so a screen reader
+reads the note at its mark whether or not it is open."""
 
 from __future__ import annotations
 
@@ -32,9 +36,10 @@ def _render_footnote_ref(self, tokens, idx, options, env):
     body = env.get("sidenote_tokens", {}).get(tokens[idx].meta["id"], [])
     inner = "<br>".join(self.renderInline(t.children, options, env) for t in body if t.type == "inline")
     note_id = f"sn-{number}"
-    return (f'<label for="{note_id}" class="sidenote-ref" aria-label="Note {number}">{number}</label>'
-            f'<input type="checkbox" id="{note_id}" class="margin-toggle">'
-            f'<span class="sidenote"><span class="sidenote-number">{number}</span> {inner}</span>')
+    return (f'<label for="{note_id}" class="sidenote-ref" aria-hidden="true">{number}</label>'
+            f'<input type="checkbox" id="{note_id}" class="margin-toggle" aria-label="Note {number}" '
+            f'aria-describedby="{note_id}-text">'
+            f'<span class="sidenote" id="{note_id}-text"><span class="sidenote-number">{number}</span> {inner}</span>')
 
 
 def sidenotes_plugin(md) -> None:

@@ -62,6 +62,7 @@ class Summary:
     total_bytes: int = 0
     pyodide_bytes: int = 0
     seconds: float = 0.0
+    claims: int = 0  # distinct claims the chapters name, every one checked true
     notes: list = dataclasses.field(default_factory=list)
     phases: dict = dataclasses.field(default_factory=dict)  # phase -> seconds
 
@@ -136,7 +137,7 @@ def place_files(content: Path, tmp: Path, chapters: list, summary: Summary) -> d
 
 def build(options: Options) -> Summary:
     """Build into a temporary folder, then swap it into options.out."""
-    from .markdown import Article, render_chapters
+    from .markdown import Article, check_claims, render_chapters
     start = time.perf_counter()
     summary = Summary()
     say = (lambda *a: None) if options.quiet else (lambda *a: print(*a, flush=True))
@@ -170,6 +171,7 @@ def build(options: Options) -> Summary:
         for i, chapter in enumerate(chapters):
             chapter["lazy_height_px"] = lazy_height_px(chapter["html"]) if i else 0
         summary.placeholders = article.placeholders
+        summary.claims = check_claims(article.claims, numbers, files)
         phase("chapters")
 
         templates = content / "templates" if (content / "templates").is_dir() else ROOT / "content" / "templates"
@@ -217,6 +219,8 @@ def print_summary(summary: Summary, out: Path) -> None:
     print(f"built {shown(out)}/ in {summary.seconds:.2f} s: {summary.pages} page, "
           f"{figures} figures: {len(summary.rendered)} rendered{rendered}, {len(summary.cached)} cached; "
           f"{summary.total_bytes / 1e6:.1f} MB (Pyodide {summary.pyodide_bytes / 1e6:.1f} MB)")
+    if summary.claims:
+        print(f"  claims: {summary.claims} checked against the numbers, all true")
     if summary.placeholders:
         print(f"  placeholders for figures not drawn yet: {', '.join(summary.placeholders)}")
     if summary.phases:

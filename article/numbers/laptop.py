@@ -70,7 +70,8 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     n["qwen_ceiling_tok_s"] = decode_ceiling_tok_s(qwen, laptop)
     n["dense27_ceiling_tok_s"] = decode_ceiling_tok_s(d27, laptop)
     n["laptop_share_moe"] = bandwidth_share(meas["decode_tok_s_moe"], qwen.bytes_read_per_token, laptop.bandwidth_gbs)
-    n["laptop_share_dense"] = bandwidth_share(meas["decode_tok_s_dense"], d27.size_bytes, laptop.bandwidth_gbs)
+    n["laptop_share_dense"] = bandwidth_share(meas["decode_tok_s_dense"], d27.bytes_read_per_token,
+                                            laptop.bandwidth_gbs)
     n["published_share_median"] = published_median_bandwidth_share()
     # what real systems reach of a spec peak: the middle half of the same published runs
     q1, _median, q3 = statistics.quantiles([run["share"] for run in published_bandwidth_shares()], n=4)

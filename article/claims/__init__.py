@@ -62,7 +62,7 @@ def _evaluate(node: ast.AST, n: dict, used: dict):
         return -value if isinstance(node.op, ast.USub) else not value
     if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
         left = _evaluate(node.left, n, used)
-        for op, right_node in zip(node.ops, node.comparators):
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
             right = _evaluate(right_node, n, used)
             if not _COMPARE[type(op)](left, right):
                 return False

@@ -15,7 +15,9 @@ CLAIMS = {
     "gpt3_ffn_four_widths": "gpt3_ffn == 4 * gpt3_width",
     "cooling_raises_leader": "sampling_p_tlow[0] > sampling_p_t1[0]",
     "heating_lowers_leader": "sampling_p_thigh[0] < sampling_p_t1[0] and sampling_p_thigh[-1] > sampling_p_t1[-1]",
-    "ranking_stays_put": "sampling_p_thigh[0] > sampling_p_thigh[1] > sampling_p_thigh[2] and sampling_p_tlow[0] > sampling_p_tlow[1] > sampling_p_tlow[2]",
+    "ranking_stays_put": ("sampling_p_thigh[0] > sampling_p_thigh[1] > sampling_p_thigh[2]"
+                          " and sampling_p_tlow[0] > sampling_p_tlow[1] > sampling_p_tlow[2]"),
     "top_p_group_reaches_p": "sampling_top_p_kept_mass >= sampling_top_p",
-    "gpt3_steps_from_tokens_and_batch": "abs(gpt3_training_tokens_b * 1000 / gpt3_batch_tokens_m - gpt3_training_steps) < 1 and abs(gpt3_training_steps_rounded - gpt3_training_steps) < 1000",
+    "gpt3_steps_from_tokens_and_batch": ("abs(gpt3_training_tokens_b * 1000 / gpt3_batch_tokens_m - gpt3_training_steps) < 1"
+                                         " and abs(gpt3_training_steps_rounded - gpt3_training_steps) < 1000"),
 }

@@ -16,7 +16,8 @@ CLAIMS = {
     "small_model_not_seventeen": "small_model_q4km_gb < 15",
     "moe_bigger_file_fewer_bytes": "dense27_size_gb < qwen_size_gb and qwen_bytes_per_token_gb < dense27_bytes_per_token_gb",
     "dense_over_moe_bytes": "abs(dense27_bytes_per_token_gb / qwen_bytes_per_token_gb - moe_vs_dense_bytes_ratio) < 0.01",
-    "lpddr_bandwidth_from_bus": "laptop_transfers_mt_s * laptop_bus_bytes / 1000 == laptop_bandwidth_gbs and laptop_bus_bits / 8 == laptop_bus_bytes",
+    "lpddr_bandwidth_from_bus": ("laptop_transfers_mt_s * laptop_bus_bytes / 1000 == laptop_bandwidth_gbs"
+                                 " and laptop_bus_bits / 8 == laptop_bus_bytes"),
     "m4max_wider_faster": "m4max_bus_bits > laptop_bus_bits and m4max_bandwidth_gbs > laptop_bandwidth_gbs",
     "rtx5080_cannot_load_qwen": "qwen_size_gb > rtx5080_memory_gb",
     "laptop_shares_below_published": "laptop_share_moe < laptop_share_dense < published_share_q1 < published_share_q3 < 1",

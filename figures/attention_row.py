@@ -2,7 +2,8 @@
 
 Domain: toy scores (tokenwalk/data/toy/attention_row.json) for the sentence
 "Amiodarone raises warfarin levels so lower its dose"; key 8 is masked (causal).
-Drawn: q·k, the softmax weight as a bar to scale (100 % = the full bar track), and each
+Drawn: the score q·k/√d (the toy scores stand for the scaled product the softmax takes, as in
+figure 8, decode-head, which shows the same scores), the softmax weight as a bar to scale (100 % = the full bar track), and each
 key's value v shaded by the weight it receives.
 """
 
@@ -59,7 +60,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
               title=f"One attention row: the query of '{words[q - 1]}' over keys 1 to {n}",
               desc=alt(inputs))
     svg.text(10, 22, f"the query of “{words[q - 1]}” (token {q}) asks every key up to it", "title")
-    for x, label, anchor in ((10, "key", "start"), (210, "q·k", "end"),
+    for x, label, anchor in ((10, "key", "start"), (210, "q·k/√d", "end"),
                              (BAR_X, "weight (softmax)", "start"), (VALUE_X, "value v", "start")):
         svg.text(x, TOP - 16, label, "bold", anchor=anchor)
     svg.line(10, TOP - 8, WIDTH - 10, TOP - 8, "stroke-grid")

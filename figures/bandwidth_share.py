@@ -1,10 +1,11 @@
 """Figure 19, bandwidth-share: the share of the spec-sheet bandwidth one decoding stream uses.
 
 Grey: every published llama-bench decode run of a dense model with a known bandwidth
-(tokenwalk/data/llama-bench), share = tok/s x file size / spec GB/s, placed at its
-machine's spec bandwidth. Blue: the article's laptop, its measured speeds with the dense
-model's file size and the MoE's bytes read per token (its file holds every expert, a token
-reads only the ones it wakes). A dashed line marks the published runs' median.
+(tokenwalk/data/llama-bench), share = tok/s x bytes a token reads / spec GB/s, placed at its
+machine's spec bandwidth; a token reads the file less its embedding table, of which it takes
+one row (the whole file where the output head is that table). Blue: the article's laptop, its
+measured speeds with each model's bytes read per token (the MoE's file holds every expert, a
+token reads only the ones it wakes). A dashed line marks the published runs' median.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ def inputs(ctx) -> dict:
     for key, label in LAPTOP_POINTS:
         entry = measured[key]
         model = by_name[entry["model"]]  # the measured model: one of the scenario's
-        # Dense: the file size, as for the grey runs; MoE: the bytes a token really reads.
-        per_token = model.bytes_read_per_token if (model.expert_count or 0) > 1 else model.size_bytes
+        # the bytes a token reads, counted as the grey runs' are (no embedding table but one row)
+        per_token = model.bytes_read_per_token
         laptop.append({
             "label": label, "model": model.name, "tok_s": entry["value"], "bytes_per_token": per_token,
             "share": bandwidth_share(entry["value"], per_token, machine.bandwidth_gbs),

@@ -60,13 +60,13 @@ def alt(inputs: dict) -> str:
     tokens = inputs["tokens"]
     top = max(range(len(tokens)), key=lambda i: inputs["weights"][i])
     return (
-        f"One attention head of GPT-3, real sizes, not Qwen's, while the token '{tokens[-1]}' is "
-        f"generated (toy numbers on a {len(tokens)}-token sentence). Its normalised residual, "
-        f"1 × {d}, goes through the query, key and value matrices, {d} × {hd} each. The key and "
-        f"value are appended as the last row of K and V; the query is used once and not stored. "
-        f"A table lists for each token its cached key, the score q·k/√{hd}, the softmax weight as "
-        f"a dot (largest for '{tokens[top]}', {inputs['weights'][top]:.0%}) and its value; the "
-        f"weighted sum of the values is the head's output, {hd} numbers."
+        f"Diagram of a single GPT-3 attention head (GPT-3's sizes, not Qwen's; toy numbers, a {len(tokens)}-token "
+        f"sentence) at the step that produces '{tokens[-1]}'. At the bottom, the newest token's "
+        f"normalised vector of {d} numbers rises into three {d} × {hd} matrices and comes out as q, "
+        f"k and v: k and v are labelled as new rows of K and V, q as used once, not kept. Above, a "
+        f"table gives one row per stored token: its key, its score q·k/√{hd}, a dot sized by its "
+        f"softmax weight (the biggest, {inputs['weights'][top]:.0%}, on '{tokens[top]}') and its "
+        f"value. The heading sums the values by those weights: {hd} numbers, what the head passes on."
     )
 
 

@@ -46,14 +46,15 @@ def alt(inputs: dict) -> str:
     layers, heads = fmt_int(inputs["layers"]), fmt_int(inputs["head_count"])
     t = len(inputs["tokens"])
     return (
-        f"The KV cache with GPT-3's real sizes, not Qwen's: a grid with one column per token "
-        f"({t} drawn) and one row per layer (layers 1, 2, 3 and {layers} drawn), each cell a key "
-        f"and a value for each of {heads} heads. The earlier columns are stored and unchanged; only "
-        f"the new token's column is computed. White lines from a token at layer 2 down to the "
-        f"tokens up to it at layer 1 show the induction; arcs show the new query reading every key "
-        f"of its own layer. {layers} layers × {heads} heads = {fmt_int(inputs['softmaxes_per_step'])} "
-        f"softmaxes per step. Below, prefill computes the whole triangle of scores at once and "
-        f"decode adds one row per step."
+        f"Grid of stored keys and values sized as in GPT-3, not Qwen: {t} token columns, left to "
+        f"right, and layer rows 1, 2, 3 up to {layers}, bottom to top; each cell pairs a key block "
+        f"with a value block standing for {heads} heads. Grey cells are old and stay as filed; the "
+        f"rightmost column, token {t}, is the only one being filled. White lines link a cell at "
+        f"layer 2 with the cells at or left of it one row down, the only ones it depends on, and "
+        f"curved arrows go from the newest query to each key in its own row. A note counts "
+        f"{layers} × {heads} = {fmt_int(inputs['softmaxes_per_step'])} softmaxes for one step. A strip "
+        f"at the bottom sets two shapes side by side: prefill fills a whole triangle of scores in "
+        f"one pass, decode adds a single row each step."
     )
 
 

@@ -47,15 +47,16 @@ def _source_line(path: Path, line: int | None) -> str:
         return ""
 
 
-def render_sources(files: list[Path], numbers: dict) -> list[tuple[str, str]]:
-    """Each chapter through Jinja with `n` and the number filters: (shown name, Markdown)."""
+def render_sources(files: list[Path], numbers: dict, **extra) -> list[tuple[str, str]]:
+    """Each chapter through Jinja with `n` and the number filters: (shown name, Markdown).
+    `extra`: more variables for the chapters (`updates`, the dated record of publications)."""
     if not files:
         return []
     env = chapter_environment(files[0].parent)
     out = []
     for path in files:
         try:
-            out.append((shown(path), env.get_template(path.name).render(n=numbers)))
+            out.append((shown(path), env.get_template(path.name).render(n=numbers, **extra)))
         except Exception as exc:
             error = fail(path, exc)
             line = _source_line(path, location(exc, path).line)

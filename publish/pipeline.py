@@ -32,7 +32,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import assets, optimize, registry
+from . import assets, changes, optimize, registry
 from .chapters import chapter_files, lazy_height_px, render_page, render_sources
 from .errors import BuildError, fail, shown
 from .meta import CARD_FILE, citation, load_meta, render_card
@@ -52,6 +52,7 @@ class Options:
     force: bool = False
     live_reload: bool = False
     quiet: bool = False
+    publish: str | None = None  # why: record this build as a publication (publish/changes.py)
 
 
 @dataclasses.dataclass
@@ -63,6 +64,8 @@ class Summary:
     total_bytes: int = 0
     pyodide_bytes: int = 0
     seconds: float = 0.0
+    claims: int = 0  # distinct claims the chapters name, every one checked true
+    moved: list = dataclasses.field(default_factory=list)  # lines: what moved since the last publication
     notes: list = dataclasses.field(default_factory=list)
     phases: dict = dataclasses.field(default_factory=dict)  # phase -> seconds
 
@@ -143,7 +146,7 @@ def place_files(content: Path, tmp: Path, chapters: list, summary: Summary) -> d
 
 def build(options: Options) -> Summary:
     """Build into a temporary folder, then swap it into options.out."""
-    from .markdown import Article, render_chapters
+    from .markdown import Article, check_claims, render_chapters
     start = time.perf_counter()
     summary = Summary()
     say = (lambda *a: None) if options.quiet else (lambda *a: print(*a, flush=True))
@@ -165,6 +168,11 @@ def build(options: Options) -> Summary:
         meta = load_meta(options.content)  # checked first: a bad field stops the build before any work
         ctx = load_context(options, summary)
         numbers = ctx.n
+        if options.numbers is None:  # the article's own namespace, not a test's
+            summary.moved = changes.report(numbers, options.content, options.figures)
+            if options.publish is not None:  # recorded first, so the page shows the entry; undone below on failure
+                record = changes.backup()
+                changes.publish(numbers, options.publish, options.content, options.figures)
         phase("numbers")
 
         figures_html = render_figures(options, tmp, summary, say, ctx)
@@ -174,10 +182,11 @@ def build(options: Options) -> Summary:
         if not files:
             summary.notes.append(f"no chapters in {shown(content)}/: the page is an empty shell")
         article = Article(figures=figures_html)
-        chapters = render_chapters(render_sources(files, numbers), article)
+        chapters = render_chapters(render_sources(files, numbers, updates=changes.updates()), article)
         for i, chapter in enumerate(chapters):
             chapter["lazy_height_px"] = lazy_height_px(chapter["html"]) if i else 0
         summary.placeholders = article.placeholders
+        summary.claims = check_claims(article.claims, numbers, files)
         phase("chapters")
 
         templates = content / "templates" if (content / "templates").is_dir() else ROOT / "content" / "templates"
@@ -212,6 +221,10 @@ def build(options: Options) -> Summary:
                 if path.relative_to(tmp).parts[0] == "pyodide":
                     summary.pyodide_bytes += size
         swap(tmp, out)
+    except BaseException:
+        if options.publish is not None and "record" in locals():
+            changes.restore(record)
+        raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     summary.seconds = time.perf_counter() - start
@@ -233,6 +246,16 @@ def print_summary(summary: Summary, out: Path) -> None:
     print(f"built {shown(out)}/ in {summary.seconds:.2f} s: {summary.pages} page, "
           f"{figures} figures: {len(summary.rendered)} rendered{rendered}, {len(summary.cached)} cached; "
           f"{summary.total_bytes / 1e6:.1f} MB (Pyodide {summary.pyodide_bytes / 1e6:.1f} MB)")
+    if summary.moved:
+        print(f"  since the last publication ({shown(changes.PUBLISHED)}): "
+              + ("; ".join(summary.moved) if len(summary.moved) == 1 and summary.moved[0].startswith("no ")
+                 else f"{len(summary.moved)} moved"))
+        for line in summary.moved if not summary.moved[0].startswith("no ") else []:
+            print(f"    {line}")
+    elif summary.pages:
+        print("  since the last publication: nothing moved")
+    if summary.claims:
+        print(f"  claims: {summary.claims} checked against the numbers, all true")
     if summary.placeholders:
         print(f"  placeholders for figures not drawn yet: {', '.join(summary.placeholders)}")
     if summary.phases:
@@ -252,9 +275,13 @@ def parse_args(argv) -> tuple[Options, argparse.Namespace]:
     parser.add_argument("--numbers", type=Path, default=None, help="JSON namespace instead of the article's")
     parser.add_argument("--port", type=int, default=8000, help="--serve: port on 127.0.0.1 (0: any free one)")
     parser.add_argument("--quiet", action="store_true", help="no line per figure, only the summary")
+    parser.add_argument("--publish", metavar="WHY", default=None,
+                        help="record this build as a publication: the namespace becomes the published one and "
+                             "the Updates appendix gains a dated entry (WHY: one line)")
     args = parser.parse_args(argv)
     options = Options(out=args.out, content=args.content, figures=args.figures, cache=args.cache,
-                      numbers=args.numbers, force=args.force, live_reload=args.serve, quiet=args.quiet)
+                      numbers=args.numbers, force=args.force, live_reload=args.serve, quiet=args.quiet,
+                      publish=args.publish)
     return options, args
 
 

@@ -11,35 +11,14 @@ Rewrite it on purpose, then read the diff:
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 
+from publish.changes import snapshot
 from tests._content_helpers import default_numbers
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "numbers.json"
-SIG = 6  # significant digits kept of a float
-# Names whose value depends on the machine that built the page (`tokenwalk measure`),
-# or is long text the chapters test elsewhere: kept out of the snapshot.
-SKIP_PREFIXES = ("engine",)
-SKIP = {"chat_template_full_text", "chat_template_text", "qwen_gguf_metadata", "qwen_gguf_tensors"}
-
-
-def _rounded(value):
-    if isinstance(value, float):
-        if not math.isfinite(value) or value == 0:
-            return value
-        return float(f"{value:.{SIG}g}")
-    if isinstance(value, dict):
-        return {str(k): _rounded(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_rounded(v) for v in value]
-    return value
-
-
-def snapshot(n: dict) -> dict:
-    return {k: _rounded(v) for k, v in sorted(n.items())
-            if k not in SKIP and not k.startswith(SKIP_PREFIXES)}
+# the snapshot is the one the build compares with the last publication (publish/changes.py)
 
 
 def test_the_namespace_matches_its_golden_snapshot():

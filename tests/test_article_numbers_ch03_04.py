@@ -20,14 +20,15 @@ def test_quant_levels_q4_is_two_to_the_bits():
 
 def test_published_share_quartiles_from_the_data():
     """Section "Bandwidth and the memory ladder": spec sheets are peaks; the middle half of the
-    published dense decode runs reaches about 58 % to 78 % of the printed bandwidth, around the
-    median the decode section quotes."""
+    published dense decode runs reaches about 57 % to 76 % of the printed bandwidth, around the
+    median the decode section quotes (each run counted with the bytes a token reads: the file
+    less its embedding table)."""
     n = default_numbers()
     shares = sorted(entry["share"] for entry in published_bandwidth_shares())
     q1, _, q3 = statistics.quantiles(shares, n=4)
     assert (n["published_share_q1"], n["published_share_q3"]) == (q1, q3)
     assert n["published_share_q1"] < published_median_bandwidth_share() < n["published_share_q3"]
-    assert (round(100 * q1), round(100 * q3)) == (58, 78)
+    assert (round(100 * q1), round(100 * q3)) == (57, 76)
     inside = [s for s in shares if q1 <= s <= q3]
     assert abs(len(inside) - len(shares) / 2) <= 2
 

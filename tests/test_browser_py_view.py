@@ -41,6 +41,21 @@ def test_three_numbers_are_the_walks():
     assert f"{walk['decode_tok_s']:.3g} tok/s" in html
 
 
+def test_a_cold_start_says_its_first_token_comes_after_the_load():
+    """The default walk is a cold start whose time to first token excludes the load: the
+    panel says so (the article's 74.8 s is counted from a model in memory, the load's 55 s
+    come first); a warm walk has no load to come after."""
+    cold = browser.simulate(ARTICLE)
+    assert not cold["warm"] and cold["load_s"] > 0
+    assert abs(cold["ttft_s"] - sum(s["seconds"] for s in cold["stages"] if s["name"] != "load"
+                                    and s["name"] != "decode")) < 1e-6
+    cell = walk_html(cold)[walk_html(cold).index('data-number="ttft"'):]
+    assert 'class="tw-sub">after the load; prefill' in cell[:400]
+    assert "cold start (the load, then the time to first token)" in walk_html(cold)
+    warm = walk_html(browser.simulate({**ARTICLE, "warm": True}))
+    assert "after the load" not in warm and "cold start" not in warm
+
+
 def test_names_are_escaped_and_an_overfull_machine_says_so():
     walk = browser.simulate({**ARTICLE, "machine": "custom", "bandwidth_gbs": 100, "fp16_tflops": 10,
                              "memory_gb": 16})

@@ -187,6 +187,15 @@ def test_a_second_models_measurement_adds_a_column_to_the_aside(monkeypatch, res
     decode = next(line for line in box.splitlines() if line.startswith("| Decode |"))
     assert header.count("|") == 5 and "The same machine" in header
     assert "31.5 tok/s" in decode and "6,380 tokens" in box and "Gemma 3 270M" in box
+    # one machine, one bandwidth: the second run's own probe is not printed, and its share is
+    # taken against the first run's probe
+    gemma["values"]["measured_bandwidth_gbs"]["value"] = 45.32
+    n = article_numbers()
+    box = _box(n)
+    bandwidth = next(line for line in box.splitlines() if line.startswith("| Memory bandwidth |"))
+    assert "45.3" not in bandwidth and bandwidth.count(f"{n['engine_measured_bandwidth_gbs']:.1f} GB/s") == 2
+    share = 31.5 * gemma["values"]["bytes_read_per_token"]["value"] / (n["engine_measured_bandwidth_gbs"] * 1e9)
+    assert f"{round(100 * share)}\u00a0%" in next(line for line in box.splitlines() if line.startswith("| Share"))
 
     del gemma["values"]["decode_tok_s"]
     with pytest.raises(Exception, match=r"engine-gemma3-270m\.json: values: missing 'decode_tok_s'"):

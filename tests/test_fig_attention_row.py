@@ -17,6 +17,18 @@ def test_fig3_attention_row_renders_with_its_numbers(tmp_path):
     assert "3 warfarin" in text and "7 its" in text
 
 
+def test_fig3_scores_are_labelled_as_decode_head_labels_them(tmp_path):
+    """The same toy scores are the softmax's input in figure 3 and in the decode-head image:
+    both call them the scaled product q·k/√d, never the bare q·k."""
+    from figures import decode_head
+
+    mod, inputs, html = render("attention_row", tmp_path)
+    text = texts(check_contract(mod, inputs, html))
+    assert "q·k/√d" in text and "q·k" not in [t.strip() for t in text]
+    assert "q·k/√128" in decode_head.alt({"embedding_length": 12288, "head_dim": 128, "tokens": ["a", "b"],
+                                           "weights": [0.4, 0.6]})
+
+
 def test_fig3_bars_are_to_scale(tmp_path):
     """Figure 3: each weight bar's width is proportional to its weight (within 1 %)."""
     mod, inputs, html = render("attention_row", tmp_path)

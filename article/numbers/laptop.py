@@ -66,11 +66,16 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     n["env_answer_s"] = out / meas["decode_tok_s_moe"]
     n["laptop_useful_tflops"] = achieved_tflops(meas["prefill_tok_s_moe"], qwen)
     n["env_prefill_tok_s"] = n["laptop_useful_tflops"] * 1e12 / flops_per_token(qwen)
+    # the envelope's prefill row from the spec sheet alone: the FP16 peak over 2 x active
+    # parameters, and the share of it the measured speed reaches (not derived from itself)
+    n["env_prefill_ceiling_tok_s"] = laptop.fp16_tflops * 1e12 / flops_per_token(qwen)
+    n["laptop_prefill_peak_share"] = meas["prefill_tok_s_moe"] / n["env_prefill_ceiling_tok_s"]
     # ceilings and shares
     n["qwen_ceiling_tok_s"] = decode_ceiling_tok_s(qwen, laptop)
     n["dense27_ceiling_tok_s"] = decode_ceiling_tok_s(d27, laptop)
     n["laptop_share_moe"] = bandwidth_share(meas["decode_tok_s_moe"], qwen.bytes_read_per_token, laptop.bandwidth_gbs)
-    n["laptop_share_dense"] = bandwidth_share(meas["decode_tok_s_dense"], d27.size_bytes, laptop.bandwidth_gbs)
+    n["laptop_share_dense"] = bandwidth_share(meas["decode_tok_s_dense"], d27.bytes_read_per_token,
+                                            laptop.bandwidth_gbs)
     n["published_share_median"] = published_median_bandwidth_share()
     # what real systems reach of a spec peak: the middle half of the same published runs
     q1, _median, q3 = statistics.quantiles([run["share"] for run in published_bandwidth_shares()], n=4)
@@ -139,6 +144,9 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     n["laptop_chunk_past_balance"] = n["request_chunk_tokens"] / n["laptop_chunk_balance_tokens"]
     # the laptop's bandwidth efficiency as the timing model solves it from its measured decode speeds
     n["laptop_bandwidth_efficiency"] = coefficients(laptop).bandwidth_efficiency
+    # ... and its compute efficiency, solved from the measured prefill speed with the attention's
+    # work and the benchmark prompt's chunks counted (the simulator's "Assumed" line prints it)
+    n["laptop_compute_efficiency"] = coefficients(laptop).compute_efficiency
     # ... and how it splits one measured decode step of the MoE (at the benchmark's context) into
     # reading at that efficiency and the fixed toll per layer; the share of the bandwidth a step
     # uses on average (laptop_share_moe) is the weights' time at the spec rate over the whole step

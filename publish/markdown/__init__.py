@@ -19,6 +19,8 @@ tests/fixtures/markdown/<name>.md):
     | ... table ... |                 no module; the last paragraph is the caption
     Caption.
     :::
+    far past the balance point{?x}    a claim (claims.py): prints nothing; the build checks
+                                      condition x of article/claims/ and stops if it is false
     see [](#fig-balance-point)        -> "Figure 16" (references.py, across chapters);
     see [](#some-heading)             -> the heading's text
     ::: aside                         a boxed aside (containers.py)
@@ -40,6 +42,7 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 
 from .anchors import anchors_plugin, slugify
+from .claims import check_claims, claims_plugin
 from .code import code_plugin, pygments_css
 from .containers import containers_plugin
 from .figures import figures_plugin, number_figures
@@ -50,7 +53,7 @@ from .sidenotes import sidenotes_plugin
 from .state import Article
 from .tables import tables_plugin
 
-__all__ = ["Article", "make_markdown", "pygments_css", "render_chapters", "render_markdown", "slugify"]
+__all__ = ["Article", "check_claims", "make_markdown", "pygments_css", "render_chapters", "render_markdown", "slugify"]
 
 
 def make_markdown() -> MarkdownIt:
@@ -58,7 +61,7 @@ def make_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"typographer": True})
     md.enable(["strikethrough", "replacements", "smartquotes"])
     for plugin in (tables_plugin, front_matter_plugin, sidenotes_plugin, math_plugin, figures_plugin,
-                   containers_plugin, anchors_plugin, code_plugin):
+                   containers_plugin, anchors_plugin, code_plugin, claims_plugin):
         md.use(plugin)
     return md
 

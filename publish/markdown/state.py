@@ -21,6 +21,7 @@ class Article:
     sidenotes: int = 0
     placeholders: list = dataclasses.field(default_factory=list)
     styles: set = dataclasses.field(default_factory=set)  # <style> blocks already on the page
+    claims: list = dataclasses.field(default_factory=list)  # (chapter file, claim name) in page order
 
 
 def token_error(env, token: Token | None, message: str) -> BuildError:

@@ -58,8 +58,10 @@ def numbers_html(walk: dict) -> str:
     load = escape("— (warm: already in memory)") if walk["warm"] else _w("load_s", fmt_s(walk["load_s"]))
     cells = [
         ("load", "Load", load, escape("from disk, before the first token" if not walk["warm"] else "keep-alive")),
+        # counted from a model in memory: a cold start's load comes before it, not inside it
         ("ttft", "Time to first token", _w("ttft_s", fmt_s(walk["ttft_s"])),
-         f"prefill {_w('prefill_tok_s', fmt_rate(walk['prefill_tok_s']))}{escape(_likely(walk, 'ttft_s', fmt_s))}"),
+         ("" if walk["warm"] else "after the load; ")
+         + f"prefill {_w('prefill_tok_s', fmt_rate(walk['prefill_tok_s']))}{escape(_likely(walk, 'ttft_s', fmt_s))}"),
         ("decode", "Decode", _w("decode_tok_s", fmt_rate(walk["decode_tok_s"])) if walk["output_tokens"] else "—",
          f"{walk['output_tokens']:,} tokens in {_w('decode_s', fmt_s(walk['decode_s']))}"
          f"{escape(_likely(walk, 'decode_tok_s', fmt_rate))}"),
@@ -166,7 +168,7 @@ def walk_html(walk: dict, explanation: dict | None = None) -> str:
             + _w("prompt_tokens", f'{walk["prompt_tokens"]:,}')
             + f' prompt tokens, {walk["output_tokens"]:,} output tokens, '
             f'num_ctx {walk["num_ctx"]:,}, KV {escape(walk["kv_type"])}, chunks of {walk["chunk_tokens"]:,}, '
-            + ("warm" if walk["warm"] else "cold start")
+            + ("warm" if walk["warm"] else "cold start (the load, then the time to first token)")
             + (f', {walk["users"]} users' if walk["users"] > 1 else "")
             + (f', speculative α {walk["spec_alpha"]:g} γ {walk["spec_gamma"]}' if walk["spec_alpha"] is not None else "")
             + "</p>")

@@ -140,11 +140,12 @@ class BenchRun:
 
     @property
     def bandwidth_share(self) -> float | None:
-        """Share of the spec bandwidth this run reached, bytes per token = the file size
-        (as the figure's caption says); None for prefill or an unknown bandwidth."""
+        """Share of the spec bandwidth this run reached, bytes per token = what a token reads:
+        the file less its embedding table, of which a token reads one row (the whole file where
+        the output head is that table); None for prefill or an unknown bandwidth."""
         if self.phase != "decode" or not self.machine.bandwidth_gbs:
             return None
-        return bandwidth_share(self.tok_s, self.model.size_bytes, self.machine.bandwidth_gbs)
+        return bandwidth_share(self.tok_s, self.model.bytes_read_per_token, self.machine.bandwidth_gbs)
 
     @property
     def source_year(self) -> int | None:
@@ -285,7 +286,7 @@ def published_bandwidth_shares(data_dir: str | Path | None = None) -> list[dict]
 
 def published_median_bandwidth_share(data_dir: str | Path | None = None) -> float:
     """Median share of the spec bandwidth that one decoding stream reaches in the published
-    dense llama-bench runs (tok/s x file size / spec GB/s), as a fraction (0.68 = 68 %).
+    dense llama-bench runs (tok/s x bytes a token reads / spec GB/s), as a fraction.
 
     The sentence of "Decode in practice" and figure 19 quote it; `published_run_count`
     gives how many runs it is the median of.

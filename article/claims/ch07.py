@@ -1,0 +1,27 @@
+"""Claims of content/07-numbers.md, in reading order (see article/claims/__init__.py)."""
+
+CLAIMS = {
+    "q4km_bytes_per_weight": "abs(q4km_bits_per_weight / 8 - 0.6) < 0.05",
+    "memory_needed_fits": "qwen_size_gb + budget_small_kv_mb / 1000 + runtime_overhead_gb + system_apps_gb < laptop_memory_gb",
+    "envelope_decode_share": "abs(decode_tok_s_moe / qwen_ceiling_tok_s - laptop_share_moe) < 1e-6",
+    "envelope_prefill_ceiling": ("abs(laptop_fp16_tflops * 1000 / qwen_flops_per_token_g - env_prefill_ceiling_tok_s) < 0.5"
+                                 " and abs(prefill_tok_s_moe / env_prefill_ceiling_tok_s - laptop_prefill_peak_share) < 1e-9"
+                                 " and laptop_prefill_peak_share < laptop_compute_efficiency"),
+    "envelope_answer_time": "abs(request_output_tokens / decode_tok_s_moe - env_answer_s) < 0.01 and request_decode_s > env_answer_s",
+    "free_memory_dense_ceiling_below_reading": ("abs(laptop_bandwidth_gbs / laptop_free_before_load_gb - laptop_free_dense_ceiling_tok_s)"
+                                                " < 0.01"
+                                                " and laptop_free_dense_ceiling_tok_s < reading_speed_tok_s[0]"),
+    "dense27_about_half_of_free": "0.4 < dense27_size_gb / laptop_free_before_load_gb < 0.6",
+    "laptop_bought_room": "qwen_size_gb > rtx5080_memory_gb and decode_tok_s_moe >= reading_speed_tok_s[0]",
+    "experts_used_mixtral": "mixtral_experts_used < mixtral_experts and qwen_experts_used < qwen_experts",
+    "trace_step_bytes": "abs(request_step_gb - qwen_bytes_per_token_gb - request_kv_prompt_mb / 1000) < 0.01",
+    "trace_ttft_is_prefill": "abs(request_ttft_s - request_prefill_s) < 0.1",
+    "minute_of_silence_arithmetic": "laptop_chunk_past_balance > 1",
+    "closing_decode_below_ceiling": "decode_tok_s_moe < qwen_ceiling_tok_s",
+    "fit_errors_met": ("fit_unseen_decode_error_median_share < fit_unseen_prefill_error_median_share"
+                       " and 0.7 <= fit_unseen_decode_range_coverage_share <= 0.9"
+                       " and 0.7 <= fit_unseen_prefill_range_coverage_share <= 0.9"),
+    "engine_prefill_cheaper_per_token": "engine_prefill_ms_per_token < engine_decode_step_ms / 5",
+    "engine_far_under_its_bound": ("engine_weights_step_ms < engine_decode_step_ms / 3"
+                                   " and engine_weights_kv_step_ms < engine_decode_step_ms"),
+}

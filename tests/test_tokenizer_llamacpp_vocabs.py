@@ -182,3 +182,51 @@ def test_a_150000_entry_vocabulary_loads_and_tokenizes_the_request_quickly():
     seconds = time.process_time() - start
     assert tok.vocab_size == 151_936 and len(ids) > 6_000
     assert seconds < 1.0, f"{seconds:.2f} s of CPU time"
+
+
+def _help(capsys, command: str) -> str:
+    from tokenwalk.cli import main
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    return capsys.readouterr().out
+
+
+def test_tokenize_help_says_exactly_what_is_supported(capsys):
+    from tokenwalk.text.pretokenize import supported_pre_names
+
+    text = _help(capsys, "tokenize")
+    supported = text[text.index("tokenizer.ggml.model, supported:"):text.index("refused in one line (exit")]
+    assert [line.split()[0] for line in supported.splitlines()[1:] if line.strip()] == list(SUPPORTED_MODELS)
+    listed = text[text.index("in llama.cpp:"):text.index("refused in one line:")]
+    names = [n for n in re.split(r"[\s,]+", listed.replace("in llama.cpp:", "")) if n]
+    assert names == supported_pre_names()
+    refused = text[text.index("refused in one line:"):text.index("example:")]
+    for kind in REFUSED_TYPES:
+        assert REFUSED_TYPES[kind] in refused
+    for model in REFUSED_MODELS:
+        assert f"  {model} " in text
+    # every value the help lists cuts a text (the old help named Qwen and Llama 3 and refused them)
+    for name in names:
+        assert "".join(pre_tokenize("Qwen 3.6, 35B-A3B: 'ok'  \n", name)) == "Qwen 3.6, 35B-A3B: 'ok'  \n"
+
+
+def test_generate_help_names_the_engines_architectures(capsys):
+    from tokenwalk.native.supported import ARCHITECTURE_NAMES, WEIGHT_TYPES
+
+    text = _help(capsys, "generate")
+    assert "general.architecture llama or gemma3;" in text and ARCHITECTURE_NAMES == ("llama", "gemma3")
+    assert ", ".join(WEIGHT_TYPES) in text and "tokenizer.ggml.model gpt2, llama, gemma4" in text
+
+
+def test_cli_tokenize_a_qwen_vocabulary_and_refuse_a_bert_one(capsys):
+    import json
+
+    from tokenwalk.cli import main
+
+    assert main(["tokenize", "--model", str(_vocab("qwen2")), "Hello world 123", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["pieces"] == ["Hello", " world", " ", "1", "2", "3"]
+    assert main(["tokenize", "--model", str(_vocab("bert-bge")), "Hello"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "tokenizer.ggml.model 'bert' is not supported" in err and "WordPiece" in err and "\n" not in err

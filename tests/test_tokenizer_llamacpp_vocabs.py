@@ -230,3 +230,31 @@ def test_cli_tokenize_a_qwen_vocabulary_and_refuse_a_bert_one(capsys):
     assert main(["tokenize", "--model", str(_vocab("bert-bge")), "Hello"]) == 2
     err = capsys.readouterr().err.strip()
     assert "tokenizer.ggml.model 'bert' is not supported" in err and "WordPiece" in err and "\n" not in err
+
+
+def test_the_pages_picked_vocabulary_gives_the_command_lines_ids(capsys):
+    """The tokenizer figure's picked GGUF (tokenwalk.browser.entry, as the worker calls it):
+    the header read from growing slices of the file, then the ids `tokenwalk tokenize
+    --no-special --no-bos` prints for the same text."""
+    import json
+
+    from tokenwalk.browser import entry
+    from tokenwalk.cli import main
+
+    path = _vocab("qwen2")
+    data = path.read_bytes()
+    first = json.loads(entry.call_gguf(data[:1 << 20], len(data), "Qwen2.5-Coder.gguf", "load_gguf_tokenizer"))
+    assert first["ok"]["need_bytes"] > 1 << 20
+    info = json.loads(entry.call_gguf(data, len(data), "Qwen2.5-Coder.gguf", "load_gguf_tokenizer"))["ok"]
+    assert info == {"name": "Qwen2.5-Coder.gguf", "model": "gpt2", "pre": "qwen2", "vocabulary": 151_936,
+                    "vocabulary_text": "151,936"}
+    text = "Patient: 72 y/o, eGFR 38 mL/min; metformin 1000 mg twice daily?\n\n  北京 😀 <|im_end|>"
+    page = json.loads(entry.call("tokenize_gguf", json.dumps([text, None])))["ok"]
+    assert main(["tokenize", "--model", str(path), text, "--json", "--no-special", "--no-bos"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert page["ids"] == cli["ids"] and page["tokens"] == len(cli["ids"]) > 20
+    # the pieces are the text, but for a token that cuts a character, shown as its bytes (北)
+    assert "".join(page["pieces"]) == text.replace("北", "\\xe5\\x8c\\x97")
+    refused = json.loads(entry.call_gguf(_vocab("bert-bge").read_bytes(), 10**6, "bge.gguf", "load_gguf_tokenizer"))
+    assert "tokenizer.ggml.model 'bert' is not supported" in refused["error"] and "\n" not in refused["error"]
+    assert json.loads(entry.call_gguf(b"", 0, "x", "os.system")) == {"error": "unknown function 'os.system'"}

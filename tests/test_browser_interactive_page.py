@@ -128,8 +128,8 @@ def test_a_picked_gguf_vocabulary_cuts_the_text_as_the_command_line(w):
     page.fill("#tw-tok-input", text)
     assert "never uploaded" in page.locator("#tw-tok-gguf-hint").inner_text()
     page.set_input_files("#tw-tok-gguf", str(qwen2))
-    page.wait_for_selector(".tw-tok-pick .tw-gguf-info[data-state=ok]", timeout=120_000)
-    assert page.locator(".tw-tok-pick .tw-gguf-info").inner_text() == (
+    page.wait_for_selector(".tw-tok-pick .tw-tok-gguf-info[data-state=ok]", timeout=120_000)
+    assert page.locator(".tw-tok-pick .tw-tok-gguf-info").inner_text() == (
         "tokenizer.ggml.model gpt2, pre-tokenizer qwen2, 151,936 tokens.")
     expected = cli("tokenize", "--model", str(qwen2), text, "--no-special", "--no-bos")
     page.wait_for_function(f"document.querySelector('[data-counter=\"smollm2-tokens\"]').textContent === "
@@ -140,8 +140,8 @@ def test_a_picked_gguf_vocabulary_cuts_the_text_as_the_command_line(w):
     assert chips[:12] == [p.replace(" ", "·") for p in expected["pieces"][:12]]
     bert = ROOT / ".cache" / "llama-vocab" / "ggml-vocab-bert-bge.gguf"
     page.set_input_files("#tw-tok-gguf", str(bert))
-    page.wait_for_selector(".tw-tok-pick .tw-gguf-info[data-state=error]", timeout=60_000)
-    line = page.locator(".tw-tok-pick .tw-gguf-info").inner_text()
+    page.wait_for_selector(".tw-tok-pick .tw-tok-gguf-info[data-state=error]", timeout=60_000)
+    line = page.locator(".tw-tok-pick .tw-tok-gguf-info").inner_text()
     assert line.startswith("Not a vocabulary this page can read: ggml-vocab-bert-bge.gguf: tokenizer.ggml.model 'bert'")
     # the figure keeps cutting with the last vocabulary it could read
     assert page.locator("[data-counter='smollm2-vocabulary']").inner_text() == "151,936"

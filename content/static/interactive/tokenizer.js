@@ -57,7 +57,7 @@ export function enhanceTokenizer(figure, api) {
   const status = el("p", { class: "tw-status", role: "status" });
   const live = el("p", { class: "tw-live", "aria-live": "polite" });
   const pick = el("input", { type: "file", id: "tw-tok-gguf", accept: ".gguf", "aria-describedby": "tw-tok-gguf-hint" });
-  const pickInfo = el("output", { class: "tw-gguf-info", for: "tw-tok-gguf", "aria-live": "polite" });
+  const pickInfo = el("output", { class: "tw-tok-gguf-info", for: "tw-tok-gguf", "aria-live": "polite" });
   const columns = [el("section", { class: "tw-tok-col", "aria-label": "Toy tokenizer" },
     el("h4", {}, `Toy BPE: ${nMerges} merges learned from one paragraph`), toyChips, counters)];
   const realColumn = el("section", { class: "tw-tok-col", "aria-label": `${vocabName} tokenizer`, hidden: !vocabUrl },

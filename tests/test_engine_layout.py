@@ -14,7 +14,7 @@ from tokenwalk.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NATIVE = ROOT / "tokenwalk" / "native"
-MODEL_SIDE = ("model_file", "hparams", "architectures", "model", "weights", "kv_cache", "graph_base", "graph_llama",
+MODEL_SIDE = ("supported", "model_file", "hparams", "architectures", "model", "weights", "kv_cache", "graph_base", "graph_llama",
               "graph_gemma3", "engine", "generate", "measure", "reference")
 
 
@@ -50,13 +50,14 @@ def test_every_native_module_is_on_one_side():
 def test_one_table_names_the_architectures():
     pytest.importorskip("gguf")
     from tokenwalk.native.architectures import ARCHITECTURES
+    from tokenwalk.native.supported import ARCHITECTURE_NAMES
 
-    assert set(ARCHITECTURES) == {"llama", "gemma3"}
+    assert set(ARCHITECTURES) == {"llama", "gemma3"} and tuple(ARCHITECTURES) == ARCHITECTURE_NAMES
     for name, arch in ARCHITECTURES.items():
         assert arch.name == name and callable(arch.hparams)
         assert hasattr(arch.graph, "prefill_launches") and hasattr(arch.graph, "set_inputs")
     for f in NATIVE.glob("*.py"):  # no other module compares general.architecture with a name
-        if f.stem not in ("architectures", "reference"):
+        if f.stem not in ("architectures", "supported", "reference"):
             assert '"llama"' not in f.read_text(), f.name
 
 

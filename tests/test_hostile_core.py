@@ -16,16 +16,18 @@ from _gguf_files import SMOLLM2, needs_smollm2
 from tokenwalk.errors import TokenwalkError, printable
 from tokenwalk.gguf.header import read_gguf_header, read_gguf_header_bytes
 from tokenwalk.text import check_text
+from tokenwalk.text.bpe import bytes_to_unicode
 from tokenwalk.text.tokenizer import Tokenizer, _merge_word, load_tokenizer
 
 
-def naive_merge(word: str, ranks: dict) -> list[str]:
-    """The loop the heap replaced: rescan every pair, merge the lowest rank, leftmost first."""
+def naive_merge(word: str, ranks: dict, sep: str = " ") -> list[str]:
+    """The loop the heap replaced: rescan every pair, merge the lowest rank, leftmost first
+    (`ranks` keyed "left right", as the file's merges are written)."""
     symbols = list(word)
     while len(symbols) > 1:
         best, best_rank = None, None
         for i in range(len(symbols) - 1):
-            r = ranks.get((symbols[i], symbols[i + 1]))
+            r = ranks.get(symbols[i] + sep + symbols[i + 1])
             if r is not None and (best_rank is None or r < best_rank):
                 best, best_rank = i, r
         if best is None:
@@ -47,7 +49,8 @@ def test_heap_merge_equals_the_naive_loop_on_random_rank_tables():
                 ranks[(left, right)] = len(ranks)
                 pieces.add(left + right)
         word = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
-        assert _merge_word(word, ranks) == naive_merge(word, ranks), (word, ranks)
+        keyed = {f"{left} {right}": r for (left, right), r in ranks.items()}
+        assert _merge_word(word, keyed) == naive_merge(word, keyed), (word, ranks)
 
 
 @pytest.fixture(scope="module")
@@ -59,11 +62,11 @@ def smollm2():
 
 def test_smollm2_heap_merge_equals_the_naive_loop(smollm2):
     rng = random.Random(7)
-    enc = smollm2._byte_enc
+    enc = bytes_to_unicode()
     for _ in range(200):
         text = "".join(rng.choice("etaoin shrdluçé€😀0123-_'") for _ in range(rng.randint(1, 60)))
         word = "".join(enc[b] for b in text.encode("utf-8"))
-        assert _merge_word(word, smollm2._ranks) == naive_merge(word, smollm2._ranks), text
+        assert _merge_word(word, smollm2._ranks, smollm2._sep) == naive_merge(word, smollm2._ranks, smollm2._sep), text
 
 
 def test_smollm2_20000_letters_in_well_under_a_second(smollm2):

@@ -64,5 +64,7 @@ def test_pre_tokenizer_splits_digits_and_keeps_the_space_before_words():
 def test_unsupported_pre_tokenizer_is_one_line_error():
     from tokenwalk.errors import TokenwalkError
 
-    with pytest.raises(TokenwalkError, match="tokenizer.ggml.pre 'llama-bpe'|pre-tokenizer 'llama-bpe'"):
-        pre_tokenize("x", "llama-bpe")
+    # Llama 3's pre-tokenizer is built now; a value llama.cpp does not know is refused
+    assert pre_tokenize("x 123456", "llama-bpe") == ["x", " ", "123", "456"]
+    with pytest.raises(TokenwalkError, match="tokenizer.ggml.pre 'llama-9' is not a pre-tokenizer llama.cpp knows"):
+        pre_tokenize("x", "llama-9")

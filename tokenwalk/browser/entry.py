@@ -14,7 +14,9 @@ natively (tests, build), so the page shows exactly what `tokenwalk walk --json` 
 - simulate(settings): `walk_request(...).to_dict()`; explain(settings): which numbers are
   measured, computed or assumed;
 - inspect_gguf(data, file_size, name): a GGUF header from the first bytes of a file the
-  reader picked (File.slice; the rest of the file is never read).
+  reader picked (File.slice; the rest of the file is never read);
+- load_gguf_tokenizer(data, file_size, name) / tokenize_gguf(text): the tokenizer figure
+  with the vocabulary of a GGUF file the reader picked, read the same way.
 
 Units as in the core: seconds, bytes (GB = 1e9), tokens.
 """
@@ -43,6 +45,7 @@ MAX_TOKENIZE_CHARS = 50_000
 
 _toy_cache: dict = {}
 _smollm2 = None
+_picked = None  # the tokenizer of the GGUF file the reader picked in the tokenizer figure
 _gguf_models: dict = {}  # name -> ModelSpec of GGUF headers read in this session
 
 
@@ -113,17 +116,56 @@ def load_smollm2(vocab) -> dict:
     return {"vocabulary": _smollm2.vocab_size}
 
 
+def _cut(tok, text: str, limit: int | None) -> dict:
+    """`text` cut by `tok` as typed text (special markers not parsed, no BOS): the ids
+    `tokenwalk tokenize --no-special --no-bos` prints, and their pieces (see piece_text)."""
+    _check_length(text)
+    ids = tok.encode(text, parse_special=False)
+    pieces = [piece_text(tok.token_bytes(i)) for i in ids]
+    return {**_shown(pieces, limit), "ids": ids, "tokens": len(ids), "vocabulary": tok.vocab_size,
+            "tokens_text": fmt.comma(len(ids)), "vocabulary_text": fmt.comma(tok.vocab_size)}
+
+
 def tokenize_smollm2(text: str, limit: int | None = None) -> dict:
     """`text` cut by SmolLM2's own BPE (typed text: special markers are not parsed).
     Returns pieces (each token's text, see piece_text; the first `limit` when given, with
     more_text), ids, tokens and vocabulary, and tokens_text and vocabulary_text formatted."""
     if _smollm2 is None:
         raise TokenwalkError("SmolLM2 tokenizer: its vocabulary is not loaded (load_smollm2 first)")
-    _check_length(text)
-    ids = _smollm2.encode(text, parse_special=False)
-    pieces = [piece_text(_smollm2.token_bytes(i)) for i in ids]
-    return {**_shown(pieces, limit), "ids": ids, "tokens": len(ids), "vocabulary": _smollm2.vocab_size,
-            "tokens_text": fmt.comma(len(ids)), "vocabulary_text": fmt.comma(_smollm2.vocab_size)}
+    return _cut(_smollm2, text, limit)
+
+
+def load_gguf_tokenizer(data, file_size: int, name: str) -> dict:
+    """The tokenizer of a GGUF file the reader picked, from the first bytes of the file
+    (`data`, bytes or a Pyodide buffer with to_bytes()): {"need_bytes": n} when the header
+    goes on past `data` (read a larger slice and call again), else {"name": the file's name,
+    trimmed; "model": tokenizer.ggml.model; "pre": tokenizer.ggml.pre or null; "vocabulary",
+    "vocabulary_text"}. The tokenizer is kept for tokenize_gguf. A vocabulary this core does
+    not build (WordPiece, Unigram...) is a TokenwalkError of one line naming the file."""
+    global _picked
+    from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header_bytes
+    from tokenwalk.text.tokenizer import tokenizer_from_metadata
+
+    if hasattr(data, "to_bytes"):
+        data = data.to_bytes()
+    try:
+        header = read_gguf_header_bytes(data, file_size=int(file_size), name=str(name))
+    except GGUFNeedMoreBytes as need:
+        return {"need_bytes": int(need.needed_bytes)}
+    shown = shown_file_name(name)
+    metadata = dict(header.metadata)
+    tok = tokenizer_from_metadata(metadata, source=shown)
+    _picked = tok
+    pre = metadata.get("tokenizer.ggml.pre")
+    return {"name": shown, "model": metadata.get("tokenizer.ggml.model"), "pre": pre if isinstance(pre, str) else None,
+            "vocabulary": tok.vocab_size, "vocabulary_text": fmt.comma(tok.vocab_size)}
+
+
+def tokenize_gguf(text: str, limit: int | None = None) -> dict:
+    """`text` cut by the picked file's tokenizer (load_gguf_tokenizer), as tokenize_smollm2."""
+    if _picked is None:
+        raise TokenwalkError("no GGUF file's vocabulary is loaded (pick a file first)")
+    return _cut(_picked, text, limit)
 
 
 # ----------------------------------------------------------------- quantizer
@@ -504,7 +546,7 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
 
 # ----------------------------------------------------------------- the worker's door
 
-FUNCTIONS = {f.__name__: f for f in (tokenize_toy, load_smollm2, tokenize_smollm2, quantize, draw_weights,
+FUNCTIONS = {f.__name__: f for f in (tokenize_toy, load_smollm2, tokenize_smollm2, tokenize_gguf, quantize, draw_weights,
                                      simulate, explain, simulate_view, quantize_view)}
 
 
@@ -525,10 +567,17 @@ def call(name: str, args_json: str) -> str:
         return json.dumps({"error": f"{type(error).__name__}: {error}"})
 
 
-def call_gguf(data, file_size: int, name: str) -> str:
-    """inspect_gguf for the worker (the bytes come as a buffer, not JSON); JSON like call()."""
+# the functions that take a file's first bytes (a buffer, not JSON)
+GGUF_FUNCTIONS = {f.__name__: f for f in (inspect_gguf, load_gguf_tokenizer)}
+
+
+def call_gguf(data, file_size: int, name: str, fn: str = "inspect_gguf") -> str:
+    """GGUF_FUNCTIONS[fn] (inspect_gguf by default) for the worker (the bytes come as a
+    buffer, not JSON); JSON like call()."""
     try:
-        return json.dumps({"ok": inspect_gguf(data, file_size, name)}, allow_nan=False)
+        if fn not in GGUF_FUNCTIONS:
+            return json.dumps({"error": f"unknown function {fn!r}"})
+        return json.dumps({"ok": GGUF_FUNCTIONS[fn](data, file_size, name)}, allow_nan=False)
     except TokenwalkError as error:
         return json.dumps({"error": str(error)})
     except (ValueError, TypeError, KeyError) as error:

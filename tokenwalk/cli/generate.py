@@ -6,16 +6,28 @@ import sys
 
 NAME = "generate"
 HELP = "generate text with the OpenCL engine (PoCL or any OpenCL device); speeds go to stderr"
-DESCRIPTION = """\
-Load a llama-architecture GGUF onto an OpenCL device (PoCL on the CPU by default; choose
-another with --device P:D or PYOPENCL_CTX), wrap the prompt in the model's chat template
-(unless --raw), prefill it, and stream the answer to stdout until the end of the turn or
---max-tokens. Load time, prefill tok/s and decode tok/s go to stderr at the end.
+def _description() -> str:
+    """The help's first paragraph, from the tables the engine checks a file against."""
+    from tokenwalk.native.supported import ARCHITECTURE_NAMES, WEIGHT_TYPES
+    from tokenwalk.text.tokenizer import SUPPORTED_MODELS
+
+    return f"""\
+Load a GGUF model onto an OpenCL device (PoCL on the CPU by default; choose another with
+--device P:D or PYOPENCL_CTX), wrap the prompt in the model's chat template (unless --raw),
+prefill it, and stream the answer to stdout until the end of the turn or --max-tokens. Load
+time, prefill tok/s and decode tok/s go to stderr at the end.
+
+runs: general.architecture {" or ".join(ARCHITECTURE_NAMES)}; tensors {", ".join(WEIGHT_TYPES)};
+tokenizer.ggml.model {", ".join(SUPPORTED_MODELS)} (see `tokenwalk tokenize --help`). Any other
+file is refused in one line, exit status 2, before a weight is loaded.
 
 example:
   tokenwalk generate --model .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf \\
       --prompt "What is the capital of France?" --temperature 0
 """
+
+
+DESCRIPTION = _description()
 
 
 def _checked(field: str):

@@ -3,18 +3,54 @@
 from __future__ import annotations
 
 NAME = "tokenize"
-HELP = "token ids and pieces of a text with a GGUF model's own tokenizer (byte-level BPE or SentencePiece)"
-DESCRIPTION = """\
-Tokenize TEXT with the tokenizer stored in a GGUF file (only the header is read): byte-level
-BPE for tokenizer.ggml.model = gpt2 (SmolLM2, Qwen, Llama 3), SentencePiece-style for llama
-(Gemma, Llama 2, Mistral). As llama.cpp: special tokens such as <|im_start|> or
-<start_of_turn> are recognised unless --no-special, and BOS is added where the file says so
-(tokenizer.ggml.add_bos_token, e.g. Gemma) unless --no-bos.
+HELP = "token ids and pieces of a text with a GGUF model's own tokenizer (BPE or SentencePiece), as llama.cpp"
+
+
+def _wrap(words: list[str], indent: str = "  ", width: int = 92) -> str:
+    lines, line = [], indent
+    for word in words:
+        if len(line) + len(word) + 2 > width and line.strip():
+            lines.append(line.rstrip())
+            line = indent
+        line += word + ", "
+    lines.append(line.rstrip(", "))
+    return "\n".join(lines)
+
+
+def _description() -> str:
+    """The help, from the tables tokenizer_from_metadata and the pre-tokenizers use."""
+    from tokenwalk.text.pretokenize import PRE_TOKENIZERS, REFUSED_TYPES, supported_pre_names
+    from tokenwalk.text.tokenizer import REFUSED_MODELS, SUPPORTED_MODELS
+
+    models = "\n".join(f"  {name:<8}{what}" for name, what in SUPPORTED_MODELS.items())
+    refused_models = "\n".join(f"  {name:<11}llama.cpp's {what}" for name, what in REFUSED_MODELS.items())
+    refused_pre = "\n".join(f"  {', '.join(sorted(n for n, p in PRE_TOKENIZERS.items() if p.kind == kind))}: {why}"
+                            for kind, why in REFUSED_TYPES.items())
+    return f"""\
+Tokenize TEXT with the tokenizer stored in a GGUF file (only the header is read), with the ids
+llama.cpp gives. As llama.cpp: special tokens such as <|im_start|> or <start_of_turn> are
+recognised unless --no-special, and BOS is added where the file (or llama.cpp's default for the
+vocabulary) says so unless --no-bos.
+
+tokenizer.ggml.model, supported:
+{models}
+refused in one line (exit status 2):
+{refused_models}
+
+tokenizer.ggml.pre (BPE vocabularies: how the text is cut into words before the merges), every
+value llama.cpp knows except the ones refused below; a file without the key gets 'default', as
+in llama.cpp:
+{_wrap(supported_pre_names())}
+refused in one line:
+{refused_pre}
 
 example:
   tokenwalk tokenize --model .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf "Hello world" --json
   tokenwalk tokenize --model gemma3-270m "Hello world"
 """
+
+
+DESCRIPTION = _description()
 
 
 def add_arguments(parser):

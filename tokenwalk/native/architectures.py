@@ -1,7 +1,7 @@
 """Which graph runs which file: the one table from ``general.architecture`` to the engine's code.
 
-Adding a family is its hyper-parameters, its weights' loader and its graph (a module), and
-one row here. Nothing else names an architecture.
+Adding a family is its hyper-parameters, its weights' loader and its graph (a module), one
+row here and its name in supported.py (what the help lists, without importing the engine).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Callable
 from tokenwalk.native.graph_gemma3 import Gemma3Graph
 from tokenwalk.native.graph_llama import LlamaGraph
 from tokenwalk.native.hparams import gemma3_hparams, llama_hparams
+from tokenwalk.native.supported import ARCHITECTURE_NAMES
 from tokenwalk.native.weights import load_gemma3_weights, load_weights
 
 
@@ -30,3 +31,7 @@ ARCHITECTURES = {
     "llama": Architecture("llama", llama_hparams, load_weights, LlamaGraph),
     "gemma3": Architecture("gemma3", gemma3_hparams, load_gemma3_weights, Gemma3Graph),
 }
+# the help names the families from supported.py, which must be these
+if tuple(ARCHITECTURES) != ARCHITECTURE_NAMES:
+    raise ImportError(f"tokenwalk.native.supported.ARCHITECTURE_NAMES {ARCHITECTURE_NAMES} "
+                      f"differs from the engine's table {tuple(ARCHITECTURES)}")

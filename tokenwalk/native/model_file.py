@@ -18,8 +18,9 @@ from gguf.quants import quant_shape_to_byte_shape
 
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.gguf.header import read_gguf_header
+from tokenwalk.native.supported import WEIGHT_TYPES
 
-SUPPORTED_TYPES = ("F32", "F16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q4_K", "Q6_K")
+SUPPORTED_TYPES = WEIGHT_TYPES
 
 
 @dataclass

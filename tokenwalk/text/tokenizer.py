@@ -1,40 +1,43 @@
 """The model's own tokenizer, built from a GGUF header (pure Python).
 
 ``tokenizer_from_metadata`` / ``load_tokenizer`` choose the tokenizer from
-``tokenizer.ggml.model``, as llama.cpp does: ``gpt2`` is the byte-level BPE of this module,
-``llama`` the SentencePiece-style tokenizer of tokenwalk.text.spm; any other is refused in
-one line. Both give ``encode``/``decode``/``token_bytes``/``piece``/``is_end_of_turn``.
+``tokenizer.ggml.model``, as llama.cpp does: ``gpt2`` (byte-level BPE) and ``gemma4`` (BPE
+over raw UTF-8) are the ``Tokenizer`` of this module, ``llama`` the SentencePiece-style
+tokenizer of tokenwalk.text.spm; the others llama.cpp knows (WordPiece, Unigram, RWKV...) and
+anything else are refused in one line (SUPPORTED_MODELS, REFUSED_MODELS). All give
+``encode``/``decode``/``token_bytes``/``piece``/``is_end_of_turn``.
 
-The byte-level BPE: GGUF files whose ``tokenizer.ggml.model`` is ``gpt2`` (GPT-2,
-SmolLM2, Qwen, Llama 3 style vocabularies). The vocabulary (``tokenizer.ggml.tokens``),
-the merge ranks (``tokenizer.ggml.merges``) and the token types
-(``tokenizer.ggml.token_type``: 3 = control, 4 = user-defined) come from the file's
-metadata; the pre-tokenizer is chosen by ``tokenizer.ggml.pre``.
+The BPE: the vocabulary (``tokenizer.ggml.tokens``), the merge ranks
+(``tokenizer.ggml.merges``) and the token types (``tokenizer.ggml.token_type``: 3 = control,
+4 = user-defined, 6 = byte) come from the file's metadata; the pre-tokenizer is llama.cpp's
+for ``tokenizer.ggml.pre`` (tokenwalk.text.pretokenize, which also says what a missing key means).
 
-Encoding follows llama.cpp, so that ids match the engine the article measures:
+Encoding follows llama.cpp (llm_tokenizer_bpe_session), so that ids match the engine the
+article measures:
 
 1. special tokens are cut out first (tokenwalk.text.special): control tokens when
    ``parse_special``, user-defined ones always;
-2. the rest is split into words by the pre-tokenizer. llama.cpp applies its pre-tokenizer
-   regular expressions one after the other, each inside the pieces left by the previous
-   one, keeping the text between matches as pieces too. The patterns use Unicode classes
-   (``\\p{L}``, ``\\p{N}``) that the standard ``re`` module lacks, so they are hand-written
-   scanners over ``unicodedata`` categories here;
+2. the rest (spaces written as ``▁`` for Gemma 4) is split into words by the pre-tokenizer's
+   regular expressions;
 3. each word's UTF-8 bytes are mapped to printable characters (GPT-2's byte-to-unicode
-   table) and merged pair by pair, lowest merge rank first, leftmost first on ties.
+   table; Gemma 4 keeps its characters) and merged pair by pair, lowest merge rank first,
+   leftmost first on ties. Where the pre-tokenizer says so (Llama 3's), a word that is a
+   token is taken whole; a final symbol with no token falls back to byte tokens.
 """
 
 from __future__ import annotations
 
 import heapq
-import unicodedata
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from tokenwalk.errors import TokenwalkError, printable
 from tokenwalk.gguf.header import read_gguf_header
 from tokenwalk.text import check_text
 from tokenwalk.text.bpe import bytes_to_unicode
+from tokenwalk.text.pretokenize import pre_tokenize, pre_tokenizer, split_words  # noqa: F401 (pre_tokenize: the API)
 from tokenwalk.text.special import (
+    TOKEN_TYPE_BYTE,
     TOKEN_TYPE_CONTROL,
     TOKEN_TYPE_NORMAL,
     TOKEN_TYPE_USER_DEFINED,
@@ -42,115 +45,63 @@ from tokenwalk.text.special import (
     llamacpp_token_types,
 )
 
-# tokenizer.ggml.model -> what it is, for the one-line refusal of the others
-SUPPORTED_MODELS = {"gpt2": "byte-level BPE", "llama": "SentencePiece-style"}
-
-# llama.cpp's whitespace set (unicode.cpp), which differs from str.isspace on U+001C-U+001F.
-_WHITESPACE = frozenset([0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
-                         0x2028, 0x2029, 0x202F, 0x205F, 0x3000])
-
-# Character classes of the pre-tokenizer: letter, number, whitespace, other.
-_LETTER, _NUMBER, _SPACE, _OTHER = "L", "N", "S", "O"
-
-
-def _char_class(ch: str) -> str:
-    cp = ord(ch)
-    if cp in _WHITESPACE:
-        return _SPACE
-    if cp < 128:  # fast path for ASCII
-        if ch.isalpha():
-            return _LETTER
-        if ch.isdigit():
-            return _NUMBER
-        return _OTHER
-    cat = unicodedata.category(ch)
-    if cat[0] == "L":
-        return _LETTER
-    if cat[0] == "N":
-        return _NUMBER
-    return _OTHER
-
-
-def _split_each_number(pieces: list[str]) -> list[str]:
-    r"""The pattern ``\p{N}``: every number character becomes its own piece."""
-    out = []
-    for piece in pieces:
-        start = 0
-        for i, ch in enumerate(piece):
-            if _char_class(ch) == _NUMBER:
-                if i > start:
-                    out.append(piece[start:i])
-                out.append(ch)
-                start = i + 1
-        if start < len(piece):
-            out.append(piece[start:])
-    return out
-
-
-def _split_gpt2(pieces: list[str]) -> list[str]:
-    r"""GPT-2's pattern, inside each piece::
-
-        's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
-    """
-    out = []
-    for piece in pieces:
-        classes = [_char_class(ch) for ch in piece]
-        n = len(piece)
-        pos = 0
-        while pos < n:
-            ch = piece[pos]
-            if ch == "'" and pos + 1 < n:
-                nxt = piece[pos + 1]
-                if nxt in "stmd":
-                    out.append(piece[pos:pos + 2])
-                    pos += 2
-                    continue
-                if pos + 2 < n and piece[pos + 1:pos + 3] in ("re", "ve", "ll"):
-                    out.append(piece[pos:pos + 3])
-                    pos += 3
-                    continue
-            # an optional leading space joins the word that follows it
-            if ch == " ":
-                cls = classes[pos + 1] if pos + 1 < n else _SPACE
-            else:
-                cls = classes[pos]
-            if cls in (_LETTER, _NUMBER, _OTHER):
-                end = pos + (ch == " ")
-                while end < n and classes[end] == cls:
-                    end += 1
-                out.append(piece[pos:end])
-                pos = end
-                continue
-            spaces = 0
-            while pos + spaces < n and classes[pos + spaces] == _SPACE:
-                spaces += 1
-            if spaces > 1 and pos + spaces < n:
-                # \s+(?!\S): leave the last space to prefix the next word
-                out.append(piece[pos:pos + spaces - 1])
-                pos += spaces - 1
-                continue
-            if spaces > 0:
-                out.append(piece[pos:pos + spaces])
-                pos += spaces
-                continue
-            out.append(ch)
-            pos += 1
-    return out
-
-
-# tokenizer.ggml.pre -> the sequence of splitters llama.cpp applies (llama-vocab.cpp).
-PRE_TOKENIZERS = {
-    "smollm": (_split_each_number, _split_gpt2),
-    "starcoder": (_split_each_number, _split_gpt2),
-    "refact": (_split_each_number, _split_gpt2),
-    "codeshell": (_split_each_number, _split_gpt2),
-    "gpt-2": (_split_gpt2,),
-    "gpt2": (_split_gpt2,),
-    "default": (_split_gpt2,),
+# tokenizer.ggml.model -> what it is: the vocabularies tokenized here, as llama.cpp does.
+SUPPORTED_MODELS = {
+    "gpt2": "byte-level BPE (GPT-2, Llama 3, Qwen, SmolLM2, Falcon, DeepSeek...)",
+    "llama": "SentencePiece-style (Llama 2, Mistral, Gemma 3, Phi-3...)",
+    "gemma4": "BPE over raw UTF-8 (Gemma 4)",
+}
+# the ones llama.cpp has and this module does not build: refused in one line
+REFUSED_MODELS = {
+    "bert": "WordPiece tokenizer (WPM: BERT, BGE)",
+    "t5": "Unigram tokenizer (UGM: T5, Nomic's multilingual BERT)",
+    "rwkv": "RWKV tokenizer",
+    "plamo2": "PLaMo-2 tokenizer",
+    "hybriddna": "HybridDNA tokenizer",
+    "whitespace": "whitespace-split tokenizer",
+    "no_vocab": "marker for a file without a vocabulary",
+    "none": "marker for a file without a vocabulary",
 }
 
 
-def _merge_word(word: str, ranks: dict) -> list[str]:
+def model_refusal(model, source: str = "GGUF metadata") -> str:
+    """The one-line refusal for a tokenizer.ggml.model this module does not tokenize."""
+    known = ", ".join(f"{k!r} {v}" for k, v in SUPPORTED_MODELS.items())
+    line = f"{source}: tokenizer.ggml.model {printable(repr(model)[:60])} is not supported (supported: {known})"
+    if isinstance(model, str) and model in REFUSED_MODELS:
+        line += f"; {model!r} is llama.cpp's {REFUSED_MODELS[model]}, which is not built here"
+    return line
+
+
+def merge_ranks(merges: list[str]) -> tuple[dict[str, int], str]:
+    """(rank of each pair, keyed ``left + sep + right``; sep) from ``tokenizer.ggml.merges``.
+
+    llama.cpp cuts each merge at its first space after the first character and keeps the
+    first rank of a pair that appears twice. When every merge has exactly one such space the
+    merge strings are the keys as they stand (sep " "), which costs one dict built in C; a
+    vocabulary whose tokens hold spaces gets keys joined by a character no merge contains.
+    """
+    n = len(merges)
+    spaces = sum(map(str.count, merges, repeat(" ", n)))  # counted in C: ~20 ms for 500,000 merges
+    if spaces == n and not any(map(str.startswith, merges, repeat(" ", n))):
+        ranks = dict(zip(merges, range(len(merges)), strict=True))
+        sep = " "
+        if len(ranks) != len(merges):  # a repeated merge: the first rank wins, as in llama.cpp
+            ranks = {}
+            for rank, merge in enumerate(merges):
+                ranks.setdefault(merge, rank)
+        return ranks, sep
+    joined = "".join(merges)
+    sep = next(ch for ch in ("\x00", "\uffff", "\U0010ffff") if ch not in joined)
+    ranks = {}
+    for rank, merge in enumerate(merges):
+        cut = merge.find(" ", 1)
+        key = merge[:cut] + sep + merge[cut + 1:] if cut >= 0 else sep
+        ranks.setdefault(key, rank)
+    return ranks, sep
+
+
+def _merge_word(word: str, ranks: dict, sep: str = " ") -> list[str]:
     """The symbols of ``word`` after BPE: merge the adjacent pair of lowest rank, the
     leftmost on ties, until no pair has a rank.
 
@@ -170,9 +121,11 @@ def _merge_word(word: str, ranks: dict) -> list[str]:
     get = ranks.get
     heap = []
     for i in range(n - 1):
-        r = get((text[i], text[i + 1]))
+        r = get(text[i] + sep + text[i + 1])
         if r is not None:
-            heap.append((r, i, i + 1, len(text[i]) + len(text[i + 1])))
+            heap.append((r, i, i + 1, 2))
+    if not heap:
+        return text
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
     while heap:
@@ -188,47 +141,35 @@ def _merge_word(word: str, ranks: dict) -> list[str]:
         nxt[left] = after
         if after >= 0:
             prev[after] = left
-            r = get((merged, text[after]))
+            r = get(merged + sep + text[after])
             if r is not None:
                 push(heap, (r, left, after, len(merged) + len(text[after])))
         before = prev[left]
         if before >= 0:
-            r = get((text[before], merged))
+            r = get(text[before] + sep + merged)
             if r is not None:
                 push(heap, (r, before, left, len(text[before]) + len(merged)))
-    out = []
-    i = 0
-    while i >= 0:
-        out.append(text[i])
-        i = nxt[i]
-    return out
+    return [t for t in text if t]
 
 
-def pre_tokenize(text: str, pre: str = "smollm") -> list[str]:
-    """Split ``text`` into the words the BPE merges work inside (no piece crosses two)."""
-    try:
-        splitters = PRE_TOKENIZERS[pre]
-    except KeyError:
-        raise TokenwalkError(f"tokenizer.ggml.pre: pre-tokenizer {pre!r} is not supported "
-                             f"(supported: {', '.join(sorted(PRE_TOKENIZERS))})") from None
-    pieces = [text] if text else []
-    for split in splitters:
-        pieces = split(pieces)
-    return pieces
+# GPT-2's byte-to-unicode map as a str.translate table over the bytes read as Latin-1
+_BYTE_TABLE = {b: c for b, c in bytes_to_unicode().items()}
 
 
 @dataclass
 class Tokenizer:
-    """Byte-level BPE with the vocabulary, merges and special tokens of one model.
+    """BPE with the vocabulary, merges and special tokens of one model (tokenizer.ggml.model
+    ``gpt2``: byte-level; ``gemma4``: raw UTF-8 with spaces as ``▁`` and ``<0xNN>`` byte tokens).
 
-    ``tokens[i]`` is the text of token id ``i`` in byte-to-unicode form; ``merges`` are
-    ``"left right"`` strings in rank order (rank = position).
+    ``tokens[i]`` is the text of token id ``i`` as the file writes it; ``merges`` are
+    ``"left right"`` strings in rank order (rank = position); ``pre`` is the file's
+    ``tokenizer.ggml.pre`` (None: the key is missing, llama.cpp's ``default``).
     """
 
     tokens: list[str]
     merges: list[str]
     token_types: list[int]
-    pre: str = "smollm"
+    pre: str | None = "smollm"
     bos_id: int | None = None
     eos_id: int | None = None
     eot_ids: tuple[int, ...] = ()
@@ -237,23 +178,27 @@ class Tokenizer:
     source: str = "GGUF metadata"
     kind: str = "gpt2"
     _ranks: dict = field(default_factory=dict, repr=False)
+    _sep: str = field(default=" ", repr=False)
     _ids: dict = field(default_factory=dict, repr=False)
     _special: SpecialTokens | None = field(default=None, repr=False)
-    _byte_enc: dict = field(default_factory=dict, repr=False)
     _byte_dec: dict = field(default_factory=dict, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
-        if self.pre not in PRE_TOKENIZERS:
-            raise TokenwalkError(f"{self.source}: tokenizer.ggml.pre {self.pre!r} is not supported "
-                                 f"(supported: {', '.join(sorted(PRE_TOKENIZERS))})")
-        self._ids = {t: i for i, t in enumerate(self.tokens)}
-        for rank, merge in enumerate(self.merges):
-            left, _, right = merge.partition(" ")
-            self._ranks[(left, right)] = rank
+        self.pre_tokenizer = pre_tokenizer("gemma4" if self.kind == "gemma4" else self.pre, self.source)
+        self._regexes = self.pre_tokenizer.regexes
+        # text -> id: the last id of a text wins, as llama.cpp's token_to_id
+        self._ids = dict(zip(self.tokens, range(len(self.tokens)), strict=True))
+        self._ranks, self._sep = merge_ranks(self.merges)
         self._special = SpecialTokens(self.tokens, self.token_types)
-        self._byte_enc = bytes_to_unicode()
-        self._byte_dec = {c: b for b, c in self._byte_enc.items()}
+        self._byte_dec = {c: b for b, c in bytes_to_unicode().items()}
+        get = self._ids.get
+        if self.pre_tokenizer.byte_encode:
+            # a symbol with no token falls back to its UTF-8 bytes, each looked up as a
+            # one-byte string (llama.cpp: only ASCII bytes can be tokens that way)
+            self._fallback = [get(chr(b)) if b < 0x80 else get(chr(0xDC00 + b)) for b in range(256)]
+        else:
+            self._fallback = [get(f"<0x{b:02X}>") for b in range(256)]
 
     @property
     def vocab_size(self) -> int:
@@ -264,35 +209,48 @@ class Tokenizer:
 
     # -- encoding -----------------------------------------------------------------------
     def _bpe(self, word: str) -> list[int]:
+        """Token ids of one word of the pre-tokenizer (as the text has it)."""
         cached = self._cache.get(word)
         if cached is not None:
             return cached
-        symbols = _merge_word(word, self._ranks)
-        ids = []
-        for s in symbols:
-            i = self._ids.get(s)
-            if i is not None:
-                ids.append(i)
-            else:  # as llama.cpp: fall back to single-byte tokens that exist
-                ids.extend(self._ids[c] for c in s if c in self._ids)
+        pre = self.pre_tokenizer
+        symbol_text = word.encode("utf-8").decode("latin-1").translate(_BYTE_TABLE) if pre.byte_encode else word
+        get = self._ids.get
+        whole = get(symbol_text) if (pre.ignore_merges or (pre.kind == "gemma4" and not word.strip("\n"))) else None
+        if whole is not None:
+            ids = [whole]
+        else:
+            ids = []
+            fallback = self._fallback
+            for s in _merge_word(symbol_text, self._ranks, self._sep):
+                i = get(s)
+                if i is not None:
+                    ids.append(i)
+                    continue
+                # as llama.cpp: the symbol's bytes, each a token where one exists
+                raw = s.encode("utf-8", "surrogateescape")
+                ids.extend(fallback[b] for b in raw if fallback[b] is not None)
         if len(self._cache) < 100_000:
             self._cache[word] = ids
         return ids
 
     def encode(self, text: str, parse_special: bool = True, add_special: bool = False) -> list[int]:
         """Token ids of ``text``; ``add_special`` adds BOS/EOS where the file's
-        ``add_bos_token``/``add_eos_token`` say so (SmolLM2: neither)."""
+        ``add_bos_token``/``add_eos_token`` (or llama.cpp's default for the vocabulary) say so."""
         check_text(text)
         ids: list[int] = []
         if add_special and self.add_bos and self.bos_id is not None:
             ids.append(self.bos_id)
-        enc = self._byte_enc
+        escape = self.pre_tokenizer.escape_spaces
+        bpe = self._bpe
         for part in self._special.partition(text, parse_special):
             if isinstance(part, int):
                 ids.append(part)
                 continue
-            for word in pre_tokenize(part, self.pre):
-                ids.extend(self._bpe("".join(enc[b] for b in word.encode("utf-8"))))
+            if escape:
+                part = part.replace(" ", "\u2581")
+            for word in split_words(part, self._regexes):
+                ids.extend(bpe(word))
         if add_special and self.add_eos and self.eos_id is not None:
             ids.append(self.eos_id)
         return ids
@@ -302,7 +260,14 @@ class Tokenizer:
         """The bytes token ``token_id`` stands for (special tokens: their text)."""
         text = self.tokens[token_id]
         if self.token_types[token_id] in (TOKEN_TYPE_CONTROL, TOKEN_TYPE_USER_DEFINED):
-            return text.encode("utf-8")
+            return text.encode("utf-8", "surrogateescape")
+        if not self.pre_tokenizer.byte_encode:
+            if self.token_types[token_id] == TOKEN_TYPE_BYTE and text.startswith("<0x") and len(text) == 6:
+                try:
+                    return bytes([int(text[3:5], 16)])
+                except ValueError:
+                    pass
+            return text.replace("\u2581", " ").encode("utf-8", "surrogateescape")
         dec = self._byte_dec
         return bytes(dec[c] if c in dec else 0x3F for c in text)
 
@@ -321,14 +286,16 @@ class Tokenizer:
 
 def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata"):
     """The model's tokenizer from a GGUF metadata dict (key -> python value): a ``Tokenizer``
-    (byte-level BPE) for ``tokenizer.ggml.model = gpt2``, a ``SentencePieceTokenizer`` for
-    ``llama``; any other model is a one-line TokenwalkError naming it."""
+    (BPE) for ``tokenizer.ggml.model = gpt2`` or ``gemma4``, a ``SentencePieceTokenizer`` for
+    ``llama``; any other model, or a ``tokenizer.ggml.pre`` llama.cpp does not know, is a
+    one-line TokenwalkError naming it."""
     model = metadata.get("tokenizer.ggml.model")
-    if model not in SUPPORTED_MODELS:
-        known = ", ".join(f"{k!r} ({v})" for k, v in SUPPORTED_MODELS.items())
-        raise TokenwalkError(f"{source}: tokenizer.ggml.model {printable(repr(model)[:60])} is not supported "
-                             f"(supported: {known})")
-    needed = ("tokenizer.ggml.tokens", "tokenizer.ggml.merges") if model == "gpt2" else ("tokenizer.ggml.tokens",)
+    if not isinstance(model, str) or model not in SUPPORTED_MODELS:
+        raise TokenwalkError(model_refusal(model, source))
+    pre = metadata.get("tokenizer.ggml.pre")
+    if model == "gpt2":
+        pre_tokenizer(pre, source)  # refuse an unknown pre-tokenizer before reading the vocabulary
+    needed = ("tokenizer.ggml.tokens",) if model == "llama" else ("tokenizer.ggml.tokens", "tokenizer.ggml.merges")
     for key in needed:
         if key not in metadata:
             raise TokenwalkError(f"{source}: {key} is missing; the file has no {SUPPORTED_MODELS[model]} vocabulary")
@@ -353,20 +320,25 @@ def tokenizer_from_metadata(metadata: dict, source: str = "GGUF metadata"):
         from tokenwalk.text.spm import spm_from_metadata
 
         return spm_from_metadata(metadata, tokens, types, special, source=source)
+    # llama.cpp's defaults where the file names no BOS/EOS: token 11 for gpt2 vocabularies
+    # (GPT-NeoX's and Falcon's end of text), none for gemma4
+    if model == "gpt2" and len(tokens) > 11:
+        special["bos"] = 11 if special["bos"] is None else special["bos"]
+        special["eos"] = 11 if special["eos"] is None else special["eos"]
     types, eog = llamacpp_token_types(tokens, types, special)
     merges = _list_of(metadata, "tokenizer.ggml.merges", str, source)
-    eos = special["eos"]
+    branch = pre_tokenizer("gemma4" if model == "gemma4" else pre, source)
     flags = {}
-    for name in ("add_bos", "add_eos"):
-        value = metadata.get(f"tokenizer.ggml.{name}_token", False)
+    for name, default in (("add_bos", bool(branch.add_bos)), ("add_eos", False)):
+        value = metadata.get(f"tokenizer.ggml.{name}_token", default)
         if not isinstance(value, bool):
             raise TokenwalkError(f"{source}: tokenizer.ggml.{name}_token should be true or false, "
                                  f"not {printable(repr(value)[:40])}")
         flags[name] = value
-    pre = metadata.get("tokenizer.ggml.pre", "default")
-    return Tokenizer(tokens=tokens, merges=merges, token_types=types,
-                     pre=pre if isinstance(pre, str) else repr(pre),
-                     bos_id=special["bos"], eos_id=eos, eot_ids=eog, source=source, **flags)
+    if model == "gemma4":
+        flags["add_bos"] = True  # llama.cpp overrides the file for Gemma 4
+    return Tokenizer(tokens=tokens, merges=merges, token_types=types, pre=pre, kind=model,
+                     bos_id=special["bos"], eos_id=special["eos"], eot_ids=eog, source=source, **flags)
 
 
 def _list_of(metadata: dict, key: str, kind: type, source: str) -> list:
@@ -374,6 +346,8 @@ def _list_of(metadata: dict, key: str, kind: type, source: str) -> list:
     value = metadata[key]
     if not isinstance(value, list):
         raise TokenwalkError(f"{source}: {key} should be an array, not {type(value).__name__}")
+    if set(map(type, value)) <= {kind}:  # the common case, checked in C (150,000 items: ~5 ms)
+        return list(value)
     for i, item in enumerate(value):
         if not isinstance(item, kind) or isinstance(item, bool):
             raise TokenwalkError(f"{source}: {key}: item {i + 1} of {len(value)} should be "

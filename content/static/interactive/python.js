@@ -17,6 +17,7 @@ const LIMITS = {
   boot: 120_000,         // Pyodide (about 14 MB) and the core wheel, on a slow connection
   call: 20_000,          // one figure update
   load_smollm2: 60_000,  // building SmolLM2's tokenizer (49,152 tokens and their merges)
+  load_gguf_tokenizer: 60_000,  // a picked file's vocabulary (Gemma 4: 262,144 tokens, 514,906 merges)
 };
 
 /** A time limit in ms (window.twPythonLimits overrides them: the tests' short limits). */
@@ -210,12 +211,15 @@ export async function callKept(fn, ...args) {
   return out;
 }
 
-/** tokenwalk.browser.entry.inspect_gguf on the first bytes of a file (an ArrayBuffer);
- * a header read in full is kept for restarted workers. */
-export async function callGguf(buffer, size, name) {
+/** tokenwalk.browser.entry.inspect_gguf (or another of its GGUF_FUNCTIONS, `fn`) on the
+ * first bytes of a file (an ArrayBuffer); a header read in full is kept for restarted workers. */
+export async function callGguf(buffer, size, name, fn = "inspect_gguf") {
   const w = await running();
   const copy = buffer.slice(0);
-  const out = await send(w, { gguf: copy, size, name }, [copy], limit("call"), "inspect_gguf");
-  if (!out.need_bytes) kept.push({ message: { size, name }, buffer });
+  const out = await send(w, { gguf: copy, size, name, fn }, [copy], limit(fn), fn);
+  if (out.need_bytes) return out;
+  // one picked vocabulary at a time: a later one replaces the earlier on a restart too
+  if (fn !== "inspect_gguf") kept.splice(0, kept.length, ...kept.filter((k) => k.message.fn !== fn));
+  kept.push({ message: { size, name, fn }, buffer });
   return out;
 }

@@ -1,6 +1,7 @@
 // Figure 1, live: the reader types, the toy BPE (trained in the browser on the same
 // paragraph as the build) cuts the text, with its counters; beside it SmolLM2's own
-// tokenizer (its vocabulary and merges from the model file, shipped by the build).
+// tokenizer (its vocabulary and merges from the model file, shipped by the build), or the
+// tokenizer of a GGUF file the reader picks (its header read here, as the simulator reads it).
 // Typed text only ever goes into textContent: "<script>" stays eight characters of text.
 import { el, showPiece } from "./dom.js";
 
@@ -12,6 +13,9 @@ const COUNTERS = [["characters", "characters"], ["utf8_bytes", "UTF-8 bytes"], [
 // only the first CHIP_LIMIT are drawn; a newer text cancels the batches still to come.
 const CHIP_BATCH = 2000;
 const CHIP_LIMIT = 20000;
+// a GGUF header is read in growing slices: the vocabulary is in it (Qwen's: about 8 MB)
+const FIRST_SLICE = 8 << 20;
+const MAX_HEADER = 512 << 20;
 const drawing = new WeakMap();
 
 export function chips(container, pieces, moreText = "") {
@@ -38,7 +42,8 @@ export function enhanceTokenizer(figure, api) {
   const paragraph = figure.dataset.paragraph;
   const nMerges = Number(figure.dataset.nMerges);
   const vocabUrl = figure.dataset.vocab ? new URL(figure.dataset.vocab, document.baseURI).href : "";
-  const vocabName = figure.dataset.vocabName || "SmolLM2";
+  const shippedName = figure.dataset.vocabName || "SmolLM2";
+  let vocabName = shippedName;  // the picked file's name once one is read
 
   const input = el("textarea", { id: "tw-tok-input", rows: "3", spellcheck: "false" });
   input.value = sentence;
@@ -48,28 +53,36 @@ export function enhanceTokenizer(figure, api) {
   const realChips = el("div", { class: "tw-chips", "data-tokenizer": "smollm2" });
   const realCount = el("dd", { "data-counter": "smollm2-tokens" }, "–");
   const realVocab = el("dd", { "data-counter": "smollm2-vocabulary" }, "–");
+  const realTitle = el("h4", {}, `${vocabName}’s own tokenizer`);
   const status = el("p", { class: "tw-status", role: "status" });
   const live = el("p", { class: "tw-live", "aria-live": "polite" });
+  const pick = el("input", { type: "file", id: "tw-tok-gguf", accept: ".gguf", "aria-describedby": "tw-tok-gguf-hint" });
+  const pickInfo = el("output", { class: "tw-tok-gguf-info", for: "tw-tok-gguf", "aria-live": "polite" });
   const columns = [el("section", { class: "tw-tok-col", "aria-label": "Toy tokenizer" },
     el("h4", {}, `Toy BPE: ${nMerges} merges learned from one paragraph`), toyChips, counters)];
-  if (vocabUrl) {
-    columns.push(el("section", { class: "tw-tok-col", "aria-label": `${vocabName} tokenizer` },
-      el("h4", {}, `${vocabName}’s own tokenizer`), realChips,
-      el("dl", { class: "tw-counters" }, el("div", {}, el("dt", {}, "tokens"), realCount),
-        el("div", {}, el("dt", {}, "vocabulary"), realVocab))));
-  }
+  const realColumn = el("section", { class: "tw-tok-col", "aria-label": `${vocabName} tokenizer`, hidden: !vocabUrl },
+    realTitle, realChips,
+    el("dl", { class: "tw-counters" }, el("div", {}, el("dt", {}, "tokens"), realCount),
+      el("div", {}, el("dt", {}, "vocabulary"), realVocab)));
+  columns.push(realColumn);
+  const pickField = el("div", { class: "tw-field tw-tok-pick" },
+    el("label", { for: "tw-tok-gguf" }, "Or cut it with the vocabulary of a GGUF model file of yours"), pick,
+    el("span", { class: "tw-hint", id: "tw-tok-gguf-hint" },
+      "Only the file’s header is read, here in your browser; the file is never uploaded or sent anywhere."),
+    pickInfo);
   const panel = el("div", { class: "tw-panel tw-tok-panel" },
     el("label", { for: "tw-tok-input" }, "Type any text (it stays in this page)"), input,
-    el("div", { class: "tw-tok-columns" }, ...columns), live);
+    el("div", { class: "tw-tok-columns" }, ...columns), pickField, live);
   figure.prepend(panel);
   panel.after(status);
   figure.classList.add("is-live");
 
   let realReady = false;
+  let realFn = "tokenize_smollm2";  // tokenize_gguf once the reader's file is read
   const update = api.latestWins(async () => {
     const text = input.value;
     const toy = await api.call("tokenize_toy", text, paragraph, nMerges, CHIP_LIMIT);
-    const real = realReady ? await api.call("tokenize_smollm2", text, CHIP_LIMIT) : null;
+    const real = realReady ? await api.call(realFn, text, CHIP_LIMIT) : null;
     return { toy, real };
   }, {
     show({ toy, real }) {
@@ -99,7 +112,7 @@ export function enhanceTokenizer(figure, api) {
     figure.classList.add("is-ready");
     await update();
     if (vocabUrl) {
-      status.textContent = `Loading ${vocabName}’s vocabulary…`;
+      status.textContent = `Loading ${shippedName}’s vocabulary…`;
       const response = await fetch(vocabUrl);
       if (!response.ok) throw new Error(`${vocabUrl}: HTTP ${response.status}`);
       await api.callKept("load_smollm2", await response.text());
@@ -109,4 +122,42 @@ export function enhanceTokenizer(figure, api) {
     }
   });
   input.addEventListener("input", () => { if (figure.classList.contains("is-ready")) update(); });
+
+  let picked = 0;
+  async function readVocabulary(file) {
+    const mine = ++picked;
+    pickInfo.dataset.state = "reading";
+    pickInfo.textContent = `Reading the vocabulary of ${file.name}…`;
+    let n = Math.min(FIRST_SLICE, file.size);
+    try {
+      for (;;) {
+        const buffer = await file.slice(0, n).arrayBuffer();
+        const info = await api.callGguf(buffer, file.size, file.name, "load_gguf_tokenizer");
+        if (mine !== picked) return;  // another file was picked meanwhile
+        if (info.need_bytes) {
+          if (n >= file.size || n >= MAX_HEADER) throw new Error(`${file.name}: the header does not end within ${n} bytes`);
+          n = Math.min(file.size, Math.max(info.need_bytes, 2 * n));
+          continue;
+        }
+        vocabName = info.name;
+        realTitle.textContent = `${info.name}: its own tokenizer`;
+        realColumn.setAttribute("aria-label", `${info.name} tokenizer`);
+        realColumn.hidden = false;
+        realFn = "tokenize_gguf";
+        realReady = true;
+        pickInfo.dataset.state = "ok";
+        pickInfo.textContent = `tokenizer.ggml.model ${info.model}`
+          + (info.pre ? `, pre-tokenizer ${info.pre}` : ", no pre-tokenizer named (llama.cpp’s default)")
+          + `, ${info.vocabulary_text} tokens.`;
+        figure.classList.add("is-ready");
+        await update();
+        return;
+      }
+    } catch (error) {
+      if (mine !== picked) return;
+      pickInfo.dataset.state = "error";
+      pickInfo.textContent = `Not a vocabulary this page can read: ${api.oneLine(error)}`;
+    }
+  }
+  pick.addEventListener("change", () => { if (pick.files.length) readVocabulary(pick.files[0]); });
 }

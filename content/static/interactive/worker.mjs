@@ -104,7 +104,7 @@ self.onmessage = async (event) => {
   self.postMessage({ type: "begin", id: msg.id });
   try {
     const json = msg.gguf
-      ? entry.call_gguf(new Uint8Array(msg.gguf), msg.size, msg.name)
+      ? entry.call_gguf(new Uint8Array(msg.gguf), msg.size, msg.name, msg.fn || "inspect_gguf")
       : entry.call(msg.fn, JSON.stringify(msg.args || []));
     self.postMessage({ id: msg.id, json });
   } catch (error) {

@@ -679,6 +679,7 @@ def bootstrap(f: Features, structure: str | dict, samples: int = BOOTSTRAP_SAMPL
 def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> tuple[dict, list]:
     """Choose the structure, fit it on every usable run, cross-validate it and bootstrap
     its parameters. Returns (fit, leave-one-family-out rows)."""
+    sha256 = inputs_sha256(data_dir)  # before the minutes of fitting: an edit meanwhile is not stamped as fitted
     runs = [run for run in load_runs(data_dir) if usable(run)]
     f = features(runs)
     structure, scores, family_rows = choose(f)
@@ -710,7 +711,7 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "machines": len({r.machine.name for r in runs}), "chips": len(set(f.chips)),
             "families": len(set(f.families)),
             "left_out": "runs without a spec bandwidth, and prefill runs without an FP16 figure",
-            "sha256": inputs_sha256(data_dir),
+            "sha256": sha256,
         },
         "structure": structure,
         "structures_compared": scores,

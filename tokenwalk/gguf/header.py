@@ -31,7 +31,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokenwalk.errors import GGUFError, printable
+from tokenwalk.errors import GGUFError, check_regular_file, printable
 from tokenwalk.gguf.ggml_types import GGML_TYPES_BY_ID
 
 MAGIC = b"GGUF"
@@ -532,6 +532,7 @@ def read_gguf_header(source, *, max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
                                       max_header_items=max_header_items)
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
+        check_regular_file(name, GGUFError)  # a FIFO would block open() for ever
         try:
             stream = open(name, "rb", buffering=0)
         except OSError as error:

@@ -183,3 +183,34 @@ def test_a_bad_gguf_count_reads_as_one_plain_sentence():
     with pytest.raises(GGUFError) as raised:
         _check_count([1, "x"], Header(), "llama.head_count")
     assert "should be a list of whole numbers, not 'x' (str)" in str(raised.value)
+
+
+def test_a_header_of_two_million_tiny_tensors_is_refused_at_once(tmp_path):
+    import struct
+
+    from tokenwalk.gguf.header import MAX_TENSORS
+
+    # the table of 1.9 million one-weight tensors fits in 75 MB, under the byte and item caps
+    # (a sparse file: the count alone decides)
+    path = tmp_path / "tiny-tensors.gguf"
+    with open(path, "wb") as f:
+        f.write(b"GGUF" + struct.pack("<IQQ", 3, 1_900_000, 0))
+        f.truncate(75_000_000)
+    proc, seconds = run(["inspect", str(path)])
+    assert proc.returncode == 2 and seconds < 10
+    line = one_line(proc.stderr)
+    assert "1,900,000 tensors, more than the 65,536 this reader takes (real models hold a few thousand)" in line
+    assert MAX_TENSORS == 65_536
+
+
+def test_the_tensor_limit_lets_its_own_count_through():
+    import struct
+
+    from tokenwalk.errors import GGUFError
+    from tokenwalk.gguf.header import MAX_TENSORS, read_gguf_header_bytes
+
+    for count, refused in ((MAX_TENSORS, False), (MAX_TENSORS + 1, True)):
+        head = b"GGUF" + struct.pack("<IQQ", 3, count, 0)
+        with pytest.raises(GGUFError) as raised:
+            read_gguf_header_bytes(head + b"\0" * 64, file_size=100_000_000)
+        assert ("this reader takes" in str(raised.value)) is refused, str(raised.value)

@@ -168,13 +168,20 @@ def _pick(page, name: str) -> None:
     page.set_input_files("#tw-sim-gguf", {"name": name, "mimeType": "", "buffer": TINY_GGUF})
 
 
+def _read(page) -> None:
+    page.wait_for_selector(".tw-gguf-info[data-state=ok], .tw-gguf-info[data-state=error]", state="attached",
+                           timeout=30_000)
+    info = page.locator(".tw-gguf-info")
+    assert info.get_attribute("data-state") == "ok", info.inner_text()
+
+
 def test_a_slow_file_read_does_not_override_a_later_choice(sim):
     page = sim.page
     _pick(page, "slow-tiny.gguf")
     # while the header reads (2 s): another model, then a prompt length
     page.locator(".tw-sim-form [name=model]").select_option("llama3.1-70b")
     page.fill("#tw-sim-prompt_tokens", "4321")
-    page.wait_for_selector(".tw-gguf-info[data-state=ok]", timeout=30_000)
+    _read(page)
     page.wait_for_timeout(300)
     wait_walk(page, 4321)
     assert page.locator(".tw-sim-form [name=model]").input_value() == "llama3.1-70b"
@@ -187,7 +194,7 @@ def test_a_slow_file_read_still_wins_over_typed_values(sim):
     page = sim.page
     _pick(page, "slow-typed.gguf")
     page.fill("#tw-sim-prompt_tokens", "4322")  # a typed value is no choice of model
-    page.wait_for_selector(".tw-gguf-info[data-state=ok]", timeout=30_000)
+    _read(page)
     wait_walk(page, 4322)
     assert page.locator(".tw-sim-form [name=model]").input_value() == "file:slow-typed.gguf"
     assert shown_walk(page)["model"] == "slow-typed.gguf"
@@ -199,11 +206,11 @@ def test_kept_headers_are_deduplicated_capped_and_let_go_for_a_preset(sim):
     assert page.evaluate("window.twKeptGguf()") == []
     for _ in range(3):
         _pick(page, "same.gguf")
-        page.wait_for_selector(".tw-gguf-info[data-state=ok]", timeout=30_000)
+        _read(page)
     assert page.evaluate("window.twKeptGguf()") == [{"name": "same.gguf", "bytes": len(TINY_GGUF)}]
     for i in range(17):
         _pick(page, f"f{i:02}.gguf")
-        page.wait_for_selector(".tw-gguf-info[data-state=ok]", timeout=30_000)
+        _read(page)
     kept = [k["name"] for k in page.evaluate("window.twKeptGguf()")]
     assert kept == [f"f{i:02}.gguf" for i in range(1, 17)]  # the 16 newest, as Python keeps
     page.locator(".tw-sim-form [name=model]").select_option("qwen3.6-35b-a3b")

@@ -212,3 +212,43 @@ def test_the_page_receives_its_numbers_formatted():
     assert out["counts_text"]["characters"] == f"{out['counts']['characters']:,}"
     whole = browser.tokenize_toy("a fever", PARAGRAPH, 5)
     assert whole["more_text"] == "" and len(whole["pieces"]) == whole["counts"]["tokens"]
+
+
+# Issue #31: the simulator's address is its state.
+LINK_FORMS = [
+    {"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": "2000", "num_ctx": "",
+     "output_tokens": "300"},
+    {"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": "20000", "num_ctx": "",
+     "output_tokens": "300"},
+    {"model": "llama3.1-70b", "machine": "custom", "bandwidth_gbs": "300", "fp16_tflops": "20", "memory_gb": "48",
+     "backend": "", "architecture_year": "", "prompt_tokens": "900", "output_tokens": "30", "num_ctx": ""},
+    {"model": "llama3.1-70b", "machine": "h100-sxm", "prompt_tokens": "900", "output_tokens": "30", "spec": True,
+     "spec_alpha": "0.8", "spec_gamma": "5", "warm": True, "users": "3", "chunk_tokens": "", "num_ctx": "8192"},
+]
+
+
+@pytest.mark.parametrize("form", LINK_FORMS, ids=["num-ctx-empty", "num-ctx-empty-long", "custom", "spec-warm"])
+def test_a_link_reads_back_to_the_same_walk(form):
+    shown = browser.simulate_view(form)
+    link = shown["link"]
+    assert all(isinstance(v, str) for v in link.values())
+    again = browser.simulate_view(link)  # what the page sends when the link is opened
+    assert again["walk"] == shown["walk"] and again["link"] == link
+    if form["num_ctx"] == "":
+        assert link["num_ctx"] == "auto"
+        assert shown["walk"]["num_ctx"] == int(form["prompt_tokens"]) + int(form["output_tokens"])
+    if form["prompt_tokens"] == "2000":
+        assert shown["walk"]["kv_cache_bytes"] == 47_104_000  # not the form's default 16,384 (336 MB)
+    if form.get("spec"):
+        assert (link["spec_alpha"], link["spec_gamma"], link["warm"]) == ("0.8", "5", "1")
+    else:
+        assert "spec_alpha" not in link and link["warm"] == "0"
+    if form["machine"] == "custom":
+        assert link["backend"] == link["architecture_year"] == link["vendor"] == ""
+
+
+def test_auto_is_the_empty_num_ctx_and_nothing_else():
+    form = dict(LINK_FORMS[0], num_ctx="AUTO")
+    assert browser.settings_from_form(form)["num_ctx"] is None
+    with pytest.raises(TokenwalkError, match="prompt tokens: a whole number is needed, not 'auto'"):
+        browser.settings_from_form(dict(LINK_FORMS[0], prompt_tokens="auto"))

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from tokenwalk.errors import TokenwalkError
+from tokenwalk.errors import TokenwalkError, check_regular_file
 
 DEFAULT_ROOT = Path(__file__).resolve().parent / "data"
 _root: Path = DEFAULT_ROOT
@@ -58,6 +58,7 @@ def read_json(path, label: str | None = None, *, missing: str = "file not found"
     path): ``label: <missing>``, ``label: cannot open: ...``, ``label: line L column C: not
     valid JSON (...)``."""
     label = label or os.fspath(path)
+    check_regular_file(path, error)  # a FIFO would block open() for ever
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()

@@ -1,5 +1,8 @@
 """Errors meant for a person: one line that names the file, the field and the cause."""
 
+import os
+import stat
+
 
 class TokenwalkError(Exception):
     """A problem with the user's input (a file, a field, an option).
@@ -45,3 +48,19 @@ def _escape(ch: str) -> str:
     if cp < 0x10000:
         return f"\\u{cp:04x}"
     return f"\\U{cp:08x}"
+
+
+def check_regular_file(path, error=TokenwalkError) -> None:
+    """Raise `error` (one line) unless `path` is a regular file: opening a FIFO waits for a
+    writer for ever, and a device or a socket is never a model or a spec. A missing file is
+    left to the caller's open(), which names it."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISREG(mode):
+        return
+    what = ("a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "not a regular file")
+    raise error(f"{printable(os.fspath(path))}: is {what}, not a regular file; give the path of a file")

@@ -322,6 +322,9 @@ def settings_from_form(form: dict) -> dict:
         value = form.get(name)
         if _blank(value) and name in CUSTOM_OPTIONAL:
             continue
+        if isinstance(value, str) and value.strip().lower() == AUTO and name in OPTIONAL_FIELDS \
+                and not name.startswith("spec_"):
+            value = None  # a link's explicit "auto": the same as the field left empty
         if _blank(value):
             if name.startswith("spec_") or (name not in OPTIONAL_FIELDS and name not in SETTINGS_DEFAULTS):
                 raise TokenwalkError(f"{FIELD_LABELS[name]}: a value is needed")
@@ -332,6 +335,30 @@ def settings_from_form(form: dict) -> dict:
                                      REQUEST_DOMAINS.get(name) or MACHINE_DOMAINS[name], FIELD_LABELS[name],
                                      TokenwalkError)
     return settings
+
+
+# What an empty optional field of the form resolves to, written in a link as itself: the
+# walk reserves prompt + output tokens (Request.num_ctx None), and "auto" reads back as None.
+AUTO = "auto"
+
+
+def link_from_settings(settings: dict) -> dict:
+    """The page's address for a walk: every field the walk used, as text the form takes back
+    (settings_from_form reads it to the same settings). An empty num_ctx is written "auto",
+    a custom machine's empty choices and year as "", speculative decoding off leaves out
+    spec_alpha and spec_gamma (the form unchecks it); so a link never falls back on the
+    form's own defaults, which differ (num_ctx 16,384 in the article's request)."""
+    link = {}
+    for key, value in settings.items():
+        if key in ("spec_alpha", "spec_gamma") and value is None:
+            continue
+        if value is None:
+            value = AUTO if key in OPTIONAL_FIELDS else ""
+        link[key] = ("1" if value else "0") if isinstance(value, bool) else str(value)
+    if settings.get("machine") == CUSTOM_MACHINE:
+        for key in (*CHOICE_FIELDS, *CUSTOM_OPTIONAL):
+            link.setdefault(key, "")
+    return link
 
 
 def _choices(form: dict) -> dict:
@@ -439,14 +466,14 @@ def simulate_view(settings: dict) -> dict:
     """simulate() plus the result panel's HTML (tokenwalk.browser.view) for the page:
     {"walk": the walk's dict, "explain": explain(walk), "html": markup, "summary": one
     sentence for the live region, "settings": the settings as parsed (settings_from_form),
-    for the page's URL}. `settings` may be the form's fields as typed."""
+    "link": the page's address for them (link_from_settings)}. `settings` may be the form's fields as typed."""
     from tokenwalk.browser.view import live_summary, walk_html
 
     settings = settings_from_form(settings)
     walk = simulate(settings)
     why = explain(walk)
     return {"walk": walk, "explain": why, "html": walk_html(walk, why), "summary": live_summary(walk),
-            "settings": settings}
+            "settings": settings, "link": link_from_settings(settings)}
 
 
 # ----------------------------------------------------------------- GGUF header

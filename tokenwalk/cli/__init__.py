@@ -58,10 +58,16 @@ INPUT_ERRORS = (ArithmeticError, RecursionError, MemoryError, ValueError, TypeEr
                 AttributeError)
 
 
+class OutputError(Exception):
+    """Standard output or error could not take a write (a full disk, /dev/full, a closed
+    descriptor): the command says so in one line, exit status 2."""
+
+
 class _Escaping:
     """A text stream whose writes have their non-printable characters escaped (ESC, BEL,
     CR, NUL, C1 controls, bidi overrides, lone surrogates), newlines and tabs kept: what a
-    file says reaches the terminal as text, never as a command to it."""
+    file says reaches the terminal as text, never as a command to it. A failed write or
+    flush raises OutputError (a broken pipe stays BrokenPipeError: the reader left)."""
 
     def __init__(self, stream):
         self._stream = stream
@@ -69,7 +75,20 @@ class _Escaping:
     def write(self, text: str) -> int:
         if not text.isprintable():
             text = "\n".join("\t".join(printable(part) for part in line.split("\t")) for line in text.split("\n"))
-        return self._stream.write(text)
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputError(error.strerror or str(error)) from None
+
+    def flush(self):
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputError(error.strerror or str(error)) from None
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
@@ -124,16 +143,43 @@ def _json_escape(cp: int) -> str:
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
+def _discard_stdout() -> None:
+    """Point the standard output's descriptor at /dev/null, so that the interpreter's own
+    flush at exit finds nothing to fail on (what was left unwritten is lost either way)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.__stdout__.fileno())
+    except (OSError, AttributeError, ValueError):
+        pass
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Escaping(out), _Escaping(err)
+    if out is None:  # started with its standard output closed: nothing could be printed
+        if err is not None:
+            print(f"tokenwalk {args.command}: standard output is closed; nothing to write to", file=err)
+        return 2
+    sys.stdout, sys.stderr = _Escaping(out), _Escaping(err) if err is not None else _Escaping(open(os.devnull, "w"))
     try:
-        return int(args._run(args) or 0)
+        status = int(args._run(args) or 0)
+        sys.stdout.flush()  # a full disk shows here, not in the interpreter's flush at exit
+        return status
     except TokenwalkError as error:
         print(f"tokenwalk {args.command}: {printable(error)}", file=err)
         return 2
+    except OutputError as error:
+        if out is sys.__stdout__:
+            _discard_stdout()
+        if err is not None:
+            try:
+                print(f"tokenwalk {args.command}: cannot write the output: {printable(error)}", file=err)
+            except OSError:
+                pass
+        return 2
     except BrokenPipeError:
+        if out is sys.__stdout__:
+            _discard_stdout()
         return 0
     except KeyboardInterrupt:
         return 130

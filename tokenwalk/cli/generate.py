@@ -91,5 +91,16 @@ def run(args) -> int:
     print(f"device {engine.device_name()}\n"
           f"load {stats.load_s:.2f} s · prompt {stats.prompt_tokens} tokens, prefill {stats.prefill_tok_s:.1f} tok/s, "
           f"first token after {stats.ttft_s:.2f} s · {stats.output_tokens} tokens, decode "
-          f"{stats.decode_tok_s:.1f} tok/s · stop: {stats.stop_reason}", file=sys.stderr)
+          f"{stats.decode_tok_s:.1f} tok/s · stop: {stop_reason(stats.stop_reason, max_tokens, args.max_tokens, ctx, bool(args.ctx))}",
+          file=sys.stderr)
     return 0
+
+
+def stop_reason(engine_reason: str, max_tokens: int, asked_tokens: int, ctx_tokens: int, ctx_given: bool) -> str:
+    """Why generation stopped, as the reader asked it: the engine ran to `max_tokens`, which
+    is --max-tokens cut to the room the context left; when the cut was what stopped it the
+    context did, not --max-tokens."""
+    if engine_reason == "max_tokens" and max_tokens < asked_tokens:
+        which = "--ctx" if ctx_given else "the model's context"
+        return f"context full ({ctx_tokens:,} tokens, {which})"
+    return engine_reason

@@ -47,18 +47,46 @@ def add_arguments(parser):
     parser.add_argument("--chunk", type=_checked("chunk_tokens"), default=128, help="prefill chunk in tokens (default 128)")
 
 
+def writable_out(out) -> None:
+    """Refuse, before minutes of measuring, a path the measurements could not be written to:
+    a folder, a FIFO or device, a file or folder without write permission, a parent that is
+    a file. Raises TokenwalkError naming the path."""
+    import os
+    from pathlib import Path
+
+    from tokenwalk.errors import TokenwalkError, check_regular_file
+
+    out = Path(out)
+    if out.exists():
+        try:
+            check_regular_file(out)
+        except TokenwalkError as error:
+            raise TokenwalkError(f"--out {error}") from None
+        if not os.access(out, os.W_OK):
+            raise TokenwalkError(f"{out}: --out: cannot write the measurements there (no permission)")
+        return
+    parent = out.parent
+    while not parent.exists() and parent != parent.parent:  # measure makes the missing folders
+        parent = parent.parent
+    if not parent.is_dir():
+        raise TokenwalkError(f"{out}: --out: {parent} is not a folder; cannot write the measurements there")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise TokenwalkError(f"{out}: --out: cannot write in {parent} (no permission)")
+
+
 def run(args) -> int:
     from pathlib import Path
 
-    from tokenwalk.cli._paths import ARTICLE_REQUEST, measurements_file, model_path
+    from tokenwalk.cli._paths import ARTICLE_REQUEST, found, measurements_file, model_path
     from tokenwalk.errors import TokenwalkError
     from tokenwalk.native.measure import measure, read_request
 
-    request = read_request(args.request or ARTICLE_REQUEST)
+    out = Path(args.out) if args.out else measurements_file(args.model)
+    writable_out(out)  # before the model loads and the request runs, not after
+    request = read_request(args.request or found(ARTICLE_REQUEST))
     what = {"what": ARTICLE_WHAT} if not args.request else {}
     result = measure(model_path(args.model), request, device=args.device, ctx_tokens=args.ctx or DEFAULT_CTX_TOKENS,
                      output_tokens=args.output_tokens, chunk_tokens=args.chunk, **what)
-    out = Path(args.out) if args.out else measurements_file(args.model)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

@@ -31,7 +31,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Any
 
-from tokenwalk.errors import GGUFError, printable
+from tokenwalk.errors import GGUFError, check_regular_file, printable
 from tokenwalk.gguf.ggml_types import GGML_TYPES_BY_ID
 
 MAGIC = b"GGUF"
@@ -52,6 +52,11 @@ DEFAULT_MAX_HEADER_BYTES = 128 << 20
 # largest real headers hold under a million (a 262,144-token vocabulary: its tokens,
 # scores and token types; or tokens, merges and types), read in about a second.
 DEFAULT_MAX_HEADER_ITEMS = 2_000_000
+# Tensors in the table: each becomes a TensorInfo and is visited again by the model's
+# accounting (about 15 µs and 600 bytes natively, several times that under Pyodide), so 1.9
+# million tiny ones, under both caps above, cost 12 s and 1.2 GB. Real models hold a few
+# thousand (Llama 3.1 405B: 1,138, recalled); this leaves fifty times that.
+MAX_TENSORS = 65_536
 # Bytes before the metadata: magic, version, tensor count, key count.
 FIXED_HEADER_BYTES = 4 + 4 + 8 + 8
 
@@ -440,6 +445,9 @@ class _Parser:
         src.check_fits(kv_count * MIN_KV_BYTES + tensor_count * MIN_TENSOR_INFO_BYTES, "tensor count",
                        f"{tensor_count} tensors (at least {tensor_count * MIN_TENSOR_INFO_BYTES} bytes "
                        f"after the keys)", 8)
+        if tensor_count > MAX_TENSORS:
+            raise src.error("tensor count", f"{tensor_count:,} tensors, more than the {MAX_TENSORS:,} this reader "
+                                            f"takes (real models hold a few thousand)", 8)
         self.spend_items(kv_count, "metadata key count", f"{kv_count:,} keys", 16)
         self.spend_items(tensor_count, "tensor count", f"{tensor_count:,} tensors", 8)
 
@@ -532,6 +540,7 @@ def read_gguf_header(source, *, max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
                                       max_header_items=max_header_items)
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
+        check_regular_file(name, GGUFError)  # a FIFO would block open() for ever
         try:
             stream = open(name, "rb", buffering=0)
         except OSError as error:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
-from tokenwalk.errors import GGUFError, SpecError, printable
+from tokenwalk.errors import GGUFError, SpecError, check_regular_file, printable
 from tokenwalk.gguf.ggml_types import GGML_TYPES
 from tokenwalk.gguf.header import GGUFHeader, read_gguf_header
 from tokenwalk.specs.schema import (
@@ -338,6 +338,7 @@ def load_model(name_or_path) -> ModelSpec:
         data, label = read_preset("models", text)
         return model_from_dict(data, label)
     if os.sep in text or "/" in text:
+        check_regular_file(text, SpecError)  # a folder or a FIFO says what it is
         raise SpecError(f"{text}: no such file")
     raise SpecError(f"{text}: not a model preset ({', '.join(presets)}), nor a .gguf or .json file")
 
@@ -664,9 +665,9 @@ def _check_count(value, header: GGUFHeader, key: str) -> None:
     items = value if isinstance(value, list) else [value]
     for item in items:
         if isinstance(item, bool) or not isinstance(item, (int, float)):
-            what = "a list" if isinstance(value, list) else "a number"
-            raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should be {what} of "
-                            f"whole numbers, not {printable(repr(item)[:40])} ({type(item).__name__})")
+            what = "a list of whole numbers" if isinstance(value, list) else "a whole number"
+            raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should be {what}, "
+                            f"not {printable(repr(item)[:40])} ({type(item).__name__})")
         if isinstance(item, float) and not (math.isfinite(item) and item == int(item)):
             raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should be a whole "
                             f"number, not {item!r}")

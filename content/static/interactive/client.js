@@ -5,7 +5,7 @@
 // a button, focus in a control or the pointer over the figure, or the figure coming within
 // two screens of the view. Nothing is sent to any other host. Every URL here carries its
 // version in its folder's name (static/interactive.HASH/, publish/optimize.py).
-import { call, callGguf, callKept, oneLine, start, watch } from "./python.js";
+import { call, callGguf, callKept, forgetGguf, keptGgufFiles, oneLine, start, watch } from "./python.js";
 import { latestWins } from "./latest.js";
 import { enhanceTokenizer } from "./tokenizer.js";
 import { enhanceQuantizer } from "./quantizer.js";
@@ -68,7 +68,9 @@ function main() {
     quantization: [document.querySelector(".tw-quantization"), enhanceQuantizer],
     simulator: [document.querySelector(".tw-simulator"), enhanceSimulator],
   };
-  const api = { call, callKept, callGguf, wire, watch, latestWins, oneLine };
+  const api = { call, callKept, callGguf, forgetGguf, wire, watch, latestWins, oneLine };
+  // what the page keeps for a restarted worker, read by the browser tests
+  window.twKeptGguf = keptGgufFiles;
   for (const [el, enhance] of Object.values(figures)) {
     if (!el) continue;
     try {

@@ -30,7 +30,14 @@ let worker = null;       // the running worker, or null
 let booting = null;      // its start: a promise, null when none
 let nextId = 1;
 const pending = new Map();  // id -> {fn, limit, timer, resolve, reject, worker}
-const kept = [];            // messages replayed on every new worker: {message, buffer}
+const kept = [];            // calls replayed on every new worker: {message}
+// GGUF headers replayed on every new worker, by file name (a file picked again replaces its
+// entry), oldest first; at most as many files as Python keeps (entry.MAX_GGUF_MODELS) and
+// KEPT_GGUF_BYTES in all, the newest always kept: twelve picks of a 34 MB header held
+// 548 MB and took 9.8 s to replay after a restart.
+const keptGguf = new Map();  // name -> {message, buffer}
+const KEPT_GGUF_FILES = 16;
+const KEPT_GGUF_BYTES = 64 << 20;
 const listeners = new Set();
 
 /** Python's state: phase idle | loading | ready | failed; error (one line) when failed. */
@@ -164,7 +171,7 @@ export function start() {
   });
   w.postMessage({ type: "boot", pyodide: new URL(pyodide, base).href, wheel: new URL(wheel, base).href });
   const started = ready.then(async (ms) => {
-    for (const { message, buffer } of kept) {  // what the figures asked Python to keep
+    for (const { message, buffer } of [...kept, ...keptGguf.values()]) {  // what the figures asked Python to keep
       const copy = buffer ? buffer.slice(0) : null;
       await send(w, copy ? { ...message, gguf: copy } : message, copy ? [copy] : [], limit(message.fn || "call"), message.fn || "inspect_gguf")
         .catch((error) => console.warn("tokenwalk: replaying", message.fn || message.name, "failed:", error.message));
@@ -217,9 +224,32 @@ export async function callGguf(buffer, size, name, fn = "inspect_gguf") {
   const w = await running();
   const copy = buffer.slice(0);
   const out = await send(w, { gguf: copy, size, name, fn }, [copy], limit(fn), fn);
-  if (out.need_bytes) return out;
-  // one picked vocabulary at a time: a later one replaces the earlier on a restart too
-  if (fn !== "inspect_gguf") kept.splice(0, kept.length, ...kept.filter((k) => k.message.fn !== fn));
-  kept.push({ message: { size, name, fn }, buffer });
+  if (!out.need_bytes) keepGguf(fn, name, { message: { size, name, fn }, buffer });
   return out;
+}
+
+function keepGguf(fn, name, entry) {
+  // the simulator's headers by file name; the tokenizer's picked vocabulary, one at a time
+  if (fn !== "inspect_gguf") for (const [key, kept] of keptGguf) if (kept.message.fn === fn) keptGguf.delete(key);
+  const key = `${fn}:${name}`;
+  keptGguf.delete(key);
+  keptGguf.set(key, entry);
+  let bytes = 0;
+  for (const { buffer } of keptGguf.values()) bytes += buffer.byteLength;
+  for (const [oldest, { buffer }] of keptGguf) {
+    if (keptGguf.size <= 1 || (keptGguf.size <= KEPT_GGUF_FILES && bytes <= KEPT_GGUF_BYTES)) break;
+    keptGguf.delete(oldest);
+    bytes -= buffer.byteLength;
+  }
+}
+
+/** Forget the GGUF headers kept for restarted workers (the reader chose a preset: a
+ * restarted worker then starts without them; a file chosen again is read again). */
+export function forgetGguf() {
+  for (const [key, kept] of keptGguf) if (kept.message.fn === "inspect_gguf") keptGguf.delete(key);
+}
+
+/** The GGUF headers kept for restarted workers: [{name, bytes}], oldest first (for tests). */
+export function keptGgufFiles() {
+  return [...keptGguf.values()].map(({ message, buffer }) => ({ name: message.name, bytes: buffer.byteLength }));
 }

@@ -1,8 +1,10 @@
 // TokenWalk, the simulator, live: every change of the form walks the request again with
 // tokenwalk.walk in the browser (tokenwalk.browser.entry.simulate_view) and shows the stages,
 // the timeline and the memory to scale, the three numbers and where each comes from.
-// The settings live in the page's URL (shareable). A GGUF file is read here, header
-// only, through File.slice: it never leaves the reader's machine.
+// The settings live in the page's URL (shareable): every field the walk used, as Python
+// wrote it (tokenwalk.browser.entry.link_from_settings), so a link reopens to the same walk.
+// A GGUF file is read here, header only, through File.slice: it never leaves the reader's
+// machine, so a link to its result asks for the file again and shows nothing until then.
 import { el } from "./dom.js";
 
 const NUMBER_FIELDS = ["prompt_tokens", "output_tokens", "num_ctx", "chunk_tokens", "users", "spec_alpha", "spec_gamma",
@@ -12,6 +14,7 @@ const NUMBER_FIELDS = ["prompt_tokens", "output_tokens", "num_ctx", "chunk_token
 // (tokenwalk.timing.model.coefficients); "" leaves the choice to the fit.
 const CHOICE_FIELDS = ["backend", "vendor", "device_class", "memory_type"];
 const FIRST_SLICE = 8 << 20;
+const FILE_PREFIX = "file:";  // the picker's value of a file read here (entry.GGUF_KEY_PREFIX)
 const MAX_HEADER = 512 << 20;
 
 // The form as typed: strings, checkboxes as booleans. Python parses and checks them
@@ -48,9 +51,21 @@ export function enhanceSimulator(figure, api) {
     }
   }
 
+  // A link to a file's result names the file, whose header only the reader has: until it is
+  // picked again the picker says so and nothing else is shown (never another model's walk).
+  let wantedFile = null;
+
   function applySettings(s) {
-    const set = (name, value) => { if (form.elements[name] && value !== undefined) form.elements[name].value = value ?? ""; };
+    // a link's "auto" is the empty field (what the walk resolved it to: prompt + output)
+    const set = (name, value) => {
+      if (form.elements[name] && value !== undefined) form.elements[name].value = value === "auto" ? "" : value ?? "";
+    };
+    wantedFile = null;
     if (s.model && [...modelSelect.options].some((o) => o.value === s.model)) set("model", s.model);
+    else if (typeof s.model === "string" && s.model.startsWith(FILE_PREFIX)) {
+      set("model", "gguf");
+      wantedFile = s.model.slice(FILE_PREFIX.length);
+    }
     set("machine", s.machine);
     for (const name of [...NUMBER_FIELDS, ...CHOICE_FIELDS]) if (name in s) set(name, s[name]);
     set("kv_type", s.kv_type);
@@ -71,18 +86,14 @@ export function enhanceSimulator(figure, api) {
     return s;
   }
 
-  function toUrl(s) {
-    const params = new URLSearchParams();
-    for (const [key, value] of Object.entries(s)) {
-      if (value === null || value === undefined) continue;
-      params.set(key, typeof value === "boolean" ? (value ? "1" : "0") : String(value));
-    }
+  function toUrl(link) {
+    const params = new URLSearchParams(link);  // Python's strings: every field, "auto" where empty
     const url = `${location.pathname}?${params}${location.hash}`;
     history.replaceState(null, "", url);
     return new URL(url, location.href).href;
   }
 
-  let shared = null;  // the settings of the result shown (the URL's)
+  let shared = null;  // the link of the result shown (the URL's)
   const update = api.latestWins(async () => {
     showFields();
     if (modelSelect.value === "gguf") return null;
@@ -93,15 +104,24 @@ export function enhanceSimulator(figure, api) {
   }, {
     show(out) {
       if (out === null) {
-        status.textContent = "Pick a GGUF file: only its header is read, here in your browser.";
+        // nothing is walked: the result of another model must not stand beside the picker
+        result.hidden = true;
+        live.textContent = "";
+        shared = null;
+        status.textContent = wantedFile
+          ? `This link shows a walk of the GGUF file ${wantedFile}, which never left its reader's computer: `
+            + "pick that file (or another) to see its walk."
+          : "Pick a GGUF file: only its header is read, here in your browser.";
+        figure.dataset.state = "file";
         return;
       }
+      result.hidden = false;
       result.innerHTML = out.html;  // markup from tokenwalk.browser.view: every text escaped there
       result.dataset.walk = JSON.stringify(out.walk);
       live.textContent = out.summary;
       result.dataset.ms = String(out.ms);
       result.classList.remove("is-stale");
-      shared = out.settings;
+      shared = out.link;
       toUrl(shared);
       status.textContent = "";
       figure.dataset.state = "ready";
@@ -118,9 +138,14 @@ export function enhanceSimulator(figure, api) {
     if (figure.classList.contains("is-ready")) update();
   }
 
+  // The latest choice of model wins: a header that ends reading after the reader chose
+  // another model (a preset, the file option again, a reset) adds its file to the picker
+  // but selects nothing and walks nothing.
   let picked = 0;
+  let modelChoice = 0;
   async function readGguf(file) {
     const mine = ++picked;
+    const choice = modelChoice;
     ggufInfo.textContent = `Reading the header of ${file.name}…`;
     ggufInfo.dataset.state = "reading";
     let n = Math.min(FIRST_SLICE, file.size);
@@ -141,7 +166,6 @@ export function enhanceSimulator(figure, api) {
           option = el("option", { value: info.key, "data-gguf": "1" }, info.name);
           modelSelect.querySelector("option[value=gguf]").before(option);
         }
-        modelSelect.value = info.key;
         ggufInfo.replaceChildren(
           el("span", { "data-out": "architecture" }, `architecture ${info.architecture}`), ", ",
           el("span", { "data-out": "layers" }, `${info.layers} layers`), ", ",
@@ -151,6 +175,9 @@ export function enhanceSimulator(figure, api) {
         ggufInfo.dataset.info = JSON.stringify({ architecture: info.architecture, params: info.params,
           kv_bytes_per_token: info.kv_bytes_per_token, kv_layer_kinds: info.kv_layer_kinds, name: info.name,
           key: info.key });
+        if (choice !== modelChoice) return;  // the reader chose another model meanwhile
+        modelSelect.value = info.key;
+        wantedFile = null;
         schedule();
         return;
       }
@@ -167,15 +194,27 @@ export function enhanceSimulator(figure, api) {
 
   api.wire(figure, status, () => { figure.classList.add("is-ready"); return update(); });
   form.addEventListener("input", (e) => { if (e.target !== ggufInput) schedule(); });
+  modelSelect.addEventListener("change", () => {
+    modelChoice += 1;
+    if (modelSelect.value !== "gguf") wantedFile = null;
+    // a preset: the headers kept for a restarted worker are let go (a file is read again)
+    if (modelSelect.value !== "gguf" && !modelSelect.selectedOptions[0]?.dataset.gguf) api.forgetGguf();
+  });
   form.addEventListener("change", (e) => {
     if (e.target === ggufInput && ggufInput.files.length) readGguf(ggufInput.files[0]);
   });
   form.querySelector("[data-action=reset]").addEventListener("click", () => {
+    modelChoice += 1;
     applySettings({ ...defaults, bandwidth_gbs: undefined });
+    api.forgetGguf();
     schedule();
   });
   form.querySelector("[data-action=share]").addEventListener("click", async () => {
-    const url = shared ? toUrl(shared) : location.href;
+    if (!shared && !wantedFile) {
+      status.textContent = "No walk is shown yet: pick a GGUF file first, then copy its link.";
+      return;
+    }
+    const url = shared ? toUrl(shared) : location.href;  // a file's link waits for the file as it came
     try {
       await navigator.clipboard.writeText(url);
       status.textContent = "Link copied.";

@@ -28,8 +28,50 @@ self.fetch = async (input, init) => {
     throw error;
   }
   if (!response.ok && failBoot) failBoot(new Error(`${name} could not be downloaded (HTTP ${response.status})`));
+  else if (failBoot) checkFile(name, response);
   return response;
 };
+
+// The files Python starts from, and the bytes each begins with. A host that answers every
+// path with its index page (status 200, a single-page-app host) or a broken download would
+// otherwise leave Pyodide waiting until the boot's time limit, or end in "exit(1)" or a
+// traceback with a temporary path: one line names the file instead.
+const MAGIC = { wasm: [0x00, 0x61, 0x73, 0x6d], zip: [0x50, 0x4b, 0x03, 0x04] };
+function kindOf(name) {
+  if (name === "pyodide.asm.wasm") return "wasm";
+  if (name === "python_stdlib.zip" || name.endsWith(".whl")) return "zip";
+  return null;
+}
+
+/** Fail the boot, in one line naming the file, when `response` (ok) is not the file `name`
+ * should be: served as HTML, not beginning with its format's magic bytes, or (the wasm)
+ * not valid WebAssembly. Reads a copy of the body; the caller's response is untouched. */
+const checked = new Set();  // each file once: the boot asks for the runtime's files twice (prefetch, then Pyodide)
+function checkFile(name, response) {
+  const kind = kindOf(name);
+  if (!kind || checked.has(name)) return;
+  checked.add(name);
+  const type = (response.headers.get("content-type") || "").split(";")[0].trim();
+  if (type === "text/html") {
+    failBoot(new Error(`${name} was served as HTML (content-type ${type}), not as the file: the host answers `
+      + "with a web page where the file belongs"));
+    return;
+  }
+  response.clone().arrayBuffer().then((buffer) => {
+    if (!failBoot) return;
+    const head = new Uint8Array(buffer, 0, Math.min(4, buffer.byteLength));
+    const what = kind === "wasm" ? "a WebAssembly" : "a zip";
+    if (!MAGIC[kind].every((byte, i) => head[i] === byte)) {
+      const html = /^\s*</.test(new TextDecoder().decode(new Uint8Array(buffer, 0, Math.min(64, buffer.byteLength))));
+      failBoot(new Error(html
+        ? `${name} was served as HTML, not as the file: the host answers with a web page where the file belongs`
+        : `${name} is not ${what} file (its first bytes are wrong): a broken download or the wrong file on the host`));
+    } else if (kind === "wasm" && !WebAssembly.validate(buffer)) {
+      failBoot(new Error(`${name} is not valid WebAssembly (${buffer.byteLength.toLocaleString("en")} bytes): `
+        + "a broken download or the wrong file on the host"));
+    }
+  }, () => {});
+}
 
 function lastLine(text) {
   const lines = String(text).split("\n").map((l) => l.trim()).filter(Boolean);

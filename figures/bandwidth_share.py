@@ -95,7 +95,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     for point in n["laptop"]:
         share = point["share"] * 100
         ax.plot([bw], [share], "o", ms=9, color=colour("bus"), gid=f"point-laptop-{point['label'].lower()}")
-        # Three significant figures, as the article prints them: 16.8 GB (the dense file), 1.84 GB (the MoE).
+        # Three significant figures, as the article prints them: 16.8 GB (the dense file), 1.98 GB (the MoE).
         ax.annotate(f"laptop, {point['label']}: {share:.0f} %\n({point['tok_s']:g} tok/s × "
                     f"{point['bytes_per_token'] / 1e9:.3g} GB)", (bw, share), xytext=(14, 0),
                     textcoords="offset points", color=colour("bus"), fontsize=12, va="center")

@@ -61,9 +61,12 @@ def inputs(ctx) -> dict:
 
 def alt(inputs: dict) -> str:
     w = inputs["walk"]
+    start = ("warm, time to first token" if w["warm"] else
+             f"a cold start: load {fmt_s(w['load_s'])}, then time to first token")
+    after = "" if w["warm"] else f"so the first token comes {fmt_s(w['load_s'] + w['ttft_s'])} after the request; "
     return (f"TokenWalk, the simulator. Without JavaScript it shows the article's request: {w['prompt_tokens']:,} "
-            f"prompt tokens and {w['output_tokens']} output tokens on {w['model']} and {w['machine']}: load "
-            f"{fmt_s(w['load_s'])}, time to first token {fmt_s(w['ttft_s'])} (prefill {fmt_rate(w['prefill_tok_s'])}), "
+            f"prompt tokens and {w['output_tokens']} output tokens on {w['model']} and {w['machine']}, {start} "
+            f"{fmt_s(w['ttft_s'])} (prefill {fmt_rate(w['prefill_tok_s'])}), {after}"
             f"decode {fmt_rate(w['decode_tok_s'])}, by TokenWalk's timing model, stage by stage with the timeline and "
             "memory to scale.")
 

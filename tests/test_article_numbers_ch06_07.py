@@ -41,12 +41,12 @@ def test_round_cost_formula_on_stand_ins():
     assert cost.bytes_per_token == pytest.approx(12e9 / 2.7731)
 
 
-def test_the_moe_loses_about_nine_percent_and_the_sentence_says_a_loss():
-    """Issue #12, error 4: a factor of 0.91 is a 9 % loss, not break-even; the inputs are shown."""
+def test_the_moe_loses_a_few_percent_and_the_sentence_says_a_loss():
+    """Issue #12, error 4: a factor under 1 is a loss, not break-even; the inputs are shown."""
     n = default_numbers()
     assert n["spec_moe_loss_share"] == 1 - n["spec_moe_speedup"]
-    assert round(100 * n["spec_moe_loss_share"]) == 9
-    assert 2.0 < n["spec_moe_verify_over_step"] < 2.5  # the check reads about 2.2 plain steps
+    assert 0 < n["spec_moe_loss_share"] < 0.2
+    assert 2.0 < n["spec_moe_verify_over_step"] < 2.5  # the check reads about 2.1 plain steps
     text = _text("06-laptop.md")
     assert "roughly breaks even" not in text
     assert f"about {round(100 * n['spec_moe_loss_share'])} % slower" in text  # (split() folds the NBSP)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from tokenwalk.browser import entry as browser
-from tokenwalk.browser.view import fmt_s, walk_html
+from tokenwalk.browser.view import fmt_s, live_summary, walk_html
 
 ARTICLE = {"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": 6634, "output_tokens": 300,
            "num_ctx": 16384}
@@ -43,15 +43,18 @@ def test_three_numbers_are_the_walks():
 
 def test_a_cold_start_says_its_first_token_comes_after_the_load():
     """The default walk is a cold start whose time to first token excludes the load: the
-    panel says so (the article's 74.8 s is counted from a model in memory, the load's 55 s
-    come first); a warm walk has no load to come after."""
+    panel says so and gives the first token's time from the request, the load included (the
+    article's time to first token is counted from a model in memory, the load comes first);
+    a warm walk has no load to come after."""
     cold = browser.simulate(ARTICLE)
     assert not cold["warm"] and cold["load_s"] > 0
     assert abs(cold["ttft_s"] - sum(s["seconds"] for s in cold["stages"] if s["name"] != "load"
                                     and s["name"] != "decode")) < 1e-6
     cell = walk_html(cold)[walk_html(cold).index('data-number="ttft"'):]
-    assert 'class="tw-sub">after the load; prefill' in cell[:400]
-    assert "cold start (the load, then the time to first token)" in walk_html(cold)
+    from_request = fmt_s(cold["load_s"] + cold["ttft_s"])
+    assert f'class="tw-sub">after the load: {from_request} from the request; prefill' in cell[:400]
+    assert f"cold start: the first token {from_request} after the request, the load included" in walk_html(cold)
+    assert f"cold start, first token {from_request} after the request" in live_summary(cold)
     warm = walk_html(browser.simulate({**ARTICLE, "warm": True}))
     assert "after the load" not in warm and "cold start" not in warm
 

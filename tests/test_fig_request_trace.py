@@ -28,7 +28,7 @@ def test_fig29_numbers_at_the_drafts_size(draft_sized):
     assert round(n["kv_bytes"] / 1e6) == 134
     assert n["vocab"] == 248_320 and n["width"] == 2048 and n["layers"] == 40 and n["kv_layers"] == 10
     assert n["ttft_s"] == pytest.approx(70, rel=0.08)
-    assert n["step_bytes"] == pytest.approx(1.9e9, rel=0.05)
+    assert n["step_bytes"] == pytest.approx(2.1e9, rel=0.05)  # 1.98 GB of weights + the cache
     assert n["step_s"] == pytest.approx(0.085, rel=0.06)
     assert n["decode_steps"] == 300 and n["decode_s"] == pytest.approx(26, rel=0.06)
     check_labels(root, ("6,550 tokens", "13 chunks of 512", "134 MB of KV cache", "248,320 logits",

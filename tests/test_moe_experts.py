@@ -82,14 +82,16 @@ def test_a_file_with_a_tensor_table_gives_its_experts_bytes_to_every_user(tmp_pa
 
 
 def test_without_a_tensor_table_the_sizes_estimate_the_experts_for_every_user():
-    """Qwen3.6's preset has no tensor table: 40 layers x 256 experts x 3 x 2,048 x 512
+    """Qwen3.6's preset without its tensor table: 40 layers x 256 experts x 3 x 2,048 x 512
     weights at the file's 4.89 bits, and the prompt step and the speculative check agree."""
     from tokenwalk.physics import moe
     from tokenwalk.physics.roofline import weights_bytes_read
     from tokenwalk.physics.speculative import model_round_cost
-    from tokenwalk.specs.model import load_model
+    from tokenwalk.specs.model import model_from_dict
+    from tokenwalk.specs.schema import read_preset
 
-    q = load_model("qwen3.6-35b-a3b")
+    data = {k: v for k, v in read_preset("models", "qwen3.6-35b-a3b")[0].items() if k != "tensor_table"}
+    q = model_from_dict(data, "qwen3.6-35b-a3b without its table")
     assert q.expert_bytes is None
     weights = 40 * 256 * 3 * 2048 * 512
     assert moe.routed_expert_bytes(q) == pytest.approx(weights * q.bits_per_weight / 8)

@@ -74,7 +74,7 @@ def test_fig23_same_draft_opposite_verdicts_for_the_dense_27b_and_the_moe():
     m = model_round_cost(moe, 0.7, 4, 600e6)
     assert round(d.step_bytes / 1e9) == 16 and d.verify_bytes == d.step_bytes
     assert 1.8 < d.speedup < 2.8
-    assert round(m.step_bytes / 1e9, 2) == 1.84
+    assert m.step_bytes == moe.bytes_read_per_token
     assert m.speedup < 1
     expert_share = expected_distinct_experts(5, moe.expert_count, moe.expert_used_count) / moe.expert_used_count
     assert expert_share > 4  # up to 40 experts per layer instead of 8

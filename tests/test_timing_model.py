@@ -115,9 +115,9 @@ def test_error_band_is_the_cross_validation_10th_to_90th_percentile():
         timing_model.error_band("load")
 
 
-def test_laptop_moe_17_and_dense_34_percent_of_bandwidth():
+def test_laptop_moe_18_and_dense_34_percent_of_bandwidth():
     """Section 'Decode in practice' / figure 19: on the laptop (128 GB/s) the MoE (about
-    1.84 GB per token, 40 layers) decodes at 11.7 tok/s, about 17 % of the bandwidth, and
+    1.98 GB per token, 40 layers) decodes at 11.7 tok/s, about 18 % of the bandwidth, and
     the dense 27B (about 16 GB, 64 layers) at 2.6 tok/s, about 34 % with its file size: its
     layers read so much more that the fixed per-layer cost weighs less. The calibration
     makes the model reproduce both speeds; the split is what it explains."""
@@ -127,7 +127,7 @@ def test_laptop_moe_17_and_dense_34_percent_of_bandwidth():
     assert moe["row"] == "laptop-860m"
     assert moe["tok_s"] == pytest.approx(11.7, rel=0.01)
     assert dense["tok_s"] == pytest.approx(2.6, rel=0.01)
-    assert 0.16 < moe["bandwidth_share"] < 0.18
+    assert 0.17 < moe["bandwidth_share"] < 0.19
     assert 0.31 < dense["bandwidth_share"] < 0.35  # bytes read (16.2 GB); the file size gives 34 %
     # the fixed cost is most of the MoE's step and a small part of the dense model's
     assert moe["overhead_s"] / moe["step_s"] > 0.5 > 0.25 > dense["overhead_s"] / dense["step_s"]

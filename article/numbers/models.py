@@ -46,6 +46,9 @@ def group(n: dict, sc) -> None:
     n["qwen_fp16_gb"] = weights_bytes(qwen.params, bits_per_weight("F16")) / GB
     n["q4km_bits_per_weight"] = qwen.bits_per_weight
     n["qwen_bytes_per_token_gb"] = qwen.bytes_read_per_token / GB
+    # what the file's share by parameters would say, against which figure 19 sets the table's count
+    n["qwen_bytes_per_token_pro_rata_gb"] = qwen.size_bytes * qwen.active_params / qwen.params / GB
+    n["qwen_read_bits_per_weight"] = 8 * qwen.bytes_read_per_token / qwen.active_params
     n["qwen_vocab"] = qwen.vocab_size
     n["qwen_width"] = qwen.embedding_length
     n["qwen_context"] = qwen.context_length

@@ -448,7 +448,10 @@ def explain(walk: dict) -> dict:
     # The decode entry is the reads' efficiency, not the share of the bus a step uses on
     # average: each step also pays a fixed cost per layer (tokenwalk.timing.model).
     say = {"decode": "decode's reads run at {v} % of the memory bandwidth, plus a fixed cost per layer per step",
-           "prefill": "prefill reaches {v} % of the FP16 peak", "load": "load reaches {v} % of the disk's speed"}
+           # the fitted efficiency of prefill's arithmetic, attention's included: not the share
+           # of the peak that measured tok/s x 2 x active parameters makes (the article prints both)
+           "prefill": "prefill's arithmetic, attention's included, runs at {v} % of the FP16 peak (a fitted "
+                      "efficiency)", "load": "load reaches {v} % of the disk's speed"}
     assumed = [say.get(phase, phase + " reaches {v} % of the peak").format(v=f"{100 * e['value']:.1f}")
                + f" ({e['from']})" for phase, e in eff.items()]
     if load is not None:

@@ -58,9 +58,10 @@ def numbers_html(walk: dict) -> str:
     load = escape("— (warm: already in memory)") if walk["warm"] else _w("load_s", fmt_s(walk["load_s"]))
     cells = [
         ("load", "Load", load, escape("from disk, before the first token" if not walk["warm"] else "keep-alive")),
-        # counted from a model in memory: a cold start's load comes before it, not inside it
+        # counted from a model in memory: a cold start's load comes before it, not inside it,
+        # so a cold start also says when its first token comes from the request, load included
         ("ttft", "Time to first token", _w("ttft_s", fmt_s(walk["ttft_s"])),
-         ("" if walk["warm"] else "after the load; ")
+         ("" if walk["warm"] else f"after the load: {escape(_from_disk(walk))} from the request; ")
          + f"prefill {_w('prefill_tok_s', fmt_rate(walk['prefill_tok_s']))}{escape(_likely(walk, 'ttft_s', fmt_s))}"),
         ("decode", "Decode", _w("decode_tok_s", fmt_rate(walk["decode_tok_s"])) if walk["output_tokens"] else "—",
          f"{walk['output_tokens']:,} tokens in {_w('decode_s', fmt_s(walk['decode_s']))}"
@@ -153,9 +154,15 @@ def provenance_html(explanation: dict) -> str:
     return '<div class="tw-sim-provenance">' + "".join(parts) + "</div>"
 
 
+def _from_disk(walk: dict) -> str:
+    """A cold start's first token counted from the request: the load, then the time to first token."""
+    return fmt_s(walk["load_s"] + walk["ttft_s"])
+
+
 def live_summary(walk: dict) -> str:
     """One sentence for screen readers after each update: the three numbers."""
-    load = "warm start" if walk["warm"] else f"load {fmt_s(walk['load_s'])}"
+    load = ("warm start" if walk["warm"]
+            else f"cold start, first token {_from_disk(walk)} after the request; load {fmt_s(walk['load_s'])}")
     decode = f"decode {fmt_rate(walk['decode_tok_s'])}" if walk["output_tokens"] else "no output tokens"
     fits = "" if walk["memory"]["fits"] else "; does not fit in memory"
     return (f"{load}, time to first token {fmt_s(walk['ttft_s'])} (prefill {fmt_rate(walk['prefill_tok_s'])}), "
@@ -168,7 +175,8 @@ def walk_html(walk: dict, explanation: dict | None = None) -> str:
             + _w("prompt_tokens", f'{walk["prompt_tokens"]:,}')
             + f' prompt tokens, {walk["output_tokens"]:,} output tokens, '
             f'num_ctx {walk["num_ctx"]:,}, KV {escape(walk["kv_type"])}, chunks of {walk["chunk_tokens"]:,}, '
-            + ("warm" if walk["warm"] else "cold start (the load, then the time to first token)")
+            + ("warm" if walk["warm"] else f"cold start: the first token {escape(_from_disk(walk))} "
+               "after the request, the load included")
             + (f', {walk["users"]} users' if walk["users"] > 1 else "")
             + (f', speculative α {walk["spec_alpha"]:g} γ {walk["spec_gamma"]}' if walk["spec_alpha"] is not None else "")
             + "</p>")

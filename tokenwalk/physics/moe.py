@@ -47,8 +47,8 @@ def routed_expert_bytes(model) -> float:
     From the tensor table where the spec has one (`model.expert_bytes`: the `*_exps`
     tensors of the blocks a token runs, summed by `tokenwalk.specs.model.tensor_counts`).
     Without one, from the sizes: layers × expert_count × 3 matrices of embedding_length ×
-    expert_ffn_length at the model's average bits per weight (Qwen3.6 35B-A3B Q4_K_M:
-    32.2 billion weights at 4.89 bits, 19.7 GB); without an expert width, from the file
+    expert_ffn_length at the model's average bits per weight (for Qwen3.6 35B-A3B Q4_K_M
+    that would be 32.2 billion weights at 4.89 bits, 19.7 GB; its table gives 19.5); without an expert width, from the file
     and the bytes one token reads: W = shared + E and R = shared + E × used / count give
     E = (W − R) / (1 − used / count). ``model``: a tokenwalk.specs.protocols.Model.
     """

@@ -403,7 +403,7 @@ def decode_ceiling_tok_s(model, machine, context_tokens: int = 0, kv_type: str =
 
     Bytes per token = the weights one token reads + the KV cache of `context_tokens` (what
     the attention needs: sliding layers read their window only).
-    Laptop with Qwen3.6: 128 / 1.84 = 70 tok/s; H100 with the 7B fp16: 3,350 / 14 = 239.
+    Laptop with Qwen3.6: 128 / 1.98 = 65 tok/s; H100 with the 7B fp16: 3,350 / 14 = 239.
     """
     n_bytes = _bytes_read_per_token(model) + kv_cache_bytes(model, context_tokens, kv_type)
     return machine.bandwidth_gbs * GB / n_bytes

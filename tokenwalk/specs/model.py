@@ -20,8 +20,12 @@ tensor the token passes through, with three corrections:
   Q8_0 table, about 96.6 MB per token in all);
 - blocks for multi-token prediction (`nextn_predict_layers`, Qwen3.6's 41st block) are
   left out: an ordinary decoding step does not run them.
-Without a tensor table (a JSON spec), it is `bytes_read_per_token` if the file gives it,
-else size_bytes × active_params / params (1.84 GB for Qwen3.6: 21.7 GB × 3 / 35.5).
+A JSON spec may carry the table itself (`tensor_table`: name, shape, ggml type and the
+blocks that have each tensor; the Qwen3.6 preset's, rebuilt from its config and
+llama.cpp's Q4_K_M rules), counted the same way (1.98 GB for Qwen3.6, its 0.42 GB output
+head included). Without a table, it is `bytes_read_per_token` if the file gives it, else
+size_bytes × active_params / params (pro rata: what the active weights would take at the
+file's average bits, nothing for the output head's own matrix).
 """
 
 from __future__ import annotations
@@ -58,6 +62,7 @@ OPTIONAL_FIELDS = {
     "kv_layers_swa": "int", "sliding_window": "int", "sliding_window_pattern": "int",
     "bytes_read_per_token": "number", "tensor_bytes": "number", "file_type": "str",
     "tied_embeddings": "bool", "sources": "dict", "tensor_types": "dict", "gguf": "dict",
+    "tensor_table": "list",
 }
 
 _BLOCK = re.compile(r"^blk\.(\d+)\.")
@@ -295,7 +300,70 @@ def model_from_dict(data: dict, label: str) -> ModelSpec:
                             f"({', '.join(GGML_TYPES)}) with an object of counts")
         types[type_name] = {**row, "bits_per_weight": row.get("bits_per_weight", GGML_TYPES[type_name].bits_per_weight)}
     values["tensor_types"] = types
+    table = values.pop("tensor_table", None)
+    if table is not None:
+        # a preset of a file we do not have, with its tensor table: counted as a header's is
+        # (table_counts); a value the JSON gives itself is kept
+        counts = table_counts(table_tensors(table, label), values["layers"],
+                              values.get("expert_count", 0), values.get("expert_used_count", 0))
+        if counts["params"] != values["params"]:
+            raise SpecError(f"{label}: field 'tensor_table' sums to {counts['params']:,} weights, "
+                            f"but 'params' is {values['params']:,}")
+        if stored is None:
+            stored = counts["bytes_read_per_token"]
+        # not tied_embeddings: it also tells the prompt step which embedding flops
+        # active_params holds, which the table cannot say (Qwen's "3B active" leaves out the
+        # input table); a spec that means it says it
+        for name in ("expert_bytes", "tensor_bytes"):
+            if values.get(name) is None and counts[name] is not None:
+                values[name] = counts[name]
     return ModelSpec(**values, stored_bytes_read_per_token=stored)
+
+
+@dataclass(frozen=True)
+class TableTensor:
+    """One tensor of a preset's `tensor_table` (the fields table_counts reads)."""
+
+    name: str
+    shape: tuple[int, ...]
+    ggml_type: str
+    n_elements: int
+    n_bytes: int
+
+
+def table_tensors(rows: list, label: str) -> list[TableTensor]:
+    """The tensors a preset's `tensor_table` lists. Each row: name, shape (GGUF order),
+    ggml_type, and, for a name with `{i}`, blocks (the block numbers that have it), so one
+    row stands for the same tensor in many blocks. SpecError names the row and its field."""
+    out = []
+    for k, row in enumerate(rows):
+        where = f"{label}: field 'tensor_table' row {k}"
+        if not isinstance(row, dict) or not isinstance(row.get("name"), str):
+            raise SpecError(f"{where}: must be an object with a 'name'")
+        shape = row.get("shape")
+        if (not isinstance(shape, list) or not shape
+                or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in shape)):
+            raise SpecError(f"{where} ({printable(row['name'])}): 'shape' must be a list of whole numbers > 0, "
+                            f"not {printable(repr(shape)[:40])}")
+        ggml_type = GGML_TYPES.get(row.get("ggml_type"))
+        if ggml_type is None:
+            raise SpecError(f"{where} ({printable(row['name'])}): 'ggml_type' must be one of "
+                            f"{', '.join(GGML_TYPES)}, not {printable(repr(row.get('ggml_type'))[:40])}")
+        n_elements = math.prod(shape)
+        if shape[0] % ggml_type.block_size:
+            raise SpecError(f"{where} ({printable(row['name'])}): a row of {shape[0]} weights does not fill "
+                            f"whole {ggml_type.name} blocks of {ggml_type.block_size}")
+        n_bytes = n_elements // ggml_type.block_size * ggml_type.type_size
+        blocks = row.get("blocks")
+        if "{i}" in row["name"]:
+            if not isinstance(blocks, list) or not all(isinstance(b, int) and not isinstance(b, bool)
+                                                       and b >= 0 for b in blocks):
+                raise SpecError(f"{where} ({printable(row['name'])}): 'blocks' must be a list of block numbers")
+            names = [row["name"].replace("{i}", str(b)) for b in blocks]
+        else:
+            names = [row["name"]]
+        out += [TableTensor(name, tuple(shape), ggml_type.name, n_elements, n_bytes) for name in names]
+    return out
 
 
 def model_to_preset(model: ModelSpec) -> dict:
@@ -567,18 +635,27 @@ def _sliding_layers(header: GGUFHeader, arch: str, layers: int, kv_per_layer, in
 
 
 def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_used: int) -> dict:
-    """Parameters and bytes from the tensor table: params, active_params,
+    """Parameters and bytes from a GGUF header's tensor table (see table_counts)."""
+    return table_counts(header.tensors, layers, expert_count, expert_used)
+
+
+def table_counts(tensors, layers: int, expert_count: int, expert_used: int) -> dict:
+    """Parameters and bytes from a tensor table: params, active_params,
     bytes_read_per_token (see the module docstring), expert_bytes (the routed experts of
-    the blocks a token runs; None for a dense model), has_shared_expert and
-    tied_embeddings (no output.weight: the embedding is the output head)."""
-    params = header.n_parameters
+    the blocks a token runs; None for a dense model), has_shared_expert, tied_embeddings
+    (no output.weight: the embedding is the output head) and tensor_bytes.
+
+    ``tensors``: rows with name, shape (GGUF order), n_elements and n_bytes, from a file's
+    header or from a preset's `tensor_table` (the same count for both)."""
+    tensors = list(tensors)
+    params = sum(t.n_elements for t in tensors)
     expert_params = 0
     expert_bytes = 0
     read_bytes = 0.0
-    names = {t.name for t in header.tensors}
+    names = {t.name for t in tensors}
     tied = "output.weight" not in names
     shared = False
-    for t in header.tensors:
+    for t in tensors:
         block = _BLOCK.match(t.name)
         is_expert = "_exps" in t.name
         if is_expert:
@@ -600,7 +677,8 @@ def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_use
         read_bytes += expert_bytes * expert_used / expert_count
     return {"params": params, "active_params": active, "bytes_read_per_token": read_bytes,
             "expert_bytes": expert_bytes if moe else None,
-            "has_shared_expert": shared, "tied_embeddings": tied}
+            "has_shared_expert": shared, "tied_embeddings": tied,
+            "tensor_bytes": sum(t.n_bytes for t in tensors)}
 
 
 def describe_header(header: GGUFHeader, array_head: int = 4) -> dict:

@@ -174,7 +174,7 @@ def vendor_of(machine_name: str) -> str | None:
 def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) -> float:
     """Share of the spec-sheet bandwidth one decoding stream uses: tok/s x bytes/token / bytes/s.
 
-    The laptop's MoE: 11.7 x 1.84e9 / 128e9 = 0.17.
+    The laptop's MoE: 11.7 x 1.98e9 / 128e9 = 0.18.
     """
     if bandwidth_gbs <= 0:
         raise ValueError(f"bandwidth_gbs must be positive, got {bandwidth_gbs}")

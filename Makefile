@@ -27,11 +27,16 @@ setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL) $(GEMMA
 site: setup
 	$(PY) build.py
 
+# Two workers (pytest-xdist), a test file each at a time: the machines this runs on have two
+# cores, and a file's module fixtures (a browser, a built site, the CLI's hostile cases) are
+# then set up once.
+PYTEST_WORKERS := -n 2 --dist loadfile
+
 test: setup lint
-	$(PY) -m pytest -q -m "not refit"
+	$(PY) -m pytest -q -m "not refit" $(PYTEST_WORKERS)
 
 check: setup lint
-	$(PY) -m pytest -q -m "not slow and not browser and not refit"
+	$(PY) -m pytest -q -m "not slow and not browser and not refit" $(PYTEST_WORKERS)
 
 # The timing model refitted from the published runs and compared with the committed
 # timing_fit.json, number by number (about 10 minutes on two cores). `make test` checks only

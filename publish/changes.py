@@ -109,7 +109,8 @@ def report(n: dict, content: Path, figures: Path, published_file: Path = PUBLISH
 def updates(updates_file: Path = UPDATES) -> list[dict]:
     """The dated entries of the Updates appendix, newest first."""
     entries = _read(updates_file, [])
-    return sorted(entries, key=lambda e: e["date"], reverse=True)
+    # by date, and within a day by the order they were published (the file appends)
+    return [e for _, e in sorted(enumerate(entries), key=lambda ie: (ie[1]["date"], ie[0]), reverse=True)]
 
 
 def backup(paths: tuple[Path, ...] = (PUBLISHED, UPDATES)) -> dict:

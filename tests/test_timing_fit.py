@@ -177,6 +177,16 @@ def test_a_choice_between_near_equal_costs_keeps_the_first():
     assert timing_fit.first_within_tie([1.0 + 1e-3, 1.0]) == 1
 
 
+def _assert_headline_lines(text: str, v: dict) -> None:
+    """`tokenwalk validate`'s lines for one leave-out: all tests and the headline test of each
+    phase (runs, chips, families, median and p90 error) and the likely range's coverage."""
+    for phase, headline in (("decode", "tg128"), ("prefill", "pp512")):
+        for label, s in ((f"all {phase} tests", v[phase]), (headline, v[f"{phase}_{headline}"])):
+            assert (f"{label:<24}{s['runs']:>6}{s['machines']:>7}{s['families']:>7}"
+                    f"{s['median_ape']:>9.1%}{s['p90_ape']:>9.1%}") in text
+        assert f"likely range ({phase}): {v[f'{phase}_coverage']:.0%} of left-out runs inside" in text
+
+
 def test_validate_prints_the_recorded_headline(capsys):
     """`tokenwalk validate`'s table, printed from the committed validation: tg and pp
     separately, overall, by backend and by device class, with the likely range's coverage,
@@ -190,12 +200,7 @@ def test_validate_prints_the_recorded_headline(capsys):
     for block, v in blocks.items():
         print_validation(block, v)
         text = capsys.readouterr().out
-        g = golden[block]
-        for phase, headline in (("decode", "tg128"), ("prefill", "pp512")):
-            for label, s in ((f"all {phase} tests", g[phase]), (headline, g[f"{phase}_{headline}"])):
-                assert (f"{label:<24}{s['runs']:>6}{s['machines']:>7}{s['families']:>7}"
-                        f"{s['median_ape']:>9.1%}{s['p90_ape']:>9.1%}") in text
-            assert f"likely range ({phase}): {g[f'{phase}_coverage']:.0%} of left-out runs inside" in text
+        _assert_headline_lines(text, golden[block])
         for name in ("CUDA", "Metal", "ROCm", "Vulkan", "integrated", "discrete", "datacentre"):
             assert f"    {name} " in text
 
@@ -223,12 +228,7 @@ def test_tokenwalk_validate_prints_the_recorded_errors_and_worst_points(capsys):
     text = capsys.readouterr().out
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
     for block in ("leave_one_family_out", "leave_one_machine_out"):
-        v = golden[block]
-        for phase, headline in (("decode", "tg128"), ("prefill", "pp512")):
-            for label, s in ((f"all {phase} tests", v[phase]), (headline, v[f"{phase}_{headline}"])):
-                assert (f"{label:<24}{s['runs']:>6}{s['machines']:>7}{s['families']:>7}"
-                        f"{s['median_ape']:>9.1%}{s['p90_ape']:>9.1%}") in text
-            assert f"likely range ({phase}): {v[f'{phase}_coverage']:.0%} of left-out runs inside" in text
+        _assert_headline_lines(text, golden[block])
     assert "worst 10 decode points" in text and "worst 10 prefill points" in text
     assert text.count("of spec bandwidth") >= 10 and text.count("of its FP16 figure") >= 10
 

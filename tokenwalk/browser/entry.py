@@ -143,15 +143,11 @@ def load_gguf_tokenizer(data, file_size: int, name: str) -> dict:
     "vocabulary_text"}. The tokenizer is kept for tokenize_gguf. A vocabulary this core does
     not build (WordPiece, Unigram...) is a TokenwalkError of one line naming the file."""
     global _picked
-    from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header_bytes
     from tokenwalk.text.tokenizer import tokenizer_from_metadata
 
-    if hasattr(data, "to_bytes"):
-        data = data.to_bytes()
-    try:
-        header = read_gguf_header_bytes(data, file_size=int(file_size), name=str(name))
-    except GGUFNeedMoreBytes as need:
-        return {"need_bytes": int(need.needed_bytes)}
+    header = _header_or_need(data, file_size, name)
+    if isinstance(header, dict):
+        return header
     shown = shown_file_name(name)
     metadata = dict(header.metadata)
     tok = tokenizer_from_metadata(metadata, source=shown)
@@ -489,6 +485,19 @@ MAX_SHOWN_NAME = 80
 MAX_GGUF_MODELS = 16
 
 
+def _header_or_need(data, file_size, name):
+    """The GGUF header in `data` (bytes or a Pyodide buffer with to_bytes()), or
+    {"need_bytes": n} when it goes on past `data`."""
+    from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header_bytes
+
+    if hasattr(data, "to_bytes"):
+        data = data.to_bytes()
+    try:
+        return read_gguf_header_bytes(data, file_size=int(file_size), name=str(name))
+    except GGUFNeedMoreBytes as need:
+        return {"need_bytes": int(need.needed_bytes)}
+
+
 def shown_file_name(name) -> str:
     """A file name as the page shows it: control and bidirectional characters escaped
     (`errors.printable`), blanks trimmed, at most MAX_SHOWN_NAME characters."""
@@ -540,16 +549,12 @@ def inspect_gguf(data, file_size: int, name: str) -> dict:
     model under its key for simulate(). Raises TokenwalkError (one line) for a file that
     is not a GGUF model.
     """
-    from tokenwalk.gguf.header import GGUFNeedMoreBytes, read_gguf_header_bytes
     from tokenwalk.physics.kv_cache import kv_at_context, kv_bytes_per_token, kv_layer_kinds
     from tokenwalk.specs.model import model_from_gguf
 
-    if hasattr(data, "to_bytes"):
-        data = data.to_bytes()
-    try:
-        header = read_gguf_header_bytes(data, file_size=int(file_size), name=str(name))
-    except GGUFNeedMoreBytes as need:
-        return {"need_bytes": int(need.needed_bytes)}
+    header = _header_or_need(data, file_size, name)
+    if isinstance(header, dict):
+        return header
     shown = shown_file_name(name)
     model = model_from_gguf(header, name=shown)
     key = gguf_key(name)

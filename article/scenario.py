@@ -5,7 +5,8 @@ machine from the `Scenario` this module builds (figures receive it in their cont
 never choose a preset):
 
 - the **request** (content/request/request.json, read once): its model on its machine
-  (Qwen3.6 35B-A3B on the laptop), its text files, output length, context, chunk;
+  (Qwen3.6 35B-A3B on the laptop), its text files, output length, context, chunk, and the
+  vocabulary its tokens are counted with (llama.cpp's qwen35 test vocabulary);
 - the **H100 example**: a dense 7B in fp16 on one H100 SXM;
 - the **comparisons**: the dense 27B beside the MoE, Llama 3.1 70B, GPT-3's shapes, and
   the other machines (RTX 5090 and 5080, M4 Max);
@@ -53,9 +54,11 @@ class Request:
     num_ctx: int
     chunk_tokens: int
     kv_type: str
-    tokenizer_model_file: str
+    tokenizer_model_file: str  # the vocabulary the tokenizer figure ships to the page
     tokenizer_model_name: str
     tokenizer_paragraph: str  # what the toy BPE of figure 1 learns from
+    count_vocab_file: str  # the vocabulary the request's token counts are made with
+    count_vocab_name: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,6 +93,7 @@ def read_request(folder: str | Path | None = None) -> Request:
             tokenizer_model_file=cfg["tokenizer_model_file"],
             tokenizer_model_name=cfg.get("tokenizer_model_name", "the model"),
             tokenizer_paragraph=(folder / "tokenizer-paragraph.txt").read_text(encoding="utf-8"),
+            count_vocab_file=cfg["count_vocab_file"], count_vocab_name=cfg["count_vocab_name"],
         )
     except KeyError as exc:
         raise TokenwalkError(f"{where}: {exc.args[0]}: missing") from None

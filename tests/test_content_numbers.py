@@ -40,6 +40,61 @@ def test_token_counts_and_times_follow_the_request_files(tmp_path):
     assert longer["request_kv_prompt_mb"] > base["request_kv_prompt_mb"]
 
 
+def test_the_request_is_counted_with_llamacpps_qwen35_vocabulary():
+    """Issue 27, point 6: the request's count is made with the nearest Qwen vocabulary the project
+    reads (llama.cpp's qwen35 test file), not SmolLM2's; qwen2's test file, the same entries under
+    the older rule, counts this text the same; SmolLM2's smaller vocabulary counts more."""
+    import json
+
+    from article.numbers.request import _chat_text
+    from article.scenario import read_request
+    from tokenwalk.text.tokenizer import load_tokenizer
+
+    n = default_numbers()
+    spec = json.loads((CONTENT / "request" / "request.json").read_text(encoding="utf-8"))
+    assert spec["count_vocab_file"].endswith("/ggml-vocab-qwen35.gguf")
+    assert (n["token_count_file"], n["token_count_pre"], n["token_count_vocab"]) == ("ggml-vocab-qwen35.gguf", "qwen35", 151_936)
+    assert n["qwen_vocab"] == 248_320 > n["token_count_vocab"]  # not Qwen3.6's own, and the article says so
+    r = read_request()
+    text, _ = _chat_text(r.system, r.history + "\n\n" + r.question)
+    root = CONTENT.parent
+    qwen2 = load_tokenizer(root / ".cache/llama-vocab/ggml-vocab-qwen2.gguf")
+    assert qwen2.pre == "qwen2"
+    assert len(qwen2.encode(text, parse_special=True)) == n["request_prompt_tokens"]
+    smollm2 = load_tokenizer(root / spec["tokenizer_model_file"])
+    assert len(smollm2.encode(text, parse_special=True)) > n["request_prompt_tokens"] + 100
+
+
+def test_a_missing_count_vocabulary_is_one_line_naming_the_file_and_make_setup(tmp_path):
+    import json
+
+    import pytest
+
+    from article.numbers import article_numbers
+    from tokenwalk.errors import TokenwalkError
+
+    folder = tmp_path / "request"
+    shutil.copytree(CONTENT / "request", folder)
+    spec = json.loads((folder / "request.json").read_text(encoding="utf-8"))
+    spec["count_vocab_file"] = ".cache/llama-vocab/ggml-vocab-absent.gguf"
+    (folder / "request.json").write_text(json.dumps(spec), encoding="utf-8")
+    with pytest.raises(TokenwalkError) as error:
+        article_numbers(request_dir=folder)
+    assert str(error.value) == ("content/request/request.json: count_vocab_file .cache/llama-vocab/ggml-vocab-absent.gguf:"
+                                " no such file (run `make setup` to fetch it)")
+
+
+def test_the_engine_runs_keep_their_own_models_counts():
+    """Only the article's count for Qwen3.6 moved: the build machine's runs print the prompt
+    length their own tokenizers measured (tokenwalk/data/measurements/engine*.json)."""
+    import json
+
+    n = default_numbers()
+    assert n["engine"] is not None, "tokenwalk/data/measurements/engine.json is committed"
+    measured = json.loads((CONTENT.parent / "tokenwalk/data/measurements/engine.json").read_text(encoding="utf-8"))
+    assert n["engine_prompt_tokens"] == measured["values"]["prompt_tokens"]["value"] != n["request_prompt_tokens"]
+
+
 def test_the_chat_template_figure_shows_the_real_request():
     """Figure 2 is the request flattened by ChatML, from the request files (shortened history)."""
     n = default_numbers()

@@ -16,5 +16,5 @@ CLAIMS = {
     "h100_bandwidth_over_laptop": "abs(h100_bandwidth_gbs / laptop_bandwidth_gbs - h100_over_laptop_bandwidth) < 0.01",
     "request_longer_than_benchmark": "request_prompt_tokens > prefill_prompt_tokens",
     "request_ttft_a_bit_over_a_minute": "60 < request_ttft_s < 90",
-    "qwen_vocab_larger_than_counter": "qwen_vocab > 2 * token_count_vocab",
+    "qwen_vocab_larger_than_counter": "qwen_vocab > token_count_vocab",
 }

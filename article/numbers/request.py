@@ -1,5 +1,10 @@
 """request_*, token_count_*, chat_template_*: the article's request, its token counts (a real
-tokenizer over content/request/) and what a cache saves on it."""
+tokenizer over content/request/) and what a cache saves on it.
+
+The counts are made with request.json's count_vocab_file, llama.cpp's test vocabulary for the
+qwen35 pre-tokenizer: the closest to Qwen3.6's own that the project can read (Qwen3.6's ships
+only inside its 21.7 GB model file). The engine's measured runs (article/numbers/engine.py)
+keep the counts of the models they ran, made by those models' own tokenizers."""
 
 from __future__ import annotations
 
@@ -10,12 +15,12 @@ from tokenwalk.errors import TokenwalkError
 
 
 @lru_cache(maxsize=2)
-def _tokenizer(model_file: str):
+def _tokenizer(vocab_file: str):
     from tokenwalk.text.tokenizer import load_tokenizer
 
-    path = _data.ROOT / model_file
+    path = _data.ROOT / vocab_file
     if not path.is_file():
-        raise TokenwalkError(f"content/request/request.json: tokenizer_model_file {model_file}: no such file "
+        raise TokenwalkError(f"content/request/request.json: count_vocab_file {vocab_file}: no such file "
                              "(run `make setup` to fetch it)")
     return load_tokenizer(path)
 
@@ -29,11 +34,11 @@ def _chat_text(system: str, user: str) -> tuple[str, str]:
 
 
 @lru_cache(maxsize=4)
-def _request_tokens(system: str, history: str, question: str, tokenizer_model_file: str) -> dict:
+def _request_tokens(system: str, history: str, question: str, vocab_file: str) -> dict:
     """Token counts of the request's texts (cached per process: they do not change during a build)."""
     user = history + "\n\n" + question
     text, template_source = _chat_text(system, user)
-    tok = _tokenizer(tokenizer_model_file)
+    tok = _tokenizer(vocab_file)
     return {
         "chat_text": text,
         "template_source": template_source,
@@ -42,6 +47,7 @@ def _request_tokens(system: str, history: str, question: str, tokenizer_model_fi
         "question_tokens": len(tok.encode(question, parse_special=False)),
         "prompt_tokens": len(tok.encode(text, parse_special=True)),
         "tokenizer_vocab": tok.vocab_size,
+        "tokenizer_pre": tok.pre,
     }
 
 
@@ -60,7 +66,7 @@ def group(n: dict, sc) -> None:
     from tokenwalk.physics.roofline import token_passes_without_cache
 
     r = sc.request
-    t = _request_tokens(r.system, r.history, r.question, r.tokenizer_model_file)
+    t = _request_tokens(r.system, r.history, r.question, r.count_vocab_file)
     n["request_model"] = r.model
     n["request_machine"] = r.machine
     n["request_question"] = r.question
@@ -72,7 +78,9 @@ def group(n: dict, sc) -> None:
     n["request_num_ctx"] = r.num_ctx
     n["request_chunk_tokens"] = r.chunk_tokens
     n["request_kv_type"] = r.kv_type
-    n["token_count_tokenizer"] = r.tokenizer_model_name
+    n["token_count_tokenizer"] = r.count_vocab_name
+    n["token_count_file"] = r.count_vocab_file.rsplit("/", 1)[-1]
+    n["token_count_pre"] = t["tokenizer_pre"]  # the file's tokenizer.ggml.pre: the rule that cuts the text first
     n["token_count_note"] = f"a vocabulary of {t['tokenizer_vocab']:,} entries"
     n["token_count_vocab"] = t["tokenizer_vocab"]
     n["request_chars_per_token"] = len(r.history) / t["history_tokens"]

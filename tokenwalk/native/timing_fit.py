@@ -814,8 +814,7 @@ def inputs_sha256(data_dir: Path | None = None) -> dict:
 
 # How far a refit may land from the committed file on another CPU, BLAS thread count or
 # numpy/scipy release. The fit itself is made insensitive to the last bits (SOLVER_TOL,
-# TIE_RTOL): the same code and data refit with 1, 2 and all cores and on several CPUs gave the
-# committed numbers exactly; this margin is for a library release whose solver stops elsewhere.
+# TIE_RTOL, `separable`); this margin is for a library release whose solver stops elsewhere.
 # Counts, names and the chosen structure must be the same exactly.
 REFIT_RTOL, REFIT_ATOL = 0.01, 0.001
 

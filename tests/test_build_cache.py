@@ -10,6 +10,9 @@ import pytest
 
 from tests.build_support import build_fixture, copy_fixture
 
+# whole builds of the fixture site, several per test: 16 s of the fast set; `make test` runs them, `make check` leaves them out
+pytestmark = pytest.mark.slow
+
 FAKE = '''
 import json
 from pathlib import Path

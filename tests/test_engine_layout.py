@@ -15,7 +15,7 @@ from tokenwalk.cli import main
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 NATIVE = ROOT / "tokenwalk" / "native"
 MODEL_SIDE = ("supported", "model_file", "hparams", "architectures", "model", "weights", "kv_cache", "graph_base", "graph_llama",
-              "graph_gemma3", "engine", "generate", "measure", "reference")
+              "graph_gemma3", "graph_qwen2", "engine", "generate", "measure", "reference")
 
 
 def _imports(path: pathlib.Path) -> set[str]:
@@ -52,7 +52,7 @@ def test_one_table_names_the_architectures():
     from tokenwalk.native.architectures import ARCHITECTURES
     from tokenwalk.native.supported import ARCHITECTURE_NAMES
 
-    assert set(ARCHITECTURES) == {"llama", "gemma3"} and tuple(ARCHITECTURES) == ARCHITECTURE_NAMES
+    assert set(ARCHITECTURES) == {"llama", "gemma3", "qwen2"} and tuple(ARCHITECTURES) == ARCHITECTURE_NAMES
     for name, arch in ARCHITECTURES.items():
         assert arch.name == name and callable(arch.hparams)
         assert hasattr(arch.graph, "prefill_launches") and hasattr(arch.graph, "set_inputs")

@@ -1,6 +1,7 @@
 """Greedy continuations of the OpenCL engine identical to llama.cpp's (the fixtures written by
-tests/fixtures/llamacpp/make_greedy_fixtures.py with the `peer` extra), for SmolLM2 (Q4_1)
-and Gemma 3 270M (Q4_K_M), five raw prompts of 32 tokens each, 24 tokens decoded.
+tests/fixtures/llamacpp/make_greedy_fixtures.py with the `peer` extra), for SmolLM2 (Q4_1),
+Gemma 3 270M (Q4_K_M) and Qwen2.5-Coder 0.5B Instruct (Q4_K_M), five raw prompts of 32 tokens
+each, 24 tokens decoded.
 
 llama.cpp rounds activations to 8 bits in its quantized dot products, and so does the engine
 (decode and prefill, x86 with AVX2; the same rounding, though not always of the same values:
@@ -17,6 +18,9 @@ on two prompts; Gemma 3 parts after 21 tokens on one prompt (margin 0.11) and ag
 at llama.cpp's margin 0.23, the engine's 0.05) and agrees over all 24 on three prompts (so
 MIN_AGREED, 8 before, is 6); Gemma 3 parts on one prompt after 9 tokens (margins 0.06 and
 0.01, the engine picking the reference's second) and agrees over all 24 on the other four.
+Qwen2.5-Coder (fixtures written 2026-12-03, integer prefill and decode) agrees over all 24
+tokens on all five prompts, llama.cpp's smallest margins on the way 0.06 (unicode) and 0.08
+(prose).
 """
 
 import json
@@ -30,6 +34,7 @@ FIXTURES = ROOT / "tests" / "fixtures" / "llamacpp"
 MODELS = {
     "smollm2": ROOT / ".cache" / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf",
     "gemma3": ROOT / ".cache" / "models" / "gemma-3-270m-q4_k_m.gguf",
+    "qwen2": ROOT / ".cache" / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
 }
 NEAR_TIE = 0.25  # logits: llama.cpp's 8-bit activations move them by a few hundredths to tenths
 MIN_PROMPTS = 4  # prompts of each model ...

@@ -60,7 +60,7 @@ def test_an_unknown_architecture_is_one_line_and_status_2(tmp_path, capsys):
                       [("token_embd.weight", (32, 7), Q.F32)])
     status, err, _ = _generate(path, capsys)
     assert status == 2 and err.count("\n") == 1
-    assert "general.architecture is 'mamba'; the engine runs llama, gemma3 models only" in err
+    assert "general.architecture is 'mamba'; the engine runs llama, gemma3, qwen2 models only" in err
 
 
 def test_an_unknown_tokenizer_is_refused_before_the_engine_loads(tmp_path, capsys):

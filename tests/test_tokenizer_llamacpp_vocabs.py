@@ -215,7 +215,7 @@ def test_generate_help_names_the_engines_architectures(capsys):
     from tokenwalk.native.supported import ARCHITECTURE_NAMES, WEIGHT_TYPES
 
     text = _help(capsys, "generate")
-    assert "general.architecture llama or gemma3;" in text and ARCHITECTURE_NAMES == ("llama", "gemma3")
+    assert "general.architecture llama or gemma3 or qwen2;" in text and ARCHITECTURE_NAMES == ("llama", "gemma3", "qwen2")
     assert ", ".join(WEIGHT_TYPES) in text and "tokenizer.ggml.model gpt2, llama, gemma4" in text
 
 

@@ -18,6 +18,7 @@ DEFAULT_MODEL = Path(".cache") / "models" / "SmolLM2-135M-Instruct.Q4_1.gguf"
 ENGINE_MODELS = {
     "smollm2-135m": DEFAULT_MODEL,
     "gemma3-270m": Path(".cache") / "models" / "gemma-3-270m-q4_k_m.gguf",
+    "qwen2.5-coder-0.5b": Path(".cache") / "models" / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
 }
 ARTICLE_REQUEST = Path("content") / "request" / "request.json"
 MEASUREMENTS_FILE = Path(__file__).resolve().parent.parent / "data" / "measurements" / "engine.json"

@@ -33,7 +33,7 @@ def _checked(field: str):
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", help="GGUF file, or smollm2-135m / gemma3-270m for the files `make setup` "
+    parser.add_argument("--model", help="GGUF file, or smollm2-135m / gemma3-270m / qwen2.5-coder-0.5b for the files `make setup` "
                         "fetches (default: smollm2-135m)")
     parser.add_argument("--request", help="request.json naming the system prompt, history and question files "
                         "(default: content/request/request.json, the article's)")

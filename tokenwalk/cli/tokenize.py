@@ -77,7 +77,7 @@ def read_text(text: str) -> str:
 
 
 def add_arguments(parser):
-    parser.add_argument("--model", help="GGUF file, or smollm2-135m / gemma3-270m for the files `make setup` "
+    parser.add_argument("--model", help="GGUF file, or smollm2-135m / gemma3-270m / qwen2.5-coder-0.5b for the files `make setup` "
                         "fetches (default: smollm2-135m)")
     parser.add_argument("text", metavar="TEXT", help='the text to tokenize ("-": read it from standard input)')
     parser.add_argument("--json", action="store_true", help='print {"ids": [...], "pieces": [...]}')

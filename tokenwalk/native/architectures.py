@@ -11,9 +11,10 @@ from typing import Callable
 
 from tokenwalk.native.graph_gemma3 import Gemma3Graph
 from tokenwalk.native.graph_llama import LlamaGraph
+from tokenwalk.native.graph_qwen2 import Qwen2Graph
 from tokenwalk.native.hparams import gemma3_hparams, llama_hparams
 from tokenwalk.native.supported import ARCHITECTURE_NAMES
-from tokenwalk.native.weights import load_gemma3_weights, load_weights
+from tokenwalk.native.weights import load_gemma3_weights, load_qwen2_weights, load_weights
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Architecture:
 ARCHITECTURES = {
     "llama": Architecture("llama", llama_hparams, load_weights, LlamaGraph),
     "gemma3": Architecture("gemma3", gemma3_hparams, load_gemma3_weights, Gemma3Graph),
+    # the llama hyper-parameters under qwen2.* keys; Q/K/V biases and NEOX RoPE in the graph
+    "qwen2": Architecture("qwen2", llama_hparams, load_qwen2_weights, Qwen2Graph),
 }
 # the help names the families from supported.py, which must be these
 if tuple(ARCHITECTURES) != ARCHITECTURE_NAMES:

@@ -1,7 +1,7 @@
 """The OpenCL engine (llama.cpp's llama-context): a loaded model on one device, and the
 prefill, decode and generate calls on top of it.
 
-Runs a GGUF of a family in tokenwalk.native.architectures (llama, gemma3) on any OpenCL device
+Runs a GGUF of a family in tokenwalk.native.architectures (llama, gemma3, qwen2) on any OpenCL device
 (PoCL by default). Weights stay quantized on the device (repacked at load, see
 cl/packing.py); prefill runs the prompt in chunks through matrix-matrix kernels, decode one
 token at a time through matrix-vector kernels (see graph_llama.py); the KV cache lives on

@@ -40,6 +40,8 @@ from tokenwalk.native.weights import ModelWeights
 class LlamaGraph(GraphBase):
     """Activations and launch lists of the llama forward pass over ``weights`` and ``kv``."""
 
+    DECODE_PRODUCTS_PER_LAYER = 5  # matrix-vector launches of a decode step per layer (row counters)
+
     @staticmethod
     def program_defines(cfg: LlamaConfig) -> dict:
         """Compile-time shape of the kernels: query heads per KV head, the widest input in blocks."""
@@ -74,8 +76,8 @@ class LlamaGraph(GraphBase):
         self.last = buf(e)  # the last token's row of x, for the head
         half = hd // 2
         self.inv_freq = cfg.rope_base ** (-np.arange(half, dtype=np.float64) * 2.0 / hd)
-        # one row counter per decode product (at most 5 * layers and the head)
-        self.counters = RowCounters(device, 5 * cfg.layers + 1)
+        # one row counter per decode product (at most DECODE_PRODUCTS_PER_LAYER * layers and the head)
+        self.counters = RowCounters(device, self.DECODE_PRODUCTS_PER_LAYER * cfg.layers + 1)
         device.finish()
         self.decode_launches = [self.counters.zero, *self._decode_launches()]
 

@@ -37,8 +37,8 @@ def open_model(path, header=None) -> OpenModel:
     arch = metadata_field(meta, "general.architecture", path)
     if arch not in ARCHITECTURES:
         raise TokenwalkError(f"{path}: general.architecture is {arch!r}; the engine runs "
-                             f"{', '.join(ARCHITECTURES)} models only (try a Llama, SmolLM2, TinyLlama "
-                             "or Gemma 3 GGUF)")
+                             f"{', '.join(ARCHITECTURES)} models only (try a Llama, SmolLM2, TinyLlama, "
+                             "Gemma 3 or Qwen2 GGUF)")
     file = map_model_file(path, header)
     architecture = ARCHITECTURES[arch]
     return OpenModel(path=path, config=architecture.hparams(file), tensors=file.tensors, metadata=file.metadata,

@@ -1,4 +1,4 @@
-"""A plain numpy forward pass of a llama or Gemma 3 GGUF: the yardstick for the engine.
+"""A plain numpy forward pass of a llama, Gemma 3 or Qwen2 GGUF: the yardstick for the engine.
 
 Weights are dequantized with ``gguf.quants.dequantize`` (float32), one layer at a time, so
 the reference agrees with the file's own definition of each quantization format rather than
@@ -14,7 +14,9 @@ For ``gemma3``, llama.cpp's src/models/gemma3.cpp: embeddings times sqrt(width),
 RMSNorm of queries and keys, RoPE of the halves (NEOX: pairs i and i + head/2) with base
 10,000 on sliding layers and ``gemma3.rope.freq_base`` on global ones, keys outside a
 sliding layer's window masked, RMSNorm after attention and after the MLP, GELU (tanh
-form) gating, the norms' weights as stored.
+form) gating, the norms' weights as stored. For ``qwen2``, llama.cpp's src/models/qwen2.cpp:
+the llama block with the biases attn_q.bias, attn_k.bias and attn_v.bias added after their
+products and RoPE of the halves (NEOX), base ``qwen2.rope.freq_base``.
 """
 
 from __future__ import annotations
@@ -133,15 +135,22 @@ def reference_logits(path, token_ids) -> np.ndarray:
     group = cfg.head_count // cfg.head_count_kv
     hd = cfg.head_dim
     mask = np.triu(np.full((n, n), -np.inf), k=1)
+    qwen2 = model.architecture.name == "qwen2"
+    inv_freq = cfg.rope_base ** (-np.arange(hd // 2, dtype=np.float64) * 2.0 / hd)
     for layer in range(cfg.layers):
         p = f"blk.{layer}."
         h = _rms_norm(x, tensors[p + "attn_norm.weight"].data.astype(np.float64), cfg.rms_eps)
-        q = (_mm(h, tensors[p + "attn_q.weight"])).reshape(n, cfg.head_count, hd)
-        k = (_mm(h, tensors[p + "attn_k.weight"])).reshape(n, cfg.head_count_kv, hd)
-        v = (_mm(h, tensors[p + "attn_v.weight"])).reshape(n, cfg.head_count_kv, hd)
-        q = _rope(q, positions, cfg.rope_base, cfg.rope_dims)
+        q, k, v = (_mm(h, tensors[p + f"attn_{name}.weight"]) for name in "qkv")
+        if qwen2:
+            q, k, v = (y + tensors[p + f"attn_{name}.bias"].data.astype(np.float64)
+                       for y, name in zip((q, k, v), "qkv", strict=True))
+        q = q.reshape(n, cfg.head_count, hd)
+        k = k.reshape(n, cfg.head_count_kv, hd)
+        v = v.reshape(n, cfg.head_count_kv, hd)
+        q, k = (_rope_neox(y, positions, inv_freq) if qwen2 else _rope(y, positions, cfg.rope_base, cfg.rope_dims)
+                for y in (q, k))
         # keys and values pass through an fp16 cache, in the engine as in llama.cpp
-        k = _rope(k, positions, cfg.rope_base, cfg.rope_dims).astype(np.float16).astype(np.float64)
+        k = k.astype(np.float16).astype(np.float64)
         v = v.astype(np.float16).astype(np.float64)
         out = np.empty_like(q)
         for head in range(cfg.head_count):

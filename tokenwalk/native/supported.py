@@ -5,6 +5,6 @@ no pyopencl). ``architectures.ARCHITECTURES`` is keyed by ARCHITECTURE_NAMES and
 from __future__ import annotations
 
 # general.architecture -> the families the engine has a graph for (see architectures.py)
-ARCHITECTURE_NAMES = ("llama", "gemma3")
+ARCHITECTURE_NAMES = ("llama", "gemma3", "qwen2")
 # tensor types the engine's kernels read
 WEIGHT_TYPES = ("F32", "F16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q4_K", "Q6_K")

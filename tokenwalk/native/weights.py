@@ -150,3 +150,53 @@ def load_gemma3_weights(device: Device, programs: Programs, model) -> ModelWeigh
     return ModelWeights(layers=layers, output_norm=output_norm, head=head, tied_head="output.weight" not in t,
                         embd=t["token_embd.weight"], weight_bytes=weight_bytes,
                         bytes_read_per_token=weight_bytes + norms)
+
+
+@dataclass
+class Qwen2LayerWeights:
+    """One Qwen2 block: the llama block's norms and matrices plus the biases of Q, K and V.
+    Q, K and V share one matrix where the file gives them one type; else Q|K is one matrix
+    and V another (Q4_K_M files keep V in Q8_0 on half the layers)."""
+
+    attn_norm: object
+    qkv: DeviceMatrix  # [Q | K | V] rows, or [Q | K] when v is set
+    v: DeviceMatrix | None
+    qkv_bias: object  # float32[(heads + 2 kv_heads) * head_dim]: [bq | bk | bv], as a fused QKV row
+    out: DeviceMatrix
+    ffn_norm: object
+    gate_up: DeviceMatrix  # [gate | up] rows
+    down: DeviceMatrix
+
+
+def load_qwen2_weights(device: Device, programs: Programs, model) -> ModelWeights:
+    """Pack and upload the weights of a Qwen2 ``model``; the head is ``output.weight`` or,
+    where the file has none, the tied embedding."""
+    t = model.tensors
+    cfg = model.config
+    norm, fused = _loaders(device, programs, model)
+    layers = []
+    for i in range(cfg.layers):
+        p = f"blk.{i}."
+        q, k, v = p + "attn_q.weight", p + "attn_k.weight", p + "attn_v.weight"
+        one_type = t[q].tensor_type == t[k].tensor_type == t[v].tensor_type
+        bias = np.concatenate([np.asarray(t[p + n].data, np.float32) for n in ("attn_q.bias", "attn_k.bias",
+                                                                                 "attn_v.bias")])
+        layers.append(Qwen2LayerWeights(
+            attn_norm=norm(p + "attn_norm.weight"),
+            qkv=fused([q, k, v] if one_type else [q, k]),
+            v=None if one_type else fused([v]),
+            qkv_bias=device.upload(bias),
+            out=fused([p + "attn_output.weight"]),
+            ffn_norm=norm(p + "ffn_norm.weight"),
+            gate_up=fused([p + "ffn_gate.weight", p + "ffn_up.weight"]),
+            down=fused([p + "ffn_down.weight"]),
+        ))
+    output_norm = norm("output_norm.weight")
+    head = device_matrix(device, programs, pack_tensors([t.get("output.weight", t["token_embd.weight"])]))
+    matrices = [m for L in layers for m in (L.qkv, L.v, L.out, L.gate_up, L.down) if m is not None]
+    weight_bytes = sum(m.nbytes for m in matrices) + head.nbytes
+    norms = ((2 * cfg.layers + 1) * cfg.embedding_length + cfg.layers * (cfg.head_count + 2 * cfg.head_count_kv)
+             * cfg.head_dim) * 4
+    return ModelWeights(layers=layers, output_norm=output_norm, head=head, tied_head="output.weight" not in t,
+                        embd=t["token_embd.weight"], weight_bytes=weight_bytes,
+                        bytes_read_per_token=weight_bytes + norms)

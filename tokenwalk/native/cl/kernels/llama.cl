@@ -11,6 +11,8 @@
 //   GROUP         query heads per KV head (grouped-query attention)
 //   QK_NORM       queries and keys are RMS-normed per head and rotated in NEOX order
 //                 (Gemma 3: attention_decode does it; prefill runs norm_rope_store first)
+//   QKV_BIAS      queries, keys and values have biases and rotate in NEOX order (Qwen2:
+//                 attention_decode adds them; prefill runs bias_rope_store first)
 //
 // Weight layouts on the device (repacked at load time from the GGUF blocks, every byte
 // kept, scales in their stored fp16; see the UNPACK macros below):
@@ -1078,6 +1080,18 @@ inline void norm_rope_head(global const float *v, global const float *w, global 
     }
 }
 #endif
+#ifdef QKV_BIAS
+// a head of the fused QKV row plus its bias b, rotated in NEOX order, into out
+inline void bias_rope_head(global const float *v, global const float *b, global const float *cs,
+                           const float scale, float *out) {
+    for (int i = 0; i < HD / 2; i++) {
+        const float c = cs[i], sn = cs[HD / 2 + i];
+        const float x0 = v[i] + b[i], x1 = v[i + HD / 2] + b[i + HD / 2];
+        out[i] = (x0 * c - x1 * sn) * scale;
+        out[i + HD / 2] = (x0 * sn + x1 * c) * scale;
+    }
+}
+#endif
 
 kernel void attention_decode(global const float *qkv, global const float *rope, global ushort *k_cache,
                              global ushort *v_cache, global float *part, global const int *state,
@@ -1085,6 +1099,9 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
                              const int splits, const int window
 #ifdef QK_NORM
                              , global const float *q_norm, global const float *k_norm, const float eps
+#endif
+#ifdef QKV_BIAS
+                             , global const float *bias  // [Q | K | V] biases, as a fused QKV row
 #endif
                              ) {
     const int kvh = get_global_id(0);
@@ -1107,6 +1124,20 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
     }
     for (int g = 0; g < GROUP; g++) {
         norm_rope_head(qkv + (kvh * GROUP + g) * HD, q_norm, rope, eps, scale, q[g]);
+        for (int i = 0; i < HD / 8; i++) acc[g][i] = 0.0f;
+        m[g] = -1e30f;
+        l[g] = 0.0f;
+    }
+#elif defined(QKV_BIAS)
+    // Qwen2: Q, K and V plus their biases, then NEOX RoPE of queries and key
+    bias_rope_head(qkv + (heads + kvh) * HD, bias + (heads + kvh) * HD, rope, 1.0f, q[0]);
+    global const float *vb = bias + (heads + kv_heads + kvh) * HD;
+    for (int d = 0; d < HD; d++) {
+        kw[8 * d] = f2h(q[0][d]);
+        vw[d] = f2h(vsf[d] + vb[d]);
+    }
+    for (int g = 0; g < GROUP; g++) {
+        bias_rope_head(qkv + (kvh * GROUP + g) * HD, bias + (kvh * GROUP + g) * HD, rope, scale, q[g]);
         for (int i = 0; i < HD / 8; i++) acc[g][i] = 0.0f;
         m[g] = -1e30f;
         l[g] = 0.0f;
@@ -1221,6 +1252,37 @@ kernel void norm_rope_store(global float *qkv, global const float *rope, global 
         for (int d = 0; d < HD; d++) {
             kd[8 * d] = f2h(v[d]);
             vd[d] = f2h(vsf[d]);
+        }
+    }
+}
+
+// Qwen2's query and key preparation, one work-item per (head, token) of the fused [Q | K | V]
+// rows: the head's bias added, then RoPE in NEOX order, in place; key heads then write key
+// and value (plus its bias) into the cache at positions pos0 + t. bias: one fused QKV row.
+kernel void bias_rope_store(global float *qkv, global const float *rope, global ushort *k_cache,
+                            global ushort *v_cache, global const int *state, const int heads,
+                            const int kv_heads, const int ctx, global const float *bias, const int ldq) {
+    const int h = get_global_id(0);  // 0..heads+kv_heads-1: query heads, then key heads
+    const int t = get_global_id(1);
+    const int pos = state[0] + t;
+    global float *v = qkv + (size_t)t * ldq + h * HD;
+    global const float *b = bias + h * HD;
+    global const float *cs = rope + (size_t)t * HD;
+    for (int i = 0; i < HD / 2; i++) {
+        const float c = cs[i], sn = cs[HD / 2 + i];
+        const float x0 = v[i] + b[i], x1 = v[i + HD / 2] + b[i + HD / 2];
+        v[i] = x0 * c - x1 * sn;
+        v[i + HD / 2] = x0 * sn + x1 * c;
+    }
+    if (h >= heads) {
+        const int kvh = h - heads;
+        global ushort *kd = k_cache + K_AT(kvh, pos, 0, ctx);
+        global ushort *vd = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+        global const float *vsf = qkv + (size_t)t * ldq + (heads + kv_heads + kvh) * HD;
+        global const float *vb = bias + (heads + kv_heads + kvh) * HD;
+        for (int d = 0; d < HD; d++) {
+            kd[8 * d] = f2h(v[d]);
+            vd[d] = f2h(vsf[d] + vb[d]);
         }
     }
 }

@@ -118,6 +118,15 @@ class Gemma3LayerWeights:
     post_ffw_norm: object
 
 
+def _qkv_matrices(t, prefix: str, fused) -> tuple:
+    """(qkv, v) of block `prefix`: Q, K and V in one matrix where the file gives them one
+    type, else Q|K in one and V in another (Q4_K_M keeps V in Q8_0 on half the layers)."""
+    q, k, v = prefix + "attn_q.weight", prefix + "attn_k.weight", prefix + "attn_v.weight"
+    if t[q].tensor_type == t[k].tensor_type == t[v].tensor_type:
+        return fused([q, k, v]), None
+    return fused([q, k]), fused([v])
+
+
 def load_gemma3_weights(device: Device, programs: Programs, model) -> ModelWeights:
     """Pack and upload the weights of a Gemma 3 ``model``; the head is the tied embedding
     unless the file has ``output.weight``."""
@@ -127,14 +136,13 @@ def load_gemma3_weights(device: Device, programs: Programs, model) -> ModelWeigh
     layers = []
     for i in range(cfg.layers):
         p = f"blk.{i}."
-        q, k, v = p + "attn_q.weight", p + "attn_k.weight", p + "attn_v.weight"
-        one_type = t[q].tensor_type == t[k].tensor_type == t[v].tensor_type
+        qkv, v = _qkv_matrices(t, p, fused)
         layers.append(Gemma3LayerWeights(
             attn_norm=norm(p + "attn_norm.weight"),
             q_norm=norm(p + "attn_q_norm.weight"),
             k_norm=norm(p + "attn_k_norm.weight"),
-            qkv=fused([q, k, v] if one_type else [q, k]),
-            v=None if one_type else fused([v]),
+            qkv=qkv,
+            v=v,
             out=fused([p + "attn_output.weight"]),
             post_attn_norm=norm(p + "post_attention_norm.weight"),
             ffn_norm=norm(p + "ffn_norm.weight"),
@@ -177,14 +185,13 @@ def load_qwen2_weights(device: Device, programs: Programs, model) -> ModelWeight
     layers = []
     for i in range(cfg.layers):
         p = f"blk.{i}."
-        q, k, v = p + "attn_q.weight", p + "attn_k.weight", p + "attn_v.weight"
-        one_type = t[q].tensor_type == t[k].tensor_type == t[v].tensor_type
+        qkv, v = _qkv_matrices(t, p, fused)
         bias = np.concatenate([np.asarray(t[p + n].data, np.float32) for n in ("attn_q.bias", "attn_k.bias",
                                                                                  "attn_v.bias")])
         layers.append(Qwen2LayerWeights(
             attn_norm=norm(p + "attn_norm.weight"),
-            qkv=fused([q, k, v] if one_type else [q, k]),
-            v=None if one_type else fused([v]),
+            qkv=qkv,
+            v=v,
             qkv_bias=device.upload(bias),
             out=fused([p + "attn_output.weight"]),
             ffn_norm=norm(p + "ffn_norm.weight"),

@@ -1,4 +1,4 @@
-"""Numbers chapters 03 and 04 print (article/numbers: toy.quant_levels_q4, laptop.published_share_q1/q3), and the facts of issue 12
+"""Numbers chapters 03 and 04 print (article/numbers: toy.quant_levels_q4, laptop.published_share_q1/q3), and the facts
 those chapters now state (section names in each docstring)."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_published_share_quartiles_from_the_data():
 
 
 def test_model_in_memory_says_norms_stay_f32_too():
-    """Section "The GGUF file and quantization" (issue 12, error 5): the router is not the only
+    """Section "The GGUF file and quantization" (a corrected error): the router is not the only
     F32 tensor; the normalisation weights are F32 too (figure 9 lists F32 among the formats)."""
     assert "F32" in load_model("qwen3.6-35b-a3b").tensor_types
     text = render_chapters(default_numbers())["04-model-in-memory.md"]

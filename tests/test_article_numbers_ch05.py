@@ -1,4 +1,4 @@
-"""Chapter 5's own names (article/numbers: laptop.py and h100.py) and the number errors of issue #12 that
+"""Chapter 5's own names (article/numbers: laptop.py and h100.py) and the corrected number errors that
 fall in content/05-prefill-decode.md: each value from its formula on stand-ins or its inputs,
 and the rendered sentence that prints it."""
 
@@ -50,7 +50,7 @@ def test_chunk_balance_formula_on_stand_ins():
 
 def test_laptop_chunk_balance_tokens_from_its_inputs(n, qwen):
     """Section "Prefill in practice": a 512-token chunk of the MoE reads nearly all the file, so
-    it balances near 330 tokens, not 30; 512 is about one and a half times past it (issue #12, error 1;
+    it balances near 330 tokens, not 30; 512 is about one and a half times past it (a corrected error;
     the laptop's FP16 peak counted with dual issue, 12.288 TFLOP/s, as the fit's RDNA3 machines are)."""
     chunk_bytes = weights_bytes_read(qwen, n["request_chunk_tokens"])
     assert n["laptop_chunk_weights_gb"] == pytest.approx(chunk_bytes / 1e9)
@@ -76,7 +76,7 @@ def test_prefill_in_practice_says_the_chunk_balance(n, text):
 
 def test_answer_time_at_the_weights_only_ceiling(n, d7, h100):
     """Section "Prefill in practice": 500 tokens at the section's ceiling (weights only) take
-    500 / 239 = 2.1 s; with the KV cache read every step, 2.3 s (issue #12, error 2)."""
+    500 / 239 = 2.1 s; with the KV cache read every step, 2.3 s"""
     out = n["d7_example_output_tokens"]
     assert n["d7_example_answer_weights_s"] == pytest.approx(out / decode_ceiling_tok_s(d7, h100))
     assert round(n["d7_example_answer_weights_s"], 1) == 2.1
@@ -145,7 +145,7 @@ def test_rl_step_is_half_decode_half_whole_matrix(text):
 
 
 def test_build_machine_box_left_this_chapter(text):
-    """Issue #12, item 6: the build machine's measurements move to chapter 7's TokenWalk section;
+    """The build machine's measurements move to chapter 7's TokenWalk section;
     chapter 5 keeps only the laptop's own measurements."""
     from tests._content_helpers import CONTENT
 

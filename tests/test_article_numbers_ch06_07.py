@@ -42,7 +42,7 @@ def test_round_cost_formula_on_stand_ins():
 
 
 def test_the_moe_loses_a_few_percent_and_the_sentence_says_a_loss():
-    """Issue #12, error 4: a factor under 1 is a loss, not break-even; the inputs are shown."""
+    """A factor under 1 is a loss, not break-even; the inputs are shown."""
     n = default_numbers()
     assert n["spec_moe_loss_share"] == 1 - n["spec_moe_speedup"]
     assert 0 < n["spec_moe_loss_share"] < 0.2
@@ -67,7 +67,7 @@ def test_moe_check_wakes_almost_every_possible_expert():
 # --- Chapter 6, "Three ways to wait less", tab "Retrieval" ----------------------------------
 
 def test_retrieval_delay_uses_the_speed_it_prints():
-    """Issue #12, error 6: the delay is tokens / the prefill speed the sentence names (93, not 90)."""
+    """The delay is tokens / the prefill speed the sentence names (93, not 90)."""
     n = default_numbers()
     text = _text("06-laptop.md")
     assert f"At the measured {n['prefill_tok_s_moe']} tok/s" in text
@@ -75,7 +75,7 @@ def test_retrieval_delay_uses_the_speed_it_prints():
 
 
 def test_three_ways_section_says_which_wait_each_shortens():
-    """Issue #12, error 7: prefix caching and retrieval shorten the time to first token, not decoding."""
+    """Prefix caching and retrieval shorten the time to first token, not decoding."""
     text = _text("06-laptop.md")
     assert "Tricks for faster decoding" not in text and "tricks for faster decoding" not in text.lower()
     assert "Prefix caching and retrieval shorten the wait for the first token" in text
@@ -84,7 +84,7 @@ def test_three_ways_section_says_which_wait_each_shortens():
 # --- Chapter 7, after the envelope ----------------------------------------------------------
 
 def test_dense_fit_is_what_the_applications_leave_free():
-    """Issue #12, error 10: dense weights that fit are the memory left beside the 32 GB in use,
+    """Dense weights that fit are the memory left beside the 32 GB in use,
     and their ceiling is bandwidth / that size."""
     n = default_numbers()
     assert n["laptop_free_before_load_gb"] == n["laptop_memory_gb"] - n["system_apps_gb"]
@@ -96,7 +96,7 @@ def test_dense_fit_is_what_the_applications_leave_free():
 
 
 def test_the_trace_says_whose_tokenizer_counted_the_prompt():
-    """Issue #12, error 9: the trace's token count is SmolLM2's, and the caption says so."""
+    """The trace's token count is SmolLM2's, and the caption says so."""
     n = default_numbers()
     text = _text("07-numbers.md")
     step = text[text.index("(3) the tokenizer"):text.index("(4) each ID")]

@@ -1,5 +1,5 @@
 """One route from data to page: a number that the prose and a figure both print comes out
-as the same string, even when a data file changes (issue 11: at 3,345 GB/s the paragraph
+as the same string, even when a data file changes (at 3,345 GB/s the paragraph
 said 296 tokens while figure 16 said 295)."""
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_no_figure_module_names_a_preset():
         assert not named, f"{path.name} chooses a preset ({', '.join(named)}): take it from ctx.scenario"
 
 
-# ---- one case per time-lane or bytes figure that takes its numbers from n (issue 11, item 3):
+# ---- one case per time-lane or bytes figure that takes its numbers from n:
 # the string the prose prints (the chapter's own filter on the same name) must be in the
 # chapter and, verbatim, in the figure's alt text at the place that states that quantity.
 

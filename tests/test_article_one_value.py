@@ -1,4 +1,4 @@
-"""One value per quantity (issue #12, item 5): every quantity the page prints in more than one
+"""One value per quantity: every quantity the page prints in more than one
 place prints the same string everywhere.
 
 The places are collected from what the build renders, through the build's own functions:
@@ -85,7 +85,7 @@ def test_every_place_prints_a_quantitys_one_string(n, places):
 
 
 def test_the_request_times_are_collected_from_all_three_places(places):
-    """The collection itself works: the quantities of issue #12's list are found in the prose,
+    """The collection itself works: the quantities the article repeats are found in the prose,
     figure 29 and the simulator's default view."""
     def where(name):
         return {p.split(" (")[0] if not p.endswith(".md") else "prose" for p, _ in places.get(name, [])}

@@ -1,4 +1,4 @@
-"""Fast on a phone (issue 16), as the browser sees the built article: nothing moves after
+"""Fast on a phone, as the browser sees the built article: nothing moves after
 the first paint at 390 and 1280 px (layout shift summed from a PerformanceObserver), at
 most one stylesheet blocks the first paint, nothing of Pyodide is fetched before the
 reader approaches a live figure and it starts before the figure is on screen, and

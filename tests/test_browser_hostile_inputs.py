@@ -1,4 +1,4 @@
-"""Issue #15 in the page: the crafted links of the issue and crafted GGUF files in the picker
+"""Hostile input in the page: crafted links (absurd sizes, bad numbers) and crafted GGUF files in the picker
 each end with one message (or a result) within seconds, no traceback reaches the page, and
 the three live figures (tokenizer, quantizer, simulator) still work afterwards. An
 uploaded file is named by the reader's file name and never replaces a preset.
@@ -65,13 +65,13 @@ def three_figures_work(page, tag: str) -> None:
     assert status(page, "simulator") == ""
 
 
-# The links of the issue (and a custom machine at the edges of float): (query, outcome, check)
+# Crafted links (and a custom machine at the edges of float): (query, outcome, check)
 LINKS = [
     ({"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": "300000000", "chunk_tokens": "1",
       "num_ctx": ""}, "result", 300_000_000),
     ({"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": "1e20", "num_ctx": ""}, "error",
      "prompt tokens must be a whole number from 1 to 1,000,000,000"),
-    # as the issue gives it, the form's num_ctx (16,384) stays: refused at once, not walked for 18 s
+    # as such a link gives it, the form's num_ctx (16,384) stays: refused at once, not walked for 18 s
     ({"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": "100000000", "chunk_tokens": "1"},
      "error", "request: num_ctx 16384 is smaller than prompt_tokens + output_tokens"),
     ({"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": "100000000", "chunk_tokens": "1",

@@ -1,4 +1,4 @@
-"""Issue #31 in the page: every link the simulator makes reopens to the same walk (an empty
+"""In the page, every link the simulator makes reopens to the same walk (an empty
 num_ctx is written "auto"; a picked file's link asks for the file and shows nothing else
 until then); the latest choice of model wins over a slow file read; the headers kept for a
 restarted worker are deduplicated, capped and let go for a preset; a header of too many

@@ -214,7 +214,7 @@ def test_the_page_receives_its_numbers_formatted():
     assert whole["more_text"] == "" and len(whole["pieces"]) == whole["counts"]["tokens"]
 
 
-# Issue #31: the simulator's address is its state.
+# The simulator's address is its state.
 LINK_FORMS = [
     {"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": "2000", "num_ctx": "",
      "output_tokens": "300"},

@@ -1,4 +1,4 @@
-"""Every reader (issue 32), on the built article in headless Chromium: a keyboard reaches
+"""Every reader, on the built article in headless Chromium: a keyboard reaches
 every note, figure link, disclosure and live control, with a visible focus, and a screen
 reader gets each note's text from the accessibility tree; with reduced motion nothing moves
 by itself and every Manim figure says what it shows; each plot's numbers are on the page as

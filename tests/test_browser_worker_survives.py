@@ -1,4 +1,4 @@
-"""The page's Python worker survives what can go wrong (issue #15, the page side; issue #11,
+"""The page's Python worker survives what can go wrong (hostile input on the page's side, and
 the page's JavaScript): every call has a time limit, a wedged or crashed worker is
 restarted and the other figures keep working, loading failures show a message and a retry
 that works, the no-JS note stays when client.js fails, a long paste does not overflow the

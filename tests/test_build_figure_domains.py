@@ -1,4 +1,4 @@
-"""Issue 5: changing one number (the H100's bandwidth) changes the cache keys of the
+"""Changing one number (the H100's bandwidth) changes the cache keys of the
 figures that use it and of no others: the build's cache decides what re-renders.
 
 Each run is a fresh subprocess (no cached namespace or preset leaks between them); the

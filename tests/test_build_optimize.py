@@ -1,4 +1,4 @@
-"""The site made fast to load (issue 16), on stand-ins: minified and versioned assets with
+"""The site made fast to load, on stand-ins: minified and versioned assets with
 their references rewritten, the precompressed copies and the headers `make serve` sends,
 the math font cut to the page's glyphs, the lazy chapters' reserved heights, row headers
 and code colours readable at 4.5:1."""

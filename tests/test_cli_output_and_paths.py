@@ -1,4 +1,4 @@
-"""Issue #31, the command line: a failed write to standard output (a full disk, a closed
+"""The command line: a failed write to standard output (a full disk, a closed
 descriptor) is one line and status 2; a FIFO, a device or a folder given as a model or a
 spec is refused at once; `measure --out` is checked before the measurement; `tokenize -`
 reads its text from standard input; the engine's model names work from any folder; the

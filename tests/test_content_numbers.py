@@ -16,7 +16,7 @@ def test_every_name_the_chapters_use_exists():
 
 
 def test_the_request_history_is_about_six_thousand_tokens():
-    """Issue 4: a synthetic history of about 6,000 tokens, counted by a real tokenizer."""
+    """A synthetic history of about 6,000 tokens, counted by a real tokenizer."""
     n = default_numbers()
     assert 5000 <= n["request_history_tokens"] <= 7500
     assert n["request_prompt_tokens"] > n["request_history_tokens"] + n["request_question_tokens"]
@@ -41,7 +41,7 @@ def test_token_counts_and_times_follow_the_request_files(tmp_path):
 
 
 def test_the_request_is_counted_with_llamacpps_qwen35_vocabulary():
-    """Issue 27, point 6: the request's count is made with the nearest Qwen vocabulary the project
+    """The request's count is made with the nearest Qwen vocabulary the project
     reads (llama.cpp's qwen35 test file), not SmolLM2's; qwen2's test file, the same entries under
     the older rule, counts this text the same; SmolLM2's smaller vocabulary counts more."""
     import json

@@ -80,6 +80,6 @@ def test_request_shares_no_run_of_ten_words_with_the_draft(draft_runs):
 
 
 def test_there_are_seven_chapters():
-    """Issue 4's seven parts, each a chapter file, then the Updates appendix (issue 29)."""
+    """The article's seven parts, each a chapter file, then the Updates appendix."""
     files = chapter_files()
     assert len(files) == 8 and files[-1].name == "08-updates.md"

@@ -1,4 +1,4 @@
-"""Errors of a full read that were arithmetic (issue 29): the operands the page prints give the
+"""Errors of a full read that were arithmetic: the operands the page prints give the
 result it prints, one quantity prints one value, and no row derives a number from itself."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Section "Tokens and embeddings" (issue #12, error 8): with RoPE the attention score depends on
+"""Section "Tokens and embeddings": with RoPE the attention score depends on
 what the two tokens are, and only its positional part depends on the offset between them alone.
 
 The check rotates toy 2-D queries and keys by angles proportional to their positions (RoPE's

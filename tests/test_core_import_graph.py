@@ -1,4 +1,4 @@
-"""The imports run one way (issue #11): walked with ast over every core module (all of
+"""The imports run one way: walked with ast over every core module (all of
 tokenwalk/ but its edge packages), the graph of imports between core modules has no cycle,
 and no core module imports the native edge, the command line, the article layer, the build
 or the figures; above the core, no room imports a room after it. Imports inside functions

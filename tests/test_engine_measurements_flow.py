@@ -170,7 +170,7 @@ def test_simulator_lists_this_machine_and_the_browser_resolves_it():
 
 def test_a_second_models_measurement_adds_a_column_to_the_aside(monkeypatch, restore_caches):
     """`tokenwalk measure --model gemma3-270m` writes engine-gemma3-270m.json; the aside's table
-    gains a column with that run's numbers, beside the SmolLM2 run (issue #13, item 4)."""
+    gains a column with that run's numbers, beside the SmolLM2 run."""
     import copy
 
     from article.numbers import article_numbers

@@ -1,6 +1,6 @@
 """tokenwalk.format.seconds_after: the simulator's decode stage prints a range of step times
 (first step -> last step) with both ends alike, so 86.9 ms -> 87.0 ms does not read as a drop in
-precision (issue #12, one value per quantity: the first end is the quantity's own string)."""
+precision (one value per quantity: the first end is the quantity's own string)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Issue #15, the command line: every hostile file, spec or text ends with one line and
+"""The command line on hostile input: every hostile file, spec or text ends with one line and
 status 2 (or a correct result) within seconds and bounded memory; what a file says is
 printed with its control characters escaped; `--json` is strict JSON.
 

@@ -1,4 +1,4 @@
-"""Issue #15 in the pure core: the BPE scales (same ids as the quadratic loop it replaces),
+"""Hostile input in the pure core: the BPE scales (same ids as the quadratic loop it replaces),
 text that is not Unicode and text too long for the page are one line, the header
 reader's cost is bounded by items, layer patterns are counted, and random mutations of
 the real SmolLM2 header end in a result or one TokenwalkError line (a fuzz test with a

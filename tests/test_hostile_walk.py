@@ -1,4 +1,4 @@
-"""Issue #15, the walk and the bounds: work that does not grow with the numbers, and every
+"""The walk and its bounds on hostile input: work that does not grow with the numbers, and every
 value checked against one statement of its domain (tokenwalk.specs.schema).
 
 - The walk sums its prefill chunks and decode steps without a list: the full chunks and

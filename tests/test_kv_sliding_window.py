@@ -1,5 +1,5 @@
 """Sliding-window layers: counted per kind from the header or llama.cpp's rule, and KV bytes
-as the attention needs them and as llama.cpp allocates them (issue #13, item 1)."""
+as the attention needs them and as llama.cpp allocates them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A machine's measured facts travel with its spec (issue #11): the laptop preset carries its
+"""A machine's measured facts travel with its spec: the laptop preset carries its
 memory budget and its timing calibration; a rename keeps them, a user's file named like the
 preset does not pick them up. Also: the data folder can be substituted, and a GGUF file's
 tensor table says whether its output head is the embedding (the prefill correction)."""

@@ -1,4 +1,4 @@
-"""Issue 8's "this machine" preset timed on its own measurements (data/measurements/engine.json,
+"""The "this machine" preset timed on its own measurements (data/measurements/engine.json,
 written by `tokenwalk measure`), as the laptop is on its own: the walk of the measured request
 gives back the measured decode and prefill speeds, not the CPU row's efficiencies applied on
 top of rates that are already achieved ones. Without engine.json the machine does not exist

@@ -1,4 +1,4 @@
-"""The timing model on machines it has never seen (issue 14): the headline of the
+"""The timing model on machines it has never seen: the headline of the
 leave-one-family-out check is printed by `tokenwalk validate --summary`, quoted by the README
 and the article from the fit file, never by hand; a machine written from a spec sheet (a JSON
 file, or the simulator's "your own numbers") picks its row of the fit by backend and kind of

@@ -104,7 +104,7 @@ def test_a_file_without_pre_gets_llamacpps_default(stem):
     runs, GPT-2's pattern, digit runs, then three digits at a time from the left)."""
     tok = load_tokenizer(_vocab(stem))
     assert tok.pre is None and tok.pre_tokenizer.kind == "default"
-    # the pieces llama.cpp gives for these texts (issue 27), where tokenwalk's old GPT-2 split
+    # the pieces llama.cpp gives for these texts, where tokenwalk's old GPT-2 split
     # gave '3' '.' '14' '159' ' 12' '345' '67' and ' a' ' +' ' b'
     assert [tok.piece(i) for i in tok.encode("3.14159 1234567")] == ["3", ".", "141", "59", " ", "123", "456", "7"]
     assert [tok.piece(i) for i in tok.encode(" a + b")] == [" a", " ", "+", " b"]

@@ -1,4 +1,4 @@
-"""Issue 7, item 4: the walk (and so the simulator) gives a range from the timing model's
+"""The walk (and so the simulator) gives a range from the timing model's
 cross-validation error where the machine was not measured, and none where it was."""
 
 import pytest

@@ -40,14 +40,6 @@ def h100():
 
 # ----------------------------------------------------- "Prefill in practice" (error 1)
 
-def test_chunk_balance_formula_on_stand_ins():
-    """Section "Prefill in practice": a chunk balances where tokens x flops per token equal
-    ops per byte x bytes the chunk reads. Stand-ins: 96 ops/B, 21.7 GB, 6 GFLOP per token."""
-    assert 96 * 21.7e9 / 6e9 == pytest.approx(347.2)
-    # the dense-token balance the old sentence used: 96 ops/B / 3.3 ops/B per token
-    assert 96 / 3.27 == pytest.approx(29.4, abs=0.1)
-
-
 def test_laptop_chunk_balance_tokens_from_its_inputs(n, qwen):
     """Section "Prefill in practice": a 512-token chunk of the MoE reads nearly all the file, so
     it balances near 330 tokens, not 30; 512 is about one and a half times past it (a corrected error;
@@ -92,13 +84,17 @@ def test_prefill_in_practice_says_which_answer_time_is_which(n, text):
 
 # ----------------------------------------------------- "The KV cache in bytes" (error 3)
 
-def test_thinking_time_with_the_cache_on_stand_ins():
+def test_thinking_time_with_the_cache_on_stand_ins(d7, h100):
     """Section "The KV cache in bytes": with 14 GB of weights and 0.5 MB of cache per token at
     3.35 TB/s, 20,000 thinking tokens take the sum of (14e9 + 0.5e6 i) / 3.35e12 over i: about
-    115 s, against 20,000 / 239 = 84 s for the weights alone."""
-    total = sum((14e9 + 0.524288e6 * i) / 3.35e12 for i in range(20000))
-    assert round(total) == 115
-    assert round(20000 * 14e9 / 3.35e12) == 84
+    115 s, against 20,000 / 239 = 84 s for the weights alone. decode_time_s sums step by step
+    (step i reads the cache of i + 1 tokens, its own included); the closed form must agree."""
+    tokens, kv_per_token = 20_000, kv_cache_bytes(d7, 1)
+    assert kv_per_token == 2 * 32 * 32 * 128 * 2  # K and V, 32 layers x 32 heads x 128, fp16
+    closed = (tokens * d7.size_bytes + kv_per_token * tokens * (tokens + 1) / 2) / (h100.bandwidth_gbs * 1e9)
+    assert decode_time_s(d7, h100, tokens) == pytest.approx(closed, rel=1e-9)
+    assert round(decode_time_s(d7, h100, tokens)) == 115
+    assert round(tokens / decode_ceiling_tok_s(d7, h100)) == 84
 
 
 def test_thinking_with_kv_from_its_inputs(n, d7, h100):

@@ -17,5 +17,6 @@ The OpenCL engine is split as llama.cpp splits ggml from llama:
 - on top: ``generate.py`` (tokenizer, chat prompt, sampling, streaming) and ``measure.py``
   (a request measured end to end); ``reference.py`` is the numpy yardstick.
 
-``timing_fit.py`` (fitting the timing model) is the edge's other resident.
+The timing fit (numpy, scipy) is an edge package of its own, beside the model it trains:
+``tokenwalk/timing/fit/``.
 """

@@ -4,13 +4,14 @@ A library that knows no article. Its **core** is every module outside `tokenwalk
 and `tokenwalk.cli`: pure Python, standard library only, so that it runs unchanged at build
 time, in pytest and in the reader's browser under Pyodide. Grouped by concern:
 
-- `gguf`: the GGUF header reader and the ggml number formats;
+- `gguf`: the GGUF header reader, the ggml number formats, and what a header's metadata
+  means (`gguf.hparams`, read by the specs and the engine alike);
 - `specs`: models and machines (JSON presets with a source per value, GGUF headers);
 - `physics`: roofline, KV cache, attention, batching, chunked prefill, experts, memory
   budget, speculative decoding, quantization, sampling;
 - `timing`: the fitted timing model, calibration on a machine's own measurements, the
   published llama-bench runs (its trainer, `timing.fit`, is an edge package);
-- `text`: the byte-level BPE, the model's tokenizer, chat templates;
+- `text`: the byte-level BPE, the model's tokenizer (one merge loop for its two kinds), chat templates;
 - `walk`: one request from the disk to the last token;
 - `browser`: the entry points the page's worker calls, and the simulator's HTML view.
 

@@ -314,12 +314,8 @@ def load_model(name_or_path) -> ModelSpec:
 # ---------------------------------------------------------------- GGUF
 
 def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
-    """A ModelSpec from a GGUF header: sizes from the metadata, counts from the tensor table.
-
-    Knows the keys llama.cpp writes for llama, qwen2, qwen3, qwen3moe and the hybrid
-    qwen35moe / qwen3next (full_attention_interval, nextn_predict_layers), and any
-    architecture that uses the same key names.
-    """
+    """A ModelSpec from a GGUF header: sizes from the metadata as `tokenwalk.gguf.hparams`
+    reads them (the engine reads the same), counts from the tensor table."""
     src = os.path.basename(header.source)
     hp = read_hparams(header.metadata, header.source)  # the metadata's meaning, read once for specs and engine
     arch = hp.architecture

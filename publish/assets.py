@@ -5,8 +5,8 @@
 - the math font (STIX Two Math from the npm @fontsource package), subset with fontTools to
   the characters the page's math uses (its MATH table kept: stretchy brackets still find
   their larger variants) -> site/static/fonts/;
-- a wheel of the pure tokenwalk core -> site/wheels/ for the browser (no tokenwalk/native,
-  no tokenwalk/cli: the browser imports the core only).
+- a wheel of the pure tokenwalk core -> site/wheels/ for the browser (none of
+  tokenwalk.EDGE_PACKAGES: native/, cli/, timing/fit/; the browser imports the core only).
 Large files nobody edits (Pyodide, the figure cache) are hard-linked when the file system
 allows (a no-op build stays fast); the static files are copied, so that an edit in place
 never reaches an old build.
@@ -136,11 +136,11 @@ def project_version(root: Path) -> str:
 def core_files(root: Path) -> list[tuple[str, Path]]:
     """(name in the wheel, file) for the core's modules (tokenwalk minus its edge packages,
     tokenwalk.EDGE_PACKAGES) and tokenwalk/data/**."""
-    from tokenwalk import EDGE_PACKAGES
+    from tokenwalk import is_edge
 
     package = root / "tokenwalk"
     files = [(p.relative_to(root).as_posix(), p) for p in sorted(package.rglob("*.py"))
-             if p.relative_to(package).parts[0] not in EDGE_PACKAGES and "__pycache__" not in p.parts
+             if not is_edge(p.relative_to(package)) and "__pycache__" not in p.parts
              and p.name != "__main__.py"]
     data = package / "data"
     if data.is_dir():

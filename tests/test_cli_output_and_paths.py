@@ -172,16 +172,13 @@ def test_generate_reports_the_context_stop_end_to_end():
 
 def test_a_bad_gguf_count_reads_as_one_plain_sentence():
     from tokenwalk.errors import GGUFError
-    from tokenwalk.specs.model import _check_count
-
-    class Header:
-        source = "m.gguf"
+    from tokenwalk.gguf.hparams import check_count
 
     with pytest.raises(GGUFError) as raised:
-        _check_count("32", Header(), "llama.block_count")
+        check_count("32", "m.gguf", "llama.block_count")
     assert str(raised.value) == "m.gguf: metadata key 'llama.block_count' should be a whole number, not '32' (str)"
     with pytest.raises(GGUFError) as raised:
-        _check_count([1, "x"], Header(), "llama.head_count")
+        check_count([1, "x"], "m.gguf", "llama.head_count")
     assert "should be a list of whole numbers, not 'x' (str)" in str(raised.value)
 
 

@@ -1,5 +1,5 @@
-"""The core (tokenwalk minus tokenwalk.EDGE_PACKAGES: native/ and cli/) imports and runs with every non-standard-library package blocked,
-as in Pyodide, where only the interpreter and its standard library exist (DESIGN.md)."""
+"""The core (tokenwalk minus tokenwalk.EDGE_PACKAGES: native/, cli/, timing/fit/) imports and runs
+with every non-standard-library package blocked, as in Pyodide, where only the interpreter and its standard library exist (DESIGN.md)."""
 
 from __future__ import annotations
 
@@ -9,23 +9,27 @@ import pathlib
 import subprocess
 import sys
 
-from tokenwalk import core_module_names
+from tokenwalk import EDGE_PACKAGES, core_module_names
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 CORE_MODULES = core_module_names(ROOT / "tokenwalk")
+# the edge packages that need more than the standard library (the command line does not, and
+# its inspect command runs below)
+REFUSED_EDGES = [f"tokenwalk.{edge}" for edge in EDGE_PACKAGES if edge != "cli"]
 
 # Runs in a fresh interpreter: a meta-path finder refuses every top-level package that is
 # neither the standard library nor tokenwalk's core, then the core is imported and used.
 CHILD = r'''
 import importlib, importlib.abc, json, sys
 ALLOWED = set(sys.stdlib_module_names) | {"tokenwalk"}
+REFUSED_EDGES = json.loads(sys.argv[2])
 refused = []
 
 class Refuse(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
-        if top not in ALLOWED or name.startswith("tokenwalk.native"):
+        if top not in ALLOWED or any(name == e or name.startswith(e + ".") for e in REFUSED_EDGES):
             refused.append(name)
             raise ImportError(f"blocked outside the core: {name}")
         return None
@@ -64,14 +68,15 @@ def test_core_modules_exist():
     for name in ("gguf.ggml_types", "gguf.header", "specs.model", "specs.machine", "specs.schema",
                  "physics.roofline", "timing.model", "text.tokenizer", "browser.entry", "walk"):
         assert "tokenwalk." + name in CORE_MODULES
-    assert not [m for m in CORE_MODULES if m.startswith(("tokenwalk.native", "tokenwalk.cli"))]
+    assert not [m for m in CORE_MODULES if m.startswith(("tokenwalk.native", "tokenwalk.cli", "tokenwalk.timing.fit"))]
+    assert "tokenwalk.timing.fit" in REFUSED_EDGES and "tokenwalk.timing.model" in CORE_MODULES
 
 
 def test_core_imports_and_runs_with_non_stdlib_packages_blocked():
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(ROOT)
-    result = subprocess.run([sys.executable, "-c", CHILD, json.dumps(CORE_MODULES)], capture_output=True,
-                            text=True, env=env, cwd=ROOT, timeout=120)
+    result = subprocess.run([sys.executable, "-c", CHILD, json.dumps(CORE_MODULES), json.dumps(REFUSED_EDGES)],
+                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["numpy_loaded"] is False

@@ -17,7 +17,8 @@ from tokenwalk.errors import TokenwalkError, printable
 from tokenwalk.gguf.header import read_gguf_header, read_gguf_header_bytes
 from tokenwalk.text import check_text
 from tokenwalk.text.bpe import bytes_to_unicode
-from tokenwalk.text.tokenizer import Tokenizer, _merge_word, load_tokenizer
+from tokenwalk.text.merge import merge_symbols
+from tokenwalk.text.tokenizer import Tokenizer, load_tokenizer
 
 
 def naive_merge(word: str, ranks: dict, sep: str = " ") -> list[str]:
@@ -50,7 +51,25 @@ def test_heap_merge_equals_the_naive_loop_on_random_rank_tables():
                 pieces.add(left + right)
         word = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         keyed = {f"{left} {right}": r for (left, right), r in ranks.items()}
-        assert _merge_word(word, keyed) == naive_merge(word, keyed), (word, ranks)
+        assert merge_symbols(word, keyed, " ") == naive_merge(word, keyed), (word, ranks)
+
+
+def test_score_merge_equals_the_naive_loop_with_tied_scores():
+    """The SentencePiece side of the one merge loop: priorities are minus the scores of the
+    tokens a pair makes (keys joined without a separator), many of them equal, so the
+    leftmost pair of the best score must win as in the naive loop."""
+    rng = random.Random(16)
+    for _ in range(300):
+        alphabet = "abcd"[: rng.randint(1, 4)]
+        pieces = sorted(set(alphabet))
+        priorities = {}
+        for _ in range(rng.randint(0, 25)):
+            made = rng.choice(pieces) + rng.choice(pieces)
+            if made not in priorities:
+                priorities[made] = -float(rng.randint(0, 3))  # four scores: ties everywhere
+                pieces.append(made)
+        word = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        assert merge_symbols(word, priorities) == naive_merge(word, priorities, ""), (word, priorities)
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +85,7 @@ def test_smollm2_heap_merge_equals_the_naive_loop(smollm2):
     for _ in range(200):
         text = "".join(rng.choice("etaoin shrdluçé€😀0123-_'") for _ in range(rng.randint(1, 60)))
         word = "".join(enc[b] for b in text.encode("utf-8"))
-        assert _merge_word(word, smollm2._ranks, smollm2._sep) == naive_merge(word, smollm2._ranks, smollm2._sep), text
+        assert merge_symbols(word, smollm2._ranks, smollm2._sep) == naive_merge(word, smollm2._ranks, smollm2._sep), text
 
 
 def test_smollm2_20000_letters_in_well_under_a_second(smollm2):

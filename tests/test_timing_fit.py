@@ -14,14 +14,15 @@ import pytest
 
 pytest.importorskip("scipy")
 
-from tokenwalk.native import timing_fit  # noqa: E402  (after importorskip: skipped, not failed, without scipy)
 from tokenwalk.timing import model as timing_model  # noqa: E402  (after importorskip, as above)
+from tokenwalk.timing.fit import folds, inputs, refit, solve  # noqa: E402  (after importorskip: skipped, not failed, without scipy)
+from tokenwalk.timing.llama_bench import load_runs  # noqa: E402  (after importorskip, as above)
 
 APPLE_TABLE = "#4167"  # llama.cpp discussion 'Performance of llama.cpp on Apple Silicon M-series'
 
 
 def _apple_table_runs():
-    return [r for r in timing_fit.load_runs() if timing_fit.usable(r) and r.backend == "Metal" and APPLE_TABLE in r.source]
+    return [r for r in load_runs() if solve.usable(r) and r.backend == "Metal" and APPLE_TABLE in r.source]
 
 
 def test_refit_on_the_apple_table_lands_in_stated_bounds():
@@ -31,13 +32,13 @@ def test_refit_on_the_apple_table_lands_in_stated_bounds():
     60-80 % of the FP16 figure; in-sample median error under 5 %."""
     runs = _apple_table_runs()
     assert len(runs) == 56 and len({r.machine.name for r in runs}) == 17
-    f = timing_fit.features(runs)
-    metal = timing_fit.fit_coefficients(f)["backends"]["Metal"]
+    f = solve.features(runs)
+    metal = solve.fit_coefficients(f)["backends"]["Metal"]
     assert 0.85 <= metal["bandwidth_efficiency"] <= 0.97
     assert 120e-6 <= metal["layer_overhead_s"] <= 250e-6
     assert 0.60 <= metal["compute_efficiency"] <= 0.80
-    coeffs = timing_fit.fit_coefficients(f)
-    predicted = f.tokens / timing_fit.predict_s(f, coeffs, np.arange(len(runs)))
+    coeffs = solve.fit_coefficients(f)
+    predicted = f.tokens / solve.predict_s(f, coeffs, np.arange(len(runs)))
     measured = np.array([r.tok_s for r in runs])
     assert np.median(np.abs(predicted / measured - 1)) < 0.05
 
@@ -46,9 +47,9 @@ def test_leave_one_machine_out_on_the_apple_table_stays_under_ten_percent():
     """Each Apple chip (M1, M1 Max, ..., M3 Ultra: 10 chips, variants together) predicted by
     a fit on the others: median error of decode and of prefill under 10 %, 90th percentile
     of decode under 15 %."""
-    rows = timing_fit.leave_one_machine_out(timing_fit.features(_apple_table_runs()))
-    decode = timing_fit.summarise(rows, "decode")
-    prefill = timing_fit.summarise(rows, "prefill")
+    rows = folds.leave_one_machine_out(solve.features(_apple_table_runs()))
+    decode = folds.summarise(rows, "decode")
+    prefill = folds.summarise(rows, "prefill")
     assert decode["machines"] == 10 and decode["median_ape"] < 0.10 and decode["p90_ape"] < 0.15
     assert prefill["machines"] >= 3 and prefill["median_ape"] < 0.10
 
@@ -58,8 +59,8 @@ def test_the_per_layer_cost_is_why_the_ultra_reaches_a_smaller_share():
     small Q4_0 model. With the fitted Metal coefficients, an 800 GB/s Ultra spends over
     40 % of a Q4_0 token in the fixed per-layer cost, an M2 at 100 GB/s under 15 %."""
     runs = _apple_table_runs()
-    fit = {"default": timing_fit.fit_coefficients(timing_fit.features(runs))["default"],
-           "backends": timing_fit.fit_coefficients(timing_fit.features(runs))["backends"]}
+    fit = {"default": solve.fit_coefficients(solve.features(runs))["default"],
+           "backends": solve.fit_coefficients(solve.features(runs))["backends"]}
     by_machine = {(r.machine.name, r.quant, r.test): r for r in runs}
     ultra = by_machine.get(("Apple M2 Ultra (76-core GPU)", "Q4_0", "tg128"))
     candidates = [r for r in runs if r.quant == "Q4_0" and r.test == "tg128"]
@@ -77,8 +78,8 @@ def test_the_per_layer_cost_is_why_the_ultra_reaches_a_smaller_share():
 def test_native_and_pure_core_predict_the_same():
     """The fit's vectorised model and tokenwalk.timing.model are one model."""
     fit = timing_model.load_fit()
-    runs = [r for r in timing_fit.load_runs() if timing_fit.usable(r)]
-    assert timing_fit.check_core_agrees(fit, runs) < 1e-9
+    runs = [r for r in load_runs() if solve.usable(r)]
+    assert refit.check_core_agrees(fit, runs) < 1e-9
 
 
 GOLDEN = Path(__file__).parent / "golden" / "timing_validation.json"
@@ -110,12 +111,12 @@ def test_refit_differences_are_told_apart_from_rounding():
     """Stand-ins: a float within 1 % passes; one 2 % off, a count off by one or another
     structure name does not, and each difference says what moved and by how much."""
     committed = {"structure": "a", "inputs": {"runs": 10}, "rows": [0.5, 0.02]}
-    assert timing_fit.differences({"structure": "a", "inputs": {"runs": 10}, "rows": [0.504, 0.0205]}, committed) == []
-    assert timing_fit.differences({"structure": "a", "inputs": {"runs": 10}, "rows": [0.51, 0.02]},
+    assert refit.differences({"structure": "a", "inputs": {"runs": 10}, "rows": [0.504, 0.0205]}, committed) == []
+    assert refit.differences({"structure": "a", "inputs": {"runs": 10}, "rows": [0.51, 0.02]},
                                   committed) == ["/rows/0: 0.5 -> 0.51 (+2.0 %)"]
-    assert timing_fit.differences({"structure": "a", "inputs": {"runs": 11}, "rows": [0.5, 0.02]},
+    assert refit.differences({"structure": "a", "inputs": {"runs": 11}, "rows": [0.5, 0.02]},
                                   committed) == ["/inputs/runs: 10 -> 11"]
-    assert timing_fit.differences({"structure": "b", "inputs": {"runs": 10}, "rows": [0.5, 0.02]},
+    assert refit.differences({"structure": "b", "inputs": {"runs": 10}, "rows": [0.5, 0.02]},
                                   committed) == ["/structure: 'a' -> 'b'"]
 
 
@@ -125,7 +126,7 @@ def test_the_committed_fit_was_computed_from_the_current_runs_and_code():
     committed coefficients, the article's numbers built on them and the validation golden
     file are stale: refit (`make refit-check` tells what moves, `tokenwalk fit` writes it)."""
     recorded = timing_model.load_fit()["inputs"]["sha256"]
-    current = timing_fit.inputs_sha256()
+    current = inputs.inputs_sha256()
     stale = [what for what in ("runs", "code") if recorded[what] != current[what]]
     assert not stale, (f"tokenwalk/data/timing_fit.json was fitted on other {' and '.join(stale)} "
                        "(the published runs in tokenwalk/data/llama-bench or the fit's code changed): run "
@@ -139,9 +140,9 @@ def test_the_hash_follows_code_not_comments(tmp_path):
     a.write_text('"""Doc."""\nX = 1  # why\n\n\ndef f():\n    """Doc."""\n    return X\n')
     b.write_text('"""Other doc,\non two lines."""\nX = 1  # another why\ndef f():\n    """More."""\n    return X\n')
     c.write_text('"""Doc."""\nX = 2  # why\n\n\ndef f():\n    """Doc."""\n    return X\n')
-    assert timing_fit._code_text(a) == timing_fit._code_text(b) == "X = 1\ndef f():\n    return X"
-    assert timing_fit._code_text(c) != timing_fit._code_text(a)
-    assert "tokenwalk.physics.roofline" in timing_fit._code_modules()  # the features' arithmetic counts
+    assert inputs.code_text(a) == inputs.code_text(b) == "X = 1\ndef f():\n    return X"
+    assert inputs.code_text(c) != inputs.code_text(a)
+    assert "tokenwalk.physics.roofline" in inputs.code_modules()  # the features' arithmetic counts
 
 
 def test_runs_that_cannot_tell_the_per_layer_cost_apart_are_fitted_the_same_whatever_the_last_bits():
@@ -152,29 +153,29 @@ def test_runs_that_cannot_tell_the_per_layer_cost_apart_are_fitted_the_same_what
     moved Battlemage's predictions by 6 %. Such a row holds its per-layer cost at the broader
     row's and fits the efficiency alone; perturbed at 1e-13, as another CPU's last bits
     would be, it comes out the same."""
-    runs = [r for r in timing_fit.load_runs() if timing_fit.usable(r) and r.phase == "decode"
+    runs = [r for r in load_runs() if solve.usable(r) and r.phase == "decode"
             and r.backend == "Vulkan" and (r.machine.vendor or "") == "Intel"]
-    f = timing_fit.features(runs)
+    f = solve.features(runs)
     ones = np.ones(len(runs))
     alchemist = np.flatnonzero(f.families == "Alchemist")
-    assert len(set(f.chips[alchemist])) == 2 and not timing_fit.separable(f, alchemist, ones)
-    assert timing_fit.separable(f, np.arange(len(runs)), ones)  # with Battlemage's bandwidths they can
+    assert len(set(f.chips[alchemist])) == 2 and not solve.separable(f, alchemist, ones)
+    assert solve.separable(f, np.arange(len(runs)), ones)  # with Battlemage's bandwidths they can
     fallback = {"name": "Vulkan", "bandwidth_efficiency": 0.6, "layer_overhead_s": 4e-5, "compute_efficiency": 0.3}
-    row = timing_fit._row(f, alchemist, fallback, ones, ones, timing_fit.WIDE_DECODE_SCALE)
+    row = solve._row(f, alchemist, fallback, ones, ones, solve.WIDE_DECODE_SCALE)
     assert row["layer_overhead_s"] == 4e-5 and row["decode_from"] == "fitted, per-layer cost from Vulkan"
     rng = np.random.default_rng(25)
     for _ in range(6):
         g = copy.copy(f)
         g.measured_s = f.measured_s * (1 + 1e-13 * rng.standard_normal(len(runs)))
         g.memory_s = f.memory_s * (1 + 1e-13 * rng.standard_normal(len(runs)))
-        assert timing_fit._row(g, alchemist, fallback, ones, ones, timing_fit.WIDE_DECODE_SCALE) == row
+        assert solve._row(g, alchemist, fallback, ones, ones, solve.WIDE_DECODE_SCALE) == row
 
 
 def test_a_choice_between_near_equal_costs_keeps_the_first():
     """`first_within_tie`: costs within TIE_RTOL of the best are equal; the first is kept."""
-    assert timing_fit.first_within_tie([2.0, 1.0, 1.0 + 1e-12, 1.5]) == 1
-    assert timing_fit.first_within_tie([1.0 + 1e-12, 1.0, 3.0]) == 0
-    assert timing_fit.first_within_tie([1.0 + 1e-3, 1.0]) == 1
+    assert solve.first_within_tie([2.0, 1.0, 1.0 + 1e-12, 1.5]) == 1
+    assert solve.first_within_tie([1.0 + 1e-12, 1.0, 3.0]) == 0
+    assert solve.first_within_tie([1.0 + 1e-3, 1.0]) == 1
 
 
 def _assert_headline_lines(text: str, v: dict) -> None:
@@ -241,10 +242,10 @@ def test_structure_is_chosen_by_its_shortfall_against_the_targets():
         return {"decode": {"median_ape": dec_med, "p90_ape": dec_p90}, "prefill": {"median_ape": pre_med}}
 
     with_year, without = summary(0.081, 0.334, 0.181), summary(0.092, 0.378, 0.157)
-    assert timing_fit.shortfall(with_year) == pytest.approx(0.011 + 0.034)
-    assert timing_fit.shortfall(without) == pytest.approx(0.022 + 0.078)
-    assert timing_fit.score(without) < timing_fit.score(with_year)  # the old rule would have taken it
-    assert timing_fit.shortfall(summary(0.05, 0.2, 0.1)) == timing_fit.shortfall(summary(0.06, 0.25, 0.15)) == 0
+    assert folds.shortfall(with_year) == pytest.approx(0.011 + 0.034)
+    assert folds.shortfall(without) == pytest.approx(0.022 + 0.078)
+    assert folds.score(without) < folds.score(with_year)  # the old rule would have taken it
+    assert folds.shortfall(summary(0.05, 0.2, 0.1)) == folds.shortfall(summary(0.06, 0.25, 0.15)) == 0
 
 
 def _twin(name: str, tok_s: float, bandwidth_gbs: float = 448.0, test: str = "tg128"):
@@ -268,15 +269,15 @@ def test_twins_are_measured_against_their_groups_mean():
     runs = [_twin("NVIDIA RTX 2070 SUPER", 100.0), _twin("NVIDIA RTX 2070 SUPER", 100.0),
             _twin("NVIDIA RTX 2060 SUPER", 80.0), _twin("NVIDIA RTX 2080 Ti", 107.0, 616.0),
             _twin("NVIDIA RTX 2060 SUPER", 1500.0, test="pp512")]
-    t = timing_fit.twin_spread(runs, "decode")
+    t = folds.twin_spread(runs, "decode")
     fast, slow = 1 - 0.8 ** (1 / math.sqrt(2)), 1.25 ** (1 / math.sqrt(2)) - 1
     assert (t["runs"], t["chips"], t["groups"]) == (3, 2, 1)
     assert t["median_ape"] == pytest.approx(fast, abs=1e-4)
     assert t["p90_ape"] == pytest.approx(fast + 0.8 * (slow - fast), abs=1e-4)
-    assert timing_fit.twin_spread(runs, "prefill") == {"runs": 0}
+    assert folds.twin_spread(runs, "prefill") == {"runs": 0}
 
 
-def _levelling_standin(until: int, per_year: float = 0.1) -> "timing_fit.Features":
+def _levelling_standin(until: int, per_year: float = 0.1) -> "solve.Features":
     """Stand-in runs (not published ones): two CUDA cards per family of 2016-2024, whose decode
     reaches 80 % of the bandwidth times exp(per_year x (min(year, until) - until)), and prefill
     runs at half their FP16 figure."""
@@ -297,7 +298,7 @@ def _levelling_standin(until: int, per_year: float = 0.1) -> "timing_fit.Feature
                 families.append(str(year))
                 years.append(year)
     n = len(runs)
-    return timing_fit.Features(runs, np.array(memory), np.array(compute), np.full(n, 32.0),
+    return solve.Features(runs, np.array(memory), np.array(compute), np.full(n, 32.0),
                                np.where(decode, 1.0, 512.0), np.array(measured), np.array(decode),
                                np.array(chips), np.array(families), np.full(n, "discrete"), np.full(n, "NVIDIA"),
                                np.array(years, float), np.full(n, "Q4_0"), np.zeros(n, bool))
@@ -310,14 +311,14 @@ def test_a_trend_that_levels_off_is_found_where_it_does(until):
     trend (one rate for every year) leaves the runs further off."""
     f = _levelling_standin(until)
     structure = {"by_class": False, "quant": False, "quant_decode": False, "year": True}
-    levelling = timing_fit.fit_coefficients(f, structure=dict(structure, year_levels_off=True))
-    plain = timing_fit.fit_coefficients(f, structure=structure)
+    levelling = solve.fit_coefficients(f, structure=dict(structure, year_levels_off=True))
+    plain = solve.fit_coefficients(f, structure=structure)
     assert levelling["year_trend"]["until_year"] == until == levelling["year_trend"]["reference_year"]
     assert levelling["year_trend"]["per_year"] == pytest.approx(0.1, abs=0.01)
     dec = np.flatnonzero(f.decode)
 
     def error(coeffs):
-        return float(np.max(np.abs(np.log(timing_fit.predict_s(f, coeffs, dec) / f.measured_s[dec]))))
+        return float(np.max(np.abs(np.log(solve.predict_s(f, coeffs, dec) / f.measured_s[dec]))))
 
     assert error(levelling) < 0.03  # the cards' own +-2 %
     if until < 2024:
@@ -327,15 +328,15 @@ def test_a_trend_that_levels_off_is_found_where_it_does(until):
 def test_knee_years_count_each_left_out_family_once():
     rows = [{"family": "Ada", "trend_until_year": 2021}, {"family": "Ada", "trend_until_year": 2021},
             {"family": "Pascal", "trend_until_year": 2022}, {"family": "Turing", "trend_until_year": 2021}]
-    assert timing_fit.knee_years(rows) == {"2021": 2, "2022": 1}
-    assert timing_fit.knee_years([{"family": "Ada", "trend_until_year": None}]) == {}
+    assert folds.knee_years(rows) == {"2021": 2, "2022": 1}
+    assert folds.knee_years([{"family": "Ada", "trend_until_year": None}]) == {}
 
 
 def test_checks_that_refit_hundreds_of_times_hold_the_fitted_year():
     """Leave one machine out and the bootstrap hold the year the full fit levelled off in;
     a structure without such a trend is left as it is."""
     name = "backend x vendor x class+quant+year levelling off, wide decode loss"
-    held = timing_fit.held_structure(name, {"year_trend": {"per_year": 0.08, "reference_year": 2021, "until_year": 2021}})
+    held = folds.held_structure(name, {"year_trend": {"per_year": 0.08, "reference_year": 2021, "until_year": 2021}})
     assert held["knee"] == 2021 and held["year_levels_off"]
     plain = "backend x vendor x class+quant+year, wide decode loss"
-    assert timing_fit.held_structure(plain, {"year_trend": {"per_year": 0.04, "reference_year": 2022}}) == timing_fit.STRUCTURES[plain]
+    assert folds.held_structure(plain, {"year_trend": {"per_year": 0.04, "reference_year": 2022}}) == solve.STRUCTURES[plain]

@@ -15,8 +15,9 @@ import time
 import pytest
 
 from tokenwalk.errors import TokenwalkError
+from tokenwalk.text.merge import merge_symbols
 from tokenwalk.text.special import SpecialTokens
-from tokenwalk.text.spm import SentencePieceTokenizer, merge_symbols
+from tokenwalk.text.spm import SentencePieceTokenizer, score_priorities
 from tokenwalk.text.tokenizer import load_tokenizer, tokenizer_from_metadata
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -124,10 +125,10 @@ def test_merges_follow_the_score_not_the_position():
     tok = _toy(add_space_prefix=False)
     # "bc" (-1) is merged before "ab" (-5), then (a, bc) makes "abc" (-2)
     assert [tok.tokens[i] for i in tok.encode("abc")] == ["abc"]
-    ids = {t: i for i, t in enumerate(tok.tokens)}
-    assert merge_symbols("abab", ids, [-s for s in tok.scores]) == ["ab", "ab"]
-    assert merge_symbols("cab", ids, [-s for s in tok.scores]) == ["c", "ab"]
-    assert merge_symbols("abbc", ids, [-s for s in tok.scores]) == ["ab", "bc"]
+    priorities = score_priorities(tok.tokens, tok.scores)
+    assert merge_symbols("abab", priorities) == ["ab", "ab"]
+    assert merge_symbols("cab", priorities) == ["c", "ab"]
+    assert merge_symbols("abbc", priorities) == ["ab", "bc"]
 
 
 def test_space_prefix_bos_and_byte_fallback():

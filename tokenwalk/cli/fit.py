@@ -42,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     try:
-        from tokenwalk.native import timing_fit
+        from tokenwalk.timing.fit import folds, refit
     except ImportError as error:
         raise TokenwalkError(f"fit: needs numpy and scipy (pip install -e '.[native]'): {error}") from None
     from tokenwalk.specs.machine import load_machine
@@ -53,17 +53,17 @@ def run(args) -> int:
         raise TokenwalkError("fit: --jobs must be a whole number of at least 1")
     if args.check and args.output:
         raise TokenwalkError("fit: --check compares with the committed file and writes nothing: drop --output")
-    timing_fit.JOBS = args.jobs
-    fit, _ = timing_fit.run_fit(args.data)
+    folds.JOBS = args.jobs
+    fit, _ = refit.run_fit(args.data)
     if args.check:
-        moved = timing_fit.differences(fit, timing_model.load_fit())
+        moved = refit.differences(fit, timing_model.load_fit())
         for line in moved:
             print(f"moved: {line}")
         print(f"refit {'differs from' if moved else 'matches'} the committed {timing_model.FIT_PATH.name}"
               f"{f': {len(moved)} difference(s)' if moved else ''} (floats within "
-              f"{timing_fit.REFIT_RTOL:.0%} or {timing_fit.REFIT_ATOL:g}; counts, names and the structure exactly)")
+              f"{refit.REFIT_RTOL:.0%} or {refit.REFIT_ATOL:g}; counts, names and the structure exactly)")
         return 1 if moved else 0
-    path = timing_fit.write_fit(fit, args.output)
+    path = refit.write_fit(fit, args.output)
     cv = fit["cross_validation"]
     print(f"wrote {path.name}: {fit['inputs']['decode_runs']} decode and {fit['inputs']['prefill_runs']} prefill runs "
           f"on {fit['inputs']['machines']} machines ({fit['inputs']['chips']} chips, "

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.timing import model as timing_model
+from tokenwalk.timing.llama_bench import load_runs
 from tokenwalk.timing.model import TARGETS
 
 NAME = "validate"
@@ -120,27 +121,27 @@ def run(args) -> int:
         print("\n".join(summary_lines(timing_model.unseen_machine_summary())))
         return 0
     try:
-        from tokenwalk.native import timing_fit
+        from tokenwalk.timing.fit import folds, solve
     except ImportError as error:
         raise TokenwalkError(f"validate: needs numpy and scipy (pip install -e '.[native]'): {error}") from None
 
     structure = args.structure or timing_model.load_fit().get("structure", "backend")
-    if structure not in timing_fit.STRUCTURES:
-        raise TokenwalkError(f"validate: --structure must be one of {', '.join(timing_fit.STRUCTURES)}")
-    runs = [r for r in timing_fit.load_runs(args.data) if timing_fit.usable(r)]
-    f = timing_fit.features(runs)
-    _, family_rows, chip_rows = timing_fit.cross_validate(f, structure)
+    if structure not in solve.STRUCTURES:
+        raise TokenwalkError(f"validate: --structure must be one of {', '.join(solve.STRUCTURES)}")
+    runs = [r for r in load_runs(args.data) if solve.usable(r)]
+    f = solve.features(runs)
+    _, family_rows, chip_rows = folds.cross_validate(f, structure)
     print(f"Timing model ({structure}), cross-validated on published llama-bench runs")
     print("(error = |predicted / measured tok/s - 1|; each group predicted by a fit that never saw it)")
     print()
-    print_validation("leave one family out (all the chips of a family together)", timing_fit.validation(family_rows))
+    print_validation("leave one family out (all the chips of a family together)", folds.validation(family_rows))
     print()
-    print_validation("leave one machine out (each chip, its variants together)", timing_fit.validation(chip_rows))
+    print_validation("leave one machine out (each chip, its variants together)", folds.validation(chip_rows))
     print()
     print("twins: runs of different cards the model is told the same things about (family, class, maker, memory,")
     print("bandwidth, FP16 figure for prefill, model, format, test), each against its group's mean speed")
     for phase in ("decode", "prefill"):
-        t = timing_fit.twin_spread(runs, phase)
+        t = folds.twin_spread(runs, phase)
         groups = t.get("groups", 0)
         print(f"  {phase:<8}{t['runs']:>4} runs, {t.get('chips', 0)} cards in {groups} group{'s' * (groups != 1)}"
               + (f": median {t['median_ape']:.1%}, p90 {t['p90_ape']:.1%}" if t["runs"] else ""))
@@ -150,6 +151,6 @@ def run(args) -> int:
         worst = sorted((r for r in family_rows if r["phase"] == phase), key=lambda r: -r["ape"])[: args.worst]
         for r in worst:
             print(f"  {r['ape']:>6.0%}  {r['run'].label}  [{r['family']}, {r['device_class'] or '?'}; row {r['row']}]")
-            why = timing_fit.reason(r, family_rows)
+            why = folds.reason(r, family_rows)
             print(f"          {r['measured_tok_s']:.1f} -> {r['predicted_tok_s']:.1f}; {why}")
     return 0

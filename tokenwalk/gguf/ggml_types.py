@@ -83,6 +83,12 @@ _TABLE = [
 GGML_TYPES: dict[str, GGMLType] = {name: GGMLType(name, tid, bs, ts) for name, tid, bs, ts in _TABLE}
 GGML_TYPES_BY_ID: dict[int, GGMLType] = {t.type_id: t for t in GGML_TYPES.values()}
 
+# llama_ftype (llama.h): a file's general.file_type -> the name people use for its mix of
+# the types above (Q4_K_M: mostly Q4_K, some tensors Q6_K).
+LLAMA_FTYPES = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
+                11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
+                17: "Q5_K_M", 18: "Q6_K", 32: "BF16"}
+
 
 def ggml_type(name_or_id: str | int) -> GGMLType:
     """The format with this name ("Q4_K", case-insensitive) or id (12)."""

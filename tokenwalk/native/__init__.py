@@ -9,13 +9,15 @@ The OpenCL engine is split as llama.cpp splits ggml from llama:
   their cache), ``packing.py`` (GGUF blocks to the kernels' layouts), ``ops.py`` (kernel
   launches, enqueueing, the bandwidth probe).
 - the model's side (imports no pyopencl): ``model_file.py`` (the GGUF mapped),
-  ``hparams.py`` (hyper-parameters), ``architectures.py`` (``general.architecture`` -> its
-  hyper-parameters, weights and graph: the one table), ``model.py`` (open and check a model),
+  ``hparams.py`` (the core's ``tokenwalk.gguf.hparams`` and the kernels' checks),
+  ``architectures.py`` (``general.architecture`` -> its hyper-parameters, weights and
+  graph: the one table), ``model.py`` (open and check a model),
   ``weights.py`` (layer weights on the device), ``kv_cache.py``, ``graph_llama.py`` and
   ``graph_gemma3.py`` (decode and prefill as launch lists, one module per family),
   ``engine.py`` (a loaded model: prefill, decode, generate).
 - on top: ``generate.py`` (tokenizer, chat prompt, sampling, streaming) and ``measure.py``
   (a request measured end to end); ``reference.py`` is the numpy yardstick.
 
-``timing_fit.py`` (fitting the timing model) is the edge's other resident.
+The timing fit (numpy, scipy) is an edge package of its own, beside the model it trains:
+``tokenwalk/timing/fit/``.
 """

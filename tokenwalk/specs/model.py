@@ -38,13 +38,13 @@ from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from tokenwalk.errors import GGUFError, SpecError, check_regular_file, printable
-from tokenwalk.gguf.ggml_types import GGML_TYPES
+from tokenwalk.gguf.ggml_types import GGML_TYPES, LLAMA_FTYPES
 from tokenwalk.gguf.header import GGUFHeader, read_gguf_header
+from tokenwalk.gguf.hparams import full_attention_layers, layer_kind_counts, read_hparams
 from tokenwalk.specs.schema import (
     MODEL_DOMAINS,
     check_domains,
     check_fields,
-    check_value,
     preset_names,
     read_json_object,
     read_preset,
@@ -175,106 +175,6 @@ class ModelSpec:
         out["kv_layers_full"] = self.kv_layers_full
         out["bytes_read_per_token"] = self.bytes_read_per_token
         return out
-
-
-def full_attention_layers(layers: int, interval: int) -> int:
-    """Layers with full attention when one in `interval` has it (the last of each group,
-    as in Qwen3-Next and Qwen3.6: layers 3, 7, 11, ... of 0..39 → 10). Counted, not looped."""
-    return layers // interval
-
-
-# Sliding-window rules of llama.cpp for files whose header does not say which layers
-# slide: architecture -> (period, default window in tokens or None: the header's
-# `<arch>.attention.sliding_window`). llama_hparams::set_swa_pattern(period) in
-# src/llama-hparams.cpp makes layer il sliding when `il % period < period - 1`, so the last
-# layer of each group of `period` attends to the whole context (period 0: every layer
-# slides; 1: none). The calls, in each architecture's hparams loader (src/llama-model.cpp,
-# since split into src/models/<arch>.cpp as load_swa_pattern / set_swa_pattern):
-_SWA_RULES: dict[str, tuple[int, int | None]] = {
-    # LLM_ARCH_GEMMA2: `n_swa = 4096; // default value of gemma 2`, then the optional
-    # gemma2.attention.sliding_window; set_swa_pattern(2): alternate layers slide.
-    "gemma2": (2, 4096),
-    # LLM_ARCH_GEMMA3 (src/models/gemma3.cpp: load_swa_pattern(ml, 6)): set_swa_pattern(6),
-    # five sliding layers then one global; n_swa from gemma3.attention.sliding_window, and
-    # no sliding layers at all when that key is absent or 0.
-    "gemma3": (6, None),
-    # LLM_ARCH_GEMMA_EMBEDDING: set_swa_pattern(6) (a symmetric window, same cache size).
-    "gemma-embedding": (6, None),
-    # LLM_ARCH_COHERE2: set_swa_pattern(4), n_swa from cohere2.attention.sliding_window.
-    "cohere2": (4, None),
-    # LLM_ARCH_LLAMA4: chunked attention, `n_swa = 8192`, set_swa_pattern(4) "3 chunked - 1
-    # full", unless llama4.attention.sliding_window = 0.
-    "llama4": (4, 8192),
-    # LLM_ARCH_OPENAI_MOE (gpt-oss): set_swa_pattern(2), n_swa from the header (128).
-    "gpt-oss": (2, None),
-}
-
-# A period is looped over once (to combine a sliding pattern with a full-attention
-# interval); a header asking for more than this is refused rather than trusted.
-_MAX_PERIOD = 1 << 16
-
-
-def layer_kind_counts(layers: int, *, kv_per_layer: list | None = None, full_interval: int | None = None,
-                      swa_flags: list | None = None, swa_period: int | None = None) -> dict[str, int]:
-    """How many of `layers` layers keep a full KV cache, a sliding-window one, or none.
-
-    A layer keeps no cache when `kv_per_layer` (KV heads per layer) gives it 0 heads, or when
-    `full_interval` is set and it is not the last of its group (DeltaNet layers of Qwen3.6).
-    Of the others, a layer slides when `swa_flags` (a per-layer list of booleans, as
-    `<arch>.attention.sliding_window_pattern` may be) says so, or by the periodic rule of
-    `swa_period` (see _SWA_RULES). Periodic rules are counted arithmetically: a file may
-    claim any number of layers; lists are the header's own arrays, already in memory.
-    """
-    def has_kv(i: int) -> bool:
-        if kv_per_layer is not None:
-            return i < len(kv_per_layer) and int(kv_per_layer[i]) > 0
-        return not full_interval or (i + 1) % full_interval == 0
-
-    def slides(i: int) -> bool:
-        if swa_flags is not None:
-            return i < len(swa_flags) and bool(swa_flags[i])
-        if swa_period is None:
-            return False
-        return swa_period == 0 or i % swa_period < swa_period - 1
-
-    if kv_per_layer is not None or swa_flags is not None:
-        bound = min(layers, max(len(kv_per_layer or ()), len(swa_flags or ())))
-        if kv_per_layer is None:
-            # the flags cover the first `bound` layers; past them, the periodic rule of has_kv
-            period = full_interval or 1
-            rest = _periodic_counts(layers, has_kv, lambda i: False, period)
-            head = _periodic_counts(bound, has_kv, lambda i: False, period)
-            extra_full = rest["full"] - head["full"]
-            extra_none = rest["none"] - head["none"]
-        else:
-            extra_full, extra_none = 0, layers - bound
-        counts = {"full": extra_full, "sliding": 0, "none": extra_none}
-        for i in range(bound):
-            if not has_kv(i):
-                counts["none"] += 1
-            elif slides(i):
-                counts["sliding"] += 1
-            else:
-                counts["full"] += 1
-        return counts
-    return _periodic_counts(layers, has_kv, slides,
-                            _lcm(full_interval or 1, swa_period or 1))
-
-
-def _periodic_counts(layers: int, has_kv, slides, period: int = 1) -> dict[str, int]:
-    """Counts per kind when the kinds repeat every `period` layers: one period looped over."""
-    if period > _MAX_PERIOD:
-        raise SpecError(f"a layer pattern that repeats every {period} layers (more than {_MAX_PERIOD})")
-    counts = {"full": 0, "sliding": 0, "none": 0}
-    whole, rest = divmod(layers, period)
-    for i in range(min(period, layers)):
-        kind = "none" if not has_kv(i) else "sliding" if slides(i) else "full"
-        counts[kind] += whole + (1 if i < rest else 0)
-    return counts
-
-
-def _lcm(a: int, b: int) -> int:
-    return a * b // math.gcd(a, b)
 
 
 # ---------------------------------------------------------------- JSON and presets
@@ -414,17 +314,11 @@ def load_model(name_or_path) -> ModelSpec:
 # ---------------------------------------------------------------- GGUF
 
 def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
-    """A ModelSpec from a GGUF header: sizes from the metadata, counts from the tensor table.
-
-    Knows the keys llama.cpp writes for llama, qwen2, qwen3, qwen3moe and the hybrid
-    qwen35moe / qwen3next (full_attention_interval, nextn_predict_layers), and any
-    architecture that uses the same key names.
-    """
+    """A ModelSpec from a GGUF header: sizes from the metadata as `tokenwalk.gguf.hparams`
+    reads them (the engine reads the same), counts from the tensor table."""
     src = os.path.basename(header.source)
-    arch = header.architecture
-    if not isinstance(arch, str) or not arch:
-        raise GGUFError(f"{printable(header.source)}: metadata key 'general.architecture' is missing, "
-                        f"so the model's keys cannot be found")
+    hp = read_hparams(header.metadata, header.source)  # the metadata's meaning, read once for specs and engine
+    arch = hp.architecture
     if not header.tensors:
         raise GGUFError(f"{printable(header.source)}: the tensor table is empty (0 tensors): "
                         f"no weights to count")
@@ -436,81 +330,13 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         raise GGUFError(f"{printable(header.source)}: metadata key 'general.name' should be a string, "
                         f"not {type(general_name).__name__}")
     general_name = str(general_name) if general_name is not None and general_name != "" else None
-    sources: dict[str, str] = {}
+    sources = dict(hp.sources)
 
     def key(suffix: str) -> str:
         return f"{arch}.{suffix}"
 
-    def get(suffix: str, field_name: str, required: bool = False, default=None):
-        value = header.metadata.get(key(suffix))
-        if value is None:
-            if required:
-                raise GGUFError(f"{header.source}: metadata key '{key(suffix)}' is missing "
-                                f"(needed for {field_name})")
-            return default
-        if not (suffix == "attention.sliding_window_pattern" and isinstance(value, list)):  # per-layer flags
-            _check_count(value, header, key(suffix))
-        sources[field_name] = f"{src}: {key(suffix)}"
-        return value
-
-    block_count = _scalar(get("block_count", "layers", required=True), header, key("block_count"))
-    mtp = _scalar(get("nextn_predict_layers", "mtp_layers", default=0), header, key("nextn_predict_layers"))
-    layers = block_count - mtp
-    if layers <= 0:
-        raise GGUFError(f"{header.source}: {key('block_count')} = {block_count} leaves no layers")
-    if mtp:
-        sources["layers"] = f"{src}: {key('block_count')} - {key('nextn_predict_layers')}"
-    # before any per-layer list is read: a header claiming 10^12 layers stops here
-    check_value(layers, MODEL_DOMAINS["layers"], f"{printable(header.source)}: layers ({key('block_count')})",
-                GGUFError)
-
-    width = _scalar(get("embedding_length", "embedding_length", required=True), header, key("embedding_length"))
-    head_count = _max(get("attention.head_count", "head_count", required=True))
-    kv = get("attention.head_count_kv", "head_count_kv", default=None)
-    interval = get("full_attention_interval", "full_attention_interval", default=None)
-    if isinstance(kv, list):
-        # Hybrid files may give KV heads per layer, 0 where a layer keeps no KV cache.
-        per_layer = [int(x) for x in kv[:layers]]
-        kv_layers = sum(1 for x in per_layer if x > 0)
-        head_count_kv = max(per_layer) if per_layer else 0
-        sources["kv_layers"] = f"{src}: layers with {key('attention.head_count_kv')} > 0"
-    else:
-        head_count_kv = int(kv) if kv is not None else head_count
-        if kv is None:
-            sources["head_count_kv"] = f"{src}: no {key('attention.head_count_kv')}, so equal to head_count"
-        if interval:
-            interval = _scalar(interval, header, key("full_attention_interval"))
-            kv_layers = full_attention_layers(layers, interval)
-            sources["kv_layers"] = f"{src}: 1 layer in {key('full_attention_interval')}"
-        else:
-            kv_layers = layers
-            sources["kv_layers"] = f"{src}: every layer ({key('block_count')})"
-    if head_count <= 0 or head_count_kv <= 0:
-        raise GGUFError(f"{header.source}: {key('attention.head_count')} and head_count_kv must be > 0")
-    kv_layers_swa, window, swa_period = _sliding_layers(
-        header, arch, layers, kv if isinstance(kv, list) else None,
-        interval if interval and not isinstance(interval, list) else None, sources, get)
-    head_dim = get("attention.key_length", "head_dim", default=None)
-    if head_dim is None:
-        head_dim = width // head_count
-        sources["head_dim"] = f"{src}: {key('embedding_length')} / {key('attention.head_count')}"
-    head_dim = _scalar(head_dim, header, key("attention.key_length"))
-
-    expert_count = _scalar(get("expert_count", "expert_count", default=0), header, key("expert_count"))
-    expert_used = _scalar(get("expert_used_count", "expert_used_count", default=0), header,
-                          key("expert_used_count"))
-    if expert_used > expert_count:
-        raise GGUFError(f"{header.source}: {key('expert_used_count')} ({expert_used}) exceeds "
-                        f"{key('expert_count')} ({expert_count})")
-
-    tokens = header.metadata.get("tokenizer.ggml.tokens")
-    vocab = get("vocab_size", "vocab_size", default=None)
-    if vocab is None and isinstance(tokens, list):
-        vocab = len(tokens)
-        sources["vocab_size"] = f"{src}: number of tokenizer.ggml.tokens"
-
-    counts = tensor_counts(header, layers, expert_count, expert_used)
-    shexp = get("expert_shared_count", "shared_expert_count", default=None)
+    counts = tensor_counts(header, hp.layers, hp.expert_count, hp.expert_used_count)
+    shexp = hp.expert_shared_count
     if shexp is None:
         shexp = 1 if counts["has_shared_expert"] else 0
         if shexp:
@@ -522,7 +348,7 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         "architecture": f"{src}: general.architecture",
         "params": f"{src}: sum of the tensor table's element counts",
         "active_params": f"{src}: params - (expert_count - expert_used_count) x params of one expert"
-        if expert_count > 1 else f"{src}: dense, all params",
+        if hp.expert_count > 1 else f"{src}: dense, all params",
         **({"expert_bytes": f"{src}: sum of the *_exps tensors' bytes (blocks a token runs)"}
            if counts["expert_bytes"] is not None else {}),
         "size_bytes": f"{src}: file size",
@@ -539,18 +365,16 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
                                ("expert_used_count", "expert_used_count"),
                                ("shared_expert_count", "expert_shared_count")):
         sources.setdefault(field_name, f"{src}: no {key(suffix)}, so 0")
-    ffn = get("feed_forward_length", "feed_forward_length", default=None)
-    context = get("context_length", "context_length", default=None)
-    expert_ffn = get("expert_feed_forward_length", "expert_ffn_length", default=None)
     file_type = header.metadata.get("general.file_type")
     # the domains of the model schema, each named by the key it was read from
-    check_domains({"layers": layers, "mtp_layers": mtp, "embedding_length": width, "head_count": head_count,
-                   "head_count_kv": head_count_kv, "head_dim": head_dim, "kv_layers": kv_layers,
-                   "kv_layers_swa": kv_layers_swa, "sliding_window": window, "context_length": context,
-                   "vocab_size": vocab, "feed_forward_length": ffn if not isinstance(ffn, list) else _max(ffn),
-                   "expert_count": expert_count, "expert_used_count": expert_used,
-                   "expert_ffn_length": expert_ffn, "params": counts["params"], "size_bytes": size_bytes,
-                   "full_attention_interval": interval if not isinstance(interval, list) else None},
+    check_domains({"layers": hp.layers, "mtp_layers": hp.mtp_layers, "embedding_length": hp.embedding_length,
+                   "head_count": hp.head_count, "head_count_kv": hp.head_count_kv, "head_dim": hp.head_dim,
+                   "kv_layers": hp.kv_layers, "kv_layers_swa": hp.kv_layers_swa, "sliding_window": hp.sliding_window,
+                   "context_length": hp.context_length, "vocab_size": hp.vocab_size,
+                   "feed_forward_length": hp.feed_forward_length, "expert_count": hp.expert_count,
+                   "expert_used_count": hp.expert_used_count, "expert_ffn_length": hp.expert_ffn_length,
+                   "params": counts["params"], "size_bytes": size_bytes,
+                   "full_attention_interval": hp.full_attention_interval},
                   MODEL_DOMAINS, lambda name: f"{printable(header.source)}: {name} "
                   f"({printable(sources.get(name, name).removeprefix(src + ': '))})", GGUFError)
     return ModelSpec(
@@ -560,78 +384,32 @@ def model_from_gguf(header: GGUFHeader, name: str | None = None) -> ModelSpec:
         active_params=counts["active_params"],
         size_bytes=size_bytes,
         tensor_bytes=header.tensor_data_bytes,
-        layers=layers,
-        mtp_layers=mtp,
-        embedding_length=width,
-        head_count=head_count,
-        head_count_kv=head_count_kv,
-        head_dim=head_dim,
-        kv_layers=kv_layers,
-        context_length=_scalar(context, header, key("context_length")) if context is not None else None,
-        vocab_size=int(vocab) if vocab is not None else None,
-        feed_forward_length=_max(ffn) if ffn is not None else None,
-        expert_count=expert_count,
-        expert_used_count=expert_used,
+        layers=hp.layers,
+        mtp_layers=hp.mtp_layers,
+        embedding_length=hp.embedding_length,
+        head_count=hp.head_count,
+        head_count_kv=hp.head_count_kv,
+        head_dim=hp.head_dim,
+        kv_layers=hp.kv_layers,
+        context_length=hp.context_length,
+        vocab_size=hp.vocab_size,
+        feed_forward_length=hp.feed_forward_length,
+        expert_count=hp.expert_count,
+        expert_used_count=hp.expert_used_count,
         expert_bytes=counts["expert_bytes"],
         tied_embeddings=counts["tied_embeddings"],
-        expert_ffn_length=_scalar(expert_ffn, header, key("expert_feed_forward_length"))
-        if expert_ffn is not None else None,
+        expert_ffn_length=hp.expert_ffn_length,
         shared_expert_count=int(shexp),
-        full_attention_interval=int(interval) if interval and not isinstance(interval, list) else None,
-        kv_layers_swa=kv_layers_swa,
-        sliding_window=window,
-        sliding_window_pattern=swa_period,
-        file_type=_FILE_TYPES.get(file_type) if isinstance(file_type, int) else None,
+        full_attention_interval=hp.full_attention_interval,
+        kv_layers_swa=hp.kv_layers_swa,
+        sliding_window=hp.sliding_window,
+        sliding_window_pattern=hp.sliding_window_pattern,
+        file_type=LLAMA_FTYPES.get(file_type) if isinstance(file_type, int) else None,
         sources=sources,
         tensor_types=header.bytes_by_type(),
         gguf=describe_header(header),
         stored_bytes_read_per_token=counts["bytes_read_per_token"],
     )
-
-
-def _sliding_layers(header: GGUFHeader, arch: str, layers: int, kv_per_layer, interval, sources: dict, get):
-    """(kv_layers_swa, sliding_window, period) from the header, else the architecture's rule.
-
-    The header decides where it says: `<arch>.attention.sliding_window` (the window; 0 turns
-    sliding off) and `<arch>.attention.sliding_window_pattern`, either a per-layer list of
-    booleans (true: the layer slides; Gemma 4's files) or a period. Otherwise the period of
-    _SWA_RULES (llama.cpp's rule for the architecture); an architecture without one has no
-    sliding layers (llama.cpp ignores a qwen2 or phi3 file's sliding_window, for example).
-    """
-    src = os.path.basename(header.source)
-    rule_period, rule_window = _SWA_RULES.get(arch, (None, None))
-    window = get("attention.sliding_window", "sliding_window", default=None)
-    if window is None:
-        window = rule_window
-        if window is not None:
-            sources["sliding_window"] = (f"llama.cpp's default for {arch}: {window} tokens "
-                                         f"(no {arch}.attention.sliding_window)")
-    else:
-        window = _scalar(window, header, f"{arch}.attention.sliding_window")
-    pattern = get("attention.sliding_window_pattern", "sliding_window_pattern", default=None)
-    flags, period = None, None
-    if isinstance(pattern, list):
-        flags = pattern
-    elif pattern is not None:
-        period = _scalar(pattern, header, f"{arch}.attention.sliding_window_pattern")
-    elif rule_period is not None:
-        period = rule_period
-        sources["sliding_window_pattern"] = (f"no {arch}.attention.sliding_window_pattern, so llama.cpp's rule for "
-                                             f"{arch}: set_swa_pattern({period}) in its hparams loader "
-                                             f"(src/llama-model.cpp), one layer in {period} global")
-    if not window or window < 0 or (flags is None and period is None):
-        if window and flags is None and period is None:
-            sources["kv_layers_swa"] = f"{src}: {arch}.attention.sliding_window but no rule for {arch}, so none"
-        return 0, (window if window and window > 0 else None), None
-    try:
-        counts = layer_kind_counts(layers, kv_per_layer=kv_per_layer, full_interval=interval,
-                                   swa_flags=flags, swa_period=period)
-    except SpecError as err:
-        raise GGUFError(f"{header.source}: {arch}.attention.sliding_window_pattern: {err}") from None
-    how = ("the per-layer flags of " + f"{arch}.attention.sliding_window_pattern" if flags is not None
-           else f"every layer but one in {period} (the last of each group)" if period else "every layer")
-    sources["kv_layers_swa"] = f"{src}: layers with a KV cache that slide: {how}"
-    return counts["sliding"], window, period
 
 
 def tensor_counts(header: GGUFHeader, layers: int, expert_count: int, expert_used: int) -> dict:
@@ -735,39 +513,3 @@ def _short(value, limit: int = 120):
     if isinstance(value, list):
         return f"[{len(value)} items]"
     return value
-
-
-def _check_count(value, header: GGUFHeader, key: str) -> None:
-    """A count or size from the metadata (or a per-layer list of them): whole, finite and
-    not negative; else a GGUFError naming the key (NaN, infinities, strings, booleans)."""
-    items = value if isinstance(value, list) else [value]
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, float)):
-            what = "a list of whole numbers" if isinstance(value, list) else "a whole number"
-            raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should be {what}, "
-                            f"not {printable(repr(item)[:40])} ({type(item).__name__})")
-        if isinstance(item, float) and not (math.isfinite(item) and item == int(item)):
-            raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should be a whole "
-                            f"number, not {item!r}")
-        if item < 0:
-            raise GGUFError(f"{printable(header.source)}: metadata key '{printable(key)}' should not be "
-                            f"negative, not {item!r}")
-
-
-def _scalar(value, header: GGUFHeader, key: str) -> int:
-    if isinstance(value, list) or isinstance(value, float) and value != int(value):
-        raise GGUFError(f"{header.source}: metadata key '{key}' should be one whole number, not {value!r}")
-    return int(value)
-
-
-def _max(value) -> int:
-    """A per-layer list (some files give heads or FFN widths per layer) -> its largest value."""
-    if isinstance(value, list):
-        return int(max(value)) if value else 0
-    return int(value)
-
-
-# llama_ftype (llama.h): general.file_type -> the name people use for the mix.
-_FILE_TYPES = {0: "F32", 1: "F16", 2: "Q4_0", 3: "Q4_1", 7: "Q8_0", 8: "Q5_0", 9: "Q5_1", 10: "Q2_K",
-               11: "Q3_K_S", 12: "Q3_K_M", 13: "Q3_K_L", 14: "Q4_K_S", 15: "Q4_K_M", 16: "Q5_K_S",
-               17: "Q5_K_M", 18: "Q6_K", 32: "BF16"}

@@ -14,9 +14,8 @@ Encoding, as llama.cpp's ``llama_vocab::impl::tokenize`` (type SPM) and ``llm_to
    text or follows a special token, then every space becomes ``▁``;
 3. the piece starts as one symbol per character; every adjacent pair whose concatenation is
    a token goes on a heap, best score first, leftmost first on equal scores. The best pair is
-   merged, its neighbours' pairs pushed, until no pair is left. A popped pair whose symbols
-   changed since it was pushed is stale and skipped. A piece of n characters costs
-   O(n log n);
+   merged, its neighbours' pairs pushed, until no pair is left (the BPE's loop,
+   `tokenwalk.text.merge.merge_symbols`, with minus the scores for ranks);
 4. each final symbol is its token, or, when no token has its text (a character outside the
    vocabulary), the byte tokens ``<0xNN>`` of its UTF-8 bytes (byte fallback);
 5. with ``add_special``: BOS before (``add_bos_token``), EOS after (``add_eos_token``).
@@ -27,11 +26,11 @@ user-defined tokens as their text; the bytes joined are read as UTF-8.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 
 from tokenwalk.errors import TokenwalkError, printable
 from tokenwalk.text import check_text
+from tokenwalk.text.merge import merge_symbols
 from tokenwalk.text.special import (
     TOKEN_TYPE_BYTE,
     TOKEN_TYPE_CONTROL,
@@ -45,54 +44,12 @@ from tokenwalk.text.special import (
 SPACE = "\u2581"  # ▁, SentencePiece's visible space
 
 
-def merge_symbols(text: str, ids: dict, neg_scores: list) -> list[str]:
-    """The symbols of ``text`` after SentencePiece's score-ordered merges (llm_tokenizer_spm).
-
-    ``ids`` maps token text to id, ``neg_scores[id]`` is minus the token's score (the heap
-    pops the smallest key: the best score, then the leftmost pair).
-    """
-    n = len(text)
-    if n < 2:
-        return [text] if text else []
-    sym = list(text)
-    nxt = list(range(1, n + 1))
-    nxt[-1] = -1
-    prev = list(range(-1, n - 1))
-    get = ids.get
-    heap = []
-    for i in range(n - 1):
-        t = get(sym[i] + sym[i + 1])
-        if t is not None:
-            heap.append((neg_scores[t], i, 2, i + 1))
-    heapq.heapify(heap)
-    pop, push = heapq.heappop, heapq.heappush
-    while heap:
-        _, left, size, right = pop(heap)
-        a, b = sym[left], sym[right]
-        # Stale: a side was merged away (empty) or grew since the pair was pushed.
-        if not a or not b or len(a) + len(b) != size:
-            continue
-        merged = a + b
-        sym[left] = merged
-        sym[right] = ""
-        after = nxt[right]
-        nxt[left] = after
-        if after >= 0:
-            prev[after] = left
-        before = prev[left]
-        if before >= 0:
-            t = get(sym[before] + merged)
-            if t is not None:
-                push(heap, (neg_scores[t], before, len(sym[before]) + len(merged), left))
-        if after >= 0:
-            t = get(merged + sym[after])
-            if t is not None:
-                push(heap, (neg_scores[t], left, len(merged) + len(sym[after]), after))
-    out = []
-    i = 0
-    while i >= 0:
-        out.append(sym[i])
-        i = nxt[i]
+def score_priorities(tokens: list[str], scores: list[float]) -> dict[str, float]:
+    """Each token's text -> minus its score (the first id of a text repeated), the priority
+    `merge_symbols` merges a pair into that token by: the best score first."""
+    out: dict[str, float] = {}
+    for text, score in zip(tokens, scores, strict=True):
+        out.setdefault(text, -score)
     return out
 
 
@@ -112,7 +69,7 @@ class SentencePieceTokenizer:
     source: str = "GGUF metadata"
     kind: str = "llama"
     _ids: dict = field(default_factory=dict, repr=False)
-    _neg: list = field(default_factory=list, repr=False)
+    _priorities: dict = field(default_factory=dict, repr=False)
     _bytes: list = field(default_factory=list, repr=False)
     _special: SpecialTokens | None = field(default=None, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
@@ -121,7 +78,7 @@ class SentencePieceTokenizer:
         self._ids = {}
         for i, t in enumerate(self.tokens):
             self._ids.setdefault(t, i)
-        self._neg = [-s for s in self.scores]
+        self._priorities = score_priorities(self.tokens, self.scores)
         # byte -> token: "<0xNN>", else the one-character token (llama_vocab::byte_to_token)
         self._bytes = [self._ids.get(f"<0x{b:02X}>", self._ids.get(chr(b)) if b < 0x80 else None) for b in range(256)]
         self._special = SpecialTokens(self.tokens, self.token_types)
@@ -141,7 +98,7 @@ class SentencePieceTokenizer:
             return cached
         ids = []
         get = self._ids.get
-        for symbol in merge_symbols(text, self._ids, self._neg):
+        for symbol in merge_symbols(text, self._priorities):
             t = get(symbol)
             if t is not None:
                 ids.append(t)

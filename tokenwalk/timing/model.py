@@ -9,7 +9,7 @@ makers' chips, per backend and maker (Vulkan/AMD, Vulkan/Intel ...: a machine's 
 it; other candidate structures give the cards with HBM rows of their own, CUDA/HBM) on
 published llama-bench runs, the compute efficiency scaled by a factor per weight format and the bandwidth efficiency by a
 trend with the year the chip's family first shipped (the structure `tokenwalk fit` chose
-by leave-one-family-out error among the candidates in `tokenwalk.native.timing_fit`). Bytes and operations are the roofline's
+by leave-one-family-out error among the candidates in `tokenwalk.timing.fit.solve`). Bytes and operations are the roofline's
 (`tokenwalk.physics.roofline`): the weights a step reads (for a mixture of experts only the
 experts its tokens wake), the KV cache it reads and writes, 2 x active parameters per
 token and the attention scores; a prompt step leaves out what it does not multiply (the
@@ -22,7 +22,7 @@ little (a small model, an MoE, the largest chips), which a fixed cost per layer 
 prefill is arithmetic, bounded below by one read of the weights per chunk.
 
 The backends' coefficients live in `data/timing_fit.json`, written by `tokenwalk fit`
-(`tokenwalk.native.timing_fit`, numpy/scipy); this module only evaluates them, in pure
+(`tokenwalk.timing.fit`, numpy/scipy); this module only evaluates them, in pure
 Python, so the browser gets the same numbers. A machine with its own measurements (the
 article's laptop; the machine that built the page, from `tokenwalk measure`'s engine.json;
 each in the `calibration` block of its preset) is not in that file: its coefficients
@@ -95,11 +95,12 @@ def load_fit(path: str | Path | None = None) -> dict:
             return data_refs.read_data_json(FIT_FILE)
         except TokenwalkError as error:
             raise SpecError(str(error).replace("no such data file", missing)) from None
-    return _load(str(path))
+    return read_fit_file(str(path))
 
 
 @lru_cache(maxsize=8)
-def _load(path: str) -> dict:
+def read_fit_file(path: str) -> dict:
+    """A fit file other than the data folder's, read once (`tokenwalk fit` clears it after writing)."""
     return data_refs.read_json(Path(path), missing=missing_fit(), error=SpecError)
 
 
@@ -366,7 +367,7 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
     where it levels off, range_p10_p90), None when the structure has none; trend_until_year:
     in how many left-out families' fits each year won as the one the trend levels off in
     ({"2021": 17, ...}; {} without such a trend); decode_twin_spread: decode's floor on
-    these data (`timing_fit.twin_spread`: runs, chips, groups, median_ape, p90_ape), None in
+    these data (`fit.folds.twin_spread`: runs, chips, groups, median_ape, p90_ape), None in
     a fit that did not record it."""
     fit = fit if fit is not None else load_fit()
     try:

@@ -1,6 +1,6 @@
 """The KV cache on the device (llama.cpp's llama-kv-cache): fp16 keys and values per layer.
 
-fp16 as llama.cpp's default cache. Layout (kernels/llama.cl): per KV head, CACHE_ROWS(ctx)
+fp16 as llama.cpp's default cache. Layout (kernels/kv_cache.cl): per KV head, CACHE_ROWS(ctx)
 positions, that is ctx + 8 rounded up to a multiple of 8; keys transposed by groups of eight
 positions, values row by row. Sizes are bytes.
 """
@@ -14,7 +14,7 @@ from tokenwalk.native.cl.device import Device, DeviceMemoryError
 
 
 def cache_rows(ctx_tokens: int) -> int:
-    """Positions a layer's cache holds per KV head: CACHE_ROWS in kernels/llama.cl."""
+    """Positions a layer's cache holds per KV head: CACHE_ROWS in kernels/kv_cache.cl."""
     return (int(ctx_tokens) + 15) // 8 * 8
 
 

@@ -1,3 +1,6 @@
+// The MLP's activations: SiLU and GELU for the decode product's fused output (products.cl,
+// matvec's MODE_SWIGLU and MODE_GEGLU) and the gated kernels prefill runs after gate and up.
+
 // SiLU, s * sigmoid(s), through exp_nonpos (PoCL's exp is a call): with e = e^-|s|,
 // sigmoid(s) = 1 / (1 + e) for s >= 0 and e / (1 + e) below.
 inline float silu(const float s) {

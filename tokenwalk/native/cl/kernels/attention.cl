@@ -1,3 +1,7 @@
+// Attention over the KV cache (kv_cache.cl's layout), with an online softmax: prefill's
+// (attention: a chunk of queries) and decode's (attention_decode: one token, RoPE and the
+// cache write fused in, partial softmaxes that the next matvec merges).
+
 // Prefill attention with an online softmax: one work-item per (query head, tile of QT
 // tokens), so that each key and value read from the cache serves QT queries (one query per
 // work-item read the whole cache once per token: terabytes for a 6,000-token prompt). Keys

@@ -1,6 +1,10 @@
-// Kernels of the llama forward pass, written for CPU OpenCL (PoCL) first:
-// every work-item owns a contiguous chunk of rows (strided GPU-style loops read slowly on
-// a CPU), inner loops use 8-wide float vectors (AVX2), and nothing needs local memory.
+// What every kernel file uses: the compile-time defaults, fp16 -> float, horizontal sums
+// and maxima, an inline exp for softmax weights.
+//
+// The kernels of the forward pass are written for CPU OpenCL (PoCL) first: every work-item
+// owns a contiguous chunk of rows (strided GPU-style loops read slowly on a CPU), inner loops
+// use 8-wide float vectors (AVX2), and nothing needs local memory. programs.py joins the
+// files into one source, this one first (KERNEL_FILES there).
 //
 // Compile-time macros (set by tokenwalk/native/cl/programs.py):
 //   WTYPE_Q4_0 | WTYPE_Q4_1 | WTYPE_Q5_0 | WTYPE_Q8_0 | WTYPE_Q4_K | WTYPE_Q6_K | WTYPE_F16 | WTYPE_F32
@@ -13,7 +17,6 @@
 //                 (Gemma 3: attention_decode does it; prefill runs norm_rope_store first)
 //   QKV_BIAS      queries, keys and values have biases and rotate in NEOX order (Qwen2:
 //                 attention_decode adds them; prefill runs bias_rope_store first)
-//
 
 // PoCL calls most built-ins (vload8, vload_half, fma, ...) as out-of-line functions, one
 // call per use, which costs more than the arithmetic: loads are pointer casts to vector
@@ -59,6 +62,7 @@ inline float hsum8(float8 v) {
     return t.x + t.y;
 }
 
+// the larger of a and b, element-wise on vectors
 #define VMAX(a, b) ((a) > (b) ? (a) : (b))
 
 inline float vmax8(const float8 v) {
@@ -67,6 +71,7 @@ inline float vmax8(const float8 v) {
     return VMAX(m2.x, m2.y);
 }
 
+// a float8 read lane by lane
 typedef union {
     float8 v;
     float a[8];

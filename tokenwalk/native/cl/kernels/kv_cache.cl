@@ -1,4 +1,7 @@
-// qkv: [ntok][(heads + 2 kv_heads) * HD]. Cache of one layer, CACHE_ROWS(ctx) positions (8
+// The KV cache's layout and number format, shared by the kernels that write it (norm_rope.cl,
+// attention.cl's decode) and those that read it (attention.cl).
+//
+// Cache of one layer, CACHE_ROWS(ctx) positions (8
 // spare, a multiple of 8): values [kv_heads][position][HD]; keys by groups of eight
 // positions, [kv_heads][position / 8][HD][8], so that the scores of one query against eight
 // keys are one float8 accumulated over the HD dimensions, with no horizontal sums.
@@ -16,6 +19,6 @@ inline ushort f2h(const float f) {
 }
 
 #define CACHE_ROWS(ctx) ((((ctx) + 15) / 8) * 8)
-
+// the fp16 bits of dimension d of position pos's key
 #define K_AT(kvh, pos, d, ctx) \
     (((size_t)(kvh) * CACHE_ROWS(ctx) + ((pos) & ~7)) * HD + (size_t)(d) * 8 + ((pos) & 7))

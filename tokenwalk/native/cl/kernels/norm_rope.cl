@@ -1,3 +1,7 @@
+// Norms and rotary position embeddings: RMSNorm over rows, the post-norm with its residual
+// add, and RoPE on queries and keys, with the kernels that rope a prefill chunk's keys and
+// write them and the values into the cache (kv_cache.cl's layout).
+
 // RMSNorm of ntok rows of n values: out = x / sqrt(mean(x^2) + eps) * w.
 kernel void rms_norm(global const float *x, global const float *w, global float *out, const int n,
                      const float eps) {
@@ -32,7 +36,7 @@ kernel void rms_norm_add(global float *x, global const float *t, global const fl
 
 // RoPE (adjacent pairs, llama.cpp's "normal" mode) on the q and k parts of the fused
 // QKV output, then k and v written into this layer's cache at positions pos0 + t.
-
+// qkv: [ntok][(heads + 2 kv_heads) * HD].
 // rope: [ntok][HD] = cos(angle_i) for i < HD/2, then sin(angle_i), angle_i = pos base^(-2i/HD),
 // computed by the host in double precision (PoCL's sin and cos are slow out-of-line calls).
 
@@ -64,6 +68,7 @@ kernel void rope_store(global float *qkv, global const float *rope, global ushor
     }
 }
 
+// decode's RoPE: the rotation of eight values of a head (the llama graph)
 inline float8 rope8(const float8 a, global const float *cs, const int k) {
     // pairs 4k..4k+3 of a head: (a[2i], a[2i+1]) rotated by angle_i; cs = cos[HD/2] | sin[HD/2]
     const float4 c = *(global const float4 *)(cs + 4 * k);
@@ -73,6 +78,7 @@ inline float8 rope8(const float8 a, global const float *cs, const int k) {
     return (float8)(e.s0, o.s0, e.s1, o.s1, e.s2, o.s2, e.s3, o.s3);
 }
 
+// decode's query and key heads with their norms (QK_NORM) or biases (QKV_BIAS), for attention_decode
 #ifdef QK_NORM
 // a head of the fused QKV row, RMS-normed with weights w and rotated in NEOX order, into out
 inline void norm_rope_head(global const float *v, global const float *w, global const float *cs,

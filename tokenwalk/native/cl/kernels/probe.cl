@@ -1,3 +1,5 @@
+// The memory-bandwidth probe (tokenwalk/native/cl/ops.py, read_bandwidth_gbs).
+
 // Read a buffer once, each work-item a contiguous chunk: the memory-bandwidth probe.
 kernel void read_bandwidth(global const float8 *data, global float *sink, const int per_item) {
     const size_t i0 = (size_t)get_global_id(0) * per_item;

@@ -1,3 +1,9 @@
+// The matrix products: decode's matrix-vector (matvec) with the norm, the 8-bit rounding of
+// its input and the output mode fused in; prefill's matrix-matrix, float (matmul) and integer
+// (quantize_tiles, matmul_q8); and what the host asks of a program (matmul_q8_shape,
+// decode_rounds_input). The weights come through quants.cl's macros.
+
+// matvec's output modes (tokenwalk/native/cl/ops.py has the same numbers)
 #define MODE_WRITE 0
 #define MODE_ACCUMULATE 1
 #define MODE_SWIGLU 2

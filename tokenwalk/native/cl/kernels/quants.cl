@@ -1,3 +1,7 @@
+// The weight layouts: each program is compiled for one (WTYPE_*), and these macros give
+// the rest of the source its blocks as floats (UNPACK, LOAD_BLOCK, ROW_DOT) or as integer
+// levels against the input rounded to 8 bits (UNPACKI, IDOT, quantize_q8: the INT_DOT path).
+//
 // Weight layouts on the device (repacked at load time from the GGUF blocks, every byte
 // kept, scales in their stored fp16; see the UNPACK macros below):
 //   Q4_0, Q4_1: qs uchar[rows][cols/32][16] (byte j: weight j in the low nibble, weight j+16

@@ -56,7 +56,7 @@ typedef union {
 
 kernel void attention(global const float *qkv, global const ushort *k_cache,
                       global const ushort *v_cache, global float *out, global const int *state,
-                      const int heads, const int kv_heads, const int ctx, const float scale,
+                      const int heads, const int kv_heads, const int rows, const float scale,
                       const int ntok, const int window) {
     const int h = get_global_id(0);
     const int t0 = get_global_id(1) * QT;
@@ -75,15 +75,16 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
         m[qi] = -1e30f;
         l[qi] = 0.0f;
     }
-    global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
-    global const ushortW *vp = (global const ushortW *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushort8 *kt = (global const ushort8 *)(k_cache + V_AT(kvh, 0, rows));
+    global const ushortW *vp = (global const ushortW *)(v_cache + V_AT(kvh, 0, rows));
     const int n_max = pos0 + nq;
     // a sliding window (window > 0) hides keys more than window - 1 positions back; keys are
-    // read AW at a time from a multiple of AW (the cache holds at least ctx + 8 positions,
-    // rounded up to 8: enough for the last group of sixteen)
+    // read AW at a time from a multiple of AW, in consecutive cells from c0 (kv_cache.cl); the
+    // cells of a group's hidden keys may hold other positions, which the mask drops
     const int j_first = window > 0 && pos0 + 1 > window ? ((pos0 + 1 - window) & ~(AW - 1)) : 0;
     for (int j0 = j_first; j0 < n_max; j0 += AW) {
-        global const ushort8 *ka = kt + (size_t)(j0 / 8) * HD;  // ka[d]: dimension d of keys j0..j0+7
+        const int c0 = j0 % rows;
+        global const ushort8 *ka = kt + (size_t)(c0 / 8) * HD;  // ka[d]: dimension d of keys j0..j0+7
         floatW s[QT];
 #pragma unroll
         for (int qi = 0; qi < QT; qi++) s[qi] = 0.0f;
@@ -113,7 +114,7 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
             for (int qi = 0; qi < QT; qi++) a[qi] = acc[qi][i] * c[qi];
 #pragma unroll
             for (int jj = 0; jj < AW; jj++) {
-                const floatW v = H2F_W(vp[(size_t)(j0 + jj) * (HD / AW) + i]);
+                const floatW v = H2F_W(vp[(size_t)(c0 + jj) * (HD / AW) + i]);
 #pragma unroll
                 for (int qi = 0; qi < QT; qi++) a[qi] += p[qi].a[jj] * v;
             }
@@ -140,7 +141,7 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
 
 kernel void attention_decode(global const float *qkv, global const float *rope, global ushort *k_cache,
                              global ushort *v_cache, global float *part, global const int *state,
-                             const int heads, const int kv_heads, const int ctx, const float scale,
+                             const int heads, const int kv_heads, const int rows, const float scale,
                              const int splits, const int window
 #ifdef QK_NORM
                              , global const float *q_norm, global const float *k_norm, const float eps
@@ -157,8 +158,8 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
     float q[GROUP][HD];
     float8 acc[GROUP][HD / 8];
     float m[GROUP], l[GROUP];
-    global ushort *kw = k_cache + K_AT(kvh, pos, 0, ctx);
-    global ushort *vw = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+    global ushort *kw = k_cache + K_AT(kvh, pos % rows, 0, rows);
+    global ushort *vw = v_cache + V_AT(kvh, pos % rows, rows);
     global const float *vsf = qkv + (heads + kv_heads + kvh) * HD;
 #ifdef QK_NORM
     // Gemma 3: per-head RMSNorm (attn_q_norm, attn_k_norm), then NEOX RoPE
@@ -215,11 +216,12 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
     const int per = (nblk - blk_first + splits - 1) / splits;
     const int b0 = blk_first + sp * per;
     const int b1 = b0 + per < nblk ? b0 + per : nblk;
-    global const ushort8 *kt = (global const ushort8 *)(k_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
-    global const ushort8 *vp = (global const ushort8 *)(v_cache + (size_t)kvh * CACHE_ROWS(ctx) * HD);
+    global const ushort8 *kt = (global const ushort8 *)(k_cache + V_AT(kvh, 0, rows));
+    global const ushort8 *vp = (global const ushort8 *)(v_cache + V_AT(kvh, 0, rows));
     for (int b = b0; b < b1; b++) {
-        const int j0 = 8 * b;
-        global const ushort8 *kb = kt + (size_t)b * HD;
+        const int j0 = 8 * b;  // positions j0..j0+7, in cells c0..c0+7 (kv_cache.cl)
+        const int c0 = j0 % rows;
+        global const ushort8 *kb = kt + (size_t)(c0 / 8) * HD;
         f8u p[GROUP];
         float c[GROUP];
         float8 s[GROUP];
@@ -250,7 +252,7 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
             for (int g = 0; g < GROUP; g++) a[g] = acc[g][i] * c[g];
 #pragma unroll
             for (int jj = 0; jj < 8; jj++) {
-                const float8 v = h2f8(vp[(size_t)(j0 + jj) * (HD / 8) + i]);
+                const float8 v = h2f8(vp[(size_t)(c0 + jj) * (HD / 8) + i]);
 #pragma unroll
                 for (int g = 0; g < GROUP; g++) a[g] += p[g].a[jj] * v;
             }

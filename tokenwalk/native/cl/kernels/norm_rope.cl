@@ -35,14 +35,15 @@ kernel void rms_norm_add(global float *x, global const float *t, global const fl
 }
 
 // RoPE (adjacent pairs, llama.cpp's "normal" mode) on the q and k parts of the fused
-// QKV output, then k and v written into this layer's cache at positions pos0 + t.
+// QKV output, then k and v written into this layer's cache at positions pos0 + t
+// (rows: the layer's cells per KV head, kv_cache.cl).
 // qkv: [ntok][(heads + 2 kv_heads) * HD].
 // rope: [ntok][HD] = cos(angle_i) for i < HD/2, then sin(angle_i), angle_i = pos base^(-2i/HD),
 // computed by the host in double precision (PoCL's sin and cos are slow out-of-line calls).
 
 kernel void rope_store(global float *qkv, global const float *rope, global ushort *k_cache,
                        global ushort *v_cache, global const int *state, const int heads,
-                       const int kv_heads, const int ctx) {
+                       const int kv_heads, const int rows) {
     const int h = get_global_id(0);  // 0..heads+kv_heads-1: query heads, then key heads
     const int t = get_global_id(1);
     const int pos = state[0] + t;
@@ -57,8 +58,8 @@ kernel void rope_store(global float *qkv, global const float *rope, global ushor
     }
     if (h >= heads) {
         const int kvh = h - heads;
-        global ushort *kd = k_cache + K_AT(kvh, pos, 0, ctx);
-        global ushort *vd = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+        global ushort *kd = k_cache + K_AT(kvh, pos % rows, 0, rows);
+        global ushort *vd = v_cache + V_AT(kvh, pos % rows, rows);
         global const float8 *vs = (global const float8 *)(qkv + (size_t)t * width + (heads + kv_heads + kvh) * HD);
         global const float *vsf = (global const float *)vs;
         for (int d = 0; d < HD; d++) {
@@ -113,7 +114,7 @@ inline void bias_rope_head(global const float *v, global const float *b, global 
 // heads then write key and value into the cache at positions pos0 + t. ldq: floats per token row.
 kernel void norm_rope_store(global float *qkv, global const float *rope, global ushort *k_cache,
                             global ushort *v_cache, global const int *state, const int heads,
-                            const int kv_heads, const int ctx, global const float *q_norm,
+                            const int kv_heads, const int rows, global const float *q_norm,
                             global const float *k_norm, const float eps, const int ldq) {
     const int h = get_global_id(0);  // 0..heads+kv_heads-1: query heads, then key heads
     const int t = get_global_id(1);
@@ -132,8 +133,8 @@ kernel void norm_rope_store(global float *qkv, global const float *rope, global 
     }
     if (h >= heads) {
         const int kvh = h - heads;
-        global ushort *kd = k_cache + K_AT(kvh, pos, 0, ctx);
-        global ushort *vd = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+        global ushort *kd = k_cache + K_AT(kvh, pos % rows, 0, rows);
+        global ushort *vd = v_cache + V_AT(kvh, pos % rows, rows);
         global const float *vsf = qkv + (size_t)t * ldq + (heads + kv_heads + kvh) * HD;
         for (int d = 0; d < HD; d++) {
             kd[8 * d] = f2h(v[d]);
@@ -147,7 +148,7 @@ kernel void norm_rope_store(global float *qkv, global const float *rope, global 
 // and value (plus its bias) into the cache at positions pos0 + t. bias: one fused QKV row.
 kernel void bias_rope_store(global float *qkv, global const float *rope, global ushort *k_cache,
                             global ushort *v_cache, global const int *state, const int heads,
-                            const int kv_heads, const int ctx, global const float *bias, const int ldq) {
+                            const int kv_heads, const int rows, global const float *bias, const int ldq) {
     const int h = get_global_id(0);  // 0..heads+kv_heads-1: query heads, then key heads
     const int t = get_global_id(1);
     const int pos = state[0] + t;
@@ -162,8 +163,8 @@ kernel void bias_rope_store(global float *qkv, global const float *rope, global 
     }
     if (h >= heads) {
         const int kvh = h - heads;
-        global ushort *kd = k_cache + K_AT(kvh, pos, 0, ctx);
-        global ushort *vd = v_cache + ((size_t)kvh * CACHE_ROWS(ctx) + pos) * HD;
+        global ushort *kd = k_cache + K_AT(kvh, pos % rows, 0, rows);
+        global ushort *vd = v_cache + V_AT(kvh, pos % rows, rows);
         global const float *vsf = qkv + (size_t)t * ldq + (heads + kv_heads + kvh) * HD;
         global const float *vb = bias + (heads + kv_heads + kvh) * HD;
         for (int d = 0; d < HD; d++) {

@@ -29,6 +29,13 @@ top-1: with 8-bit inputs position 34 of that run was 6.0 off, and llama.cpp's ow
 the same prompt and window (gemma3.attention.sliding_window overridden to 8) are 5.3 off
 there (4.7 with flash attention): a position that amplifies any rounding, where only the
 float path can show a window one token off.
+
+The sliding layers keep a ring of cells, as llama.cpp's SWA cache does (kv_cache.py): the
+window plus a prefill chunk, padded to 256. The short-window runs shrink that padding to 16,
+so that the ring (16 cells for a window of 8 and chunks of 8) wraps twice within the prompt,
+in prefill and in decode: one run's logits are held to the reference, another's to the
+full-length cache's (swa_full) bit for bit. At 32K positions the engine's cache is what
+llama.cpp allocates for the file.
 """
 
 import dataclasses
@@ -58,12 +65,12 @@ def prompt_ids():
     return ids
 
 
-def _run(ids, **defines):
+def _run(ids, swa_full=False, reference=True, **defines):
     from tokenwalk.native.engine import Engine
     from tokenwalk.native.reference import reference_logits
 
-    engine = Engine(MODEL, ctx_tokens=64, chunk_tokens=8, defines=defines)
-    ref = reference_logits(MODEL, ids)
+    engine = Engine(MODEL, ctx_tokens=64, chunk_tokens=8, defines=defines, swa_full=swa_full)
+    ref = reference_logits(MODEL, ids) if reference else None
     prefill = engine.prefill(ids, logits_all=True)
     half = len(ids) // 2
     engine.prefill(ids[:half])
@@ -100,21 +107,55 @@ def test_prefill_and_decode_match_the_reference(prompt_ids):
     assert engine.tied_head
 
 
-def test_a_short_sliding_window_matches_the_reference(prompt_ids, monkeypatch):
+def _narrow_window(monkeypatch, window: int):
+    """Gemma 3 with a sliding window of ``window`` tokens (the file's 512 overridden); the file's architecture."""
     from tokenwalk.native import architectures
 
     arch = architectures.ARCHITECTURES["gemma3"]
 
     def narrow(file):
         cfg = arch.hparams(file)
-        return dataclasses.replace(cfg, sliding_window=8,
-                                   layer_windows=tuple(8 if w else 0 for w in cfg.layer_windows))
+        return dataclasses.replace(cfg, sliding_window=window,
+                                   layer_windows=tuple(window if w else 0 for w in cfg.layer_windows))
 
     monkeypatch.setitem(architectures.ARCHITECTURES, "gemma3", dataclasses.replace(arch, hparams=narrow))
+    return arch
+
+
+def test_a_short_sliding_window_matches_the_reference(prompt_ids, monkeypatch):
+    from tokenwalk.native import architectures
+    from tokenwalk.physics import kv_cache
+
+    arch = _narrow_window(monkeypatch, 8)
+    monkeypatch.setattr(kv_cache, "SWA_CELL_PAD", 16)  # rings of GGML_PAD(8 + 8, 16) = 16 cells
     engine, ref, prefill, decode, half = _run(prompt_ids, NO_INT_DOT=1)
-    assert engine.config.layer_windows[0] == 8
+    assert engine.config.layer_windows[0] == 8 and engine.kv.rows[:6] == (16,) * 5 + (64,)
     _check(ref, prefill, decode, half, rounded=False)
     # the window changes the answer: the same prompt with the file's window differs
     full = __import__("tokenwalk.native.reference", fromlist=["x"])
     monkeypatch.setitem(architectures.ARCHITECTURES, "gemma3", arch)
     assert np.max(np.abs(full.reference_logits(MODEL, prompt_ids)[-1] - ref[-1])) > 1.0
+
+
+def test_the_ring_cache_wraps_across_the_window_with_the_full_caches_logits(prompt_ids, monkeypatch):
+    from tokenwalk.physics import kv_cache
+
+    _narrow_window(monkeypatch, 8)
+    monkeypatch.setattr(kv_cache, "SWA_CELL_PAD", 16)  # rings of GGML_PAD(8 + 8, 16) = 16 cells
+    ring, _, prefill, decode, half = _run(prompt_ids, reference=False, NO_INT_DOT=1)
+    assert ring.kv.rows == ((16,) * 5 + (64,)) * 3
+    assert len(prompt_ids) > 2 * 16 and len(prompt_ids) - half > 16  # prefill and decode both wrap the ring
+    full, _, prefill_full, decode_full, _ = _run(prompt_ids, swa_full=True, reference=False, NO_INT_DOT=1)
+    assert full.kv.rows == (64,) * 18 and ring.kv_cache_bytes < full.kv_cache_bytes / 2
+    # the same keys in other cells: the same sums in the same order
+    assert np.array_equal(prefill, prefill_full) and np.array_equal(decode, decode_full)
+
+
+def test_the_kv_cache_at_32k_is_what_llama_cpp_allocates():
+    pytest.importorskip("pyopencl")
+    from tokenwalk.native.engine import Engine
+
+    # llama.cpp's n_ubatch (512) as the prefill chunk: 3 x 32,768 + 15 x 1,024 cells of 1,024 bytes
+    engine = Engine(MODEL, ctx_tokens=32_768, chunk_tokens=512)
+    assert engine.kv_cache_bytes == (3 * 32_768 + 15 * 1024) * 1024 == 116_391_936
+    assert sum(b.size for b in engine.kv.k + engine.kv.v) == engine.kv_cache_bytes

@@ -47,6 +47,29 @@ def test_every_native_module_is_on_one_side():
     assert top == set(MODEL_SIDE)
 
 
+def test_the_kernels_are_one_file_per_concern_joined_in_a_stated_order():
+    from tokenwalk.native.cl.programs import KERNEL_DIR, KERNEL_FILES, kernel_source
+
+    assert sorted(KERNEL_FILES) == sorted(p.name for p in KERNEL_DIR.glob("*.cl"))  # each file once, none left out
+    source = kernel_source()
+    starts = [source.index((KERNEL_DIR / name).read_text()) for name in KERNEL_FILES]
+    assert starts == sorted(starts) and starts[0] == 0
+    defined = {name: re.findall(r"^kernel void (\w+)\(", (KERNEL_DIR / name).read_text(), re.M) for name in KERNEL_FILES}
+    every = [k for ks in defined.values() for k in ks]
+    assert len(every) == len(set(every)) == 16
+    assert defined["products.cl"] == ["matvec", "matmul", "quantize_tiles", "matmul_q8", "matmul_q8_shape",
+                                      "decode_rounds_input"]
+    assert defined["attention.cl"] == ["attention", "attention_decode"]
+    assert defined["common.cl"] == defined["quants.cl"] == defined["kv_cache.cl"] == []  # helpers and macros only
+
+
+def test_the_kernel_test_harness_lives_with_the_tests():
+    ops = (NATIVE / "cl" / "ops.py").read_text()
+    harness = (ROOT / "tests" / "_engine_kernels.py").read_text()
+    for name in ("multiply_once", "prefill_rounds_input", "decode_rounds_input("):
+        assert name not in ops and f"def {name}" in harness
+
+
 def test_one_table_names_the_architectures():
     pytest.importorskip("gguf")
     from tokenwalk.native.architectures import ARCHITECTURES

@@ -23,7 +23,7 @@ pytest.importorskip("pyopencl")
 from gguf import GGMLQuantizationType as Q  # noqa: E402  (after importorskip)
 from gguf.quants import dequantize, quantize  # noqa: E402  (after importorskip)
 
-from tokenwalk.native.cl.ops import (  # noqa: E402  (after importorskip)
+from tests._engine_kernels import (  # noqa: E402  (after importorskip)
     decode_rounds_input,
     multiply_once,
     prefill_rounds_input,

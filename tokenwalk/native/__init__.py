@@ -5,7 +5,7 @@ Never imported by the core (tokenwalk minus native/ and cli/); tests check the b
 The OpenCL engine is split as llama.cpp splits ggml from llama:
 
 - ``cl/`` (the "ggml" side, knows no model): ``device.py`` (choosing a device, context,
-  queue, buffers), ``programs.py`` (kernel source ``cl/kernels/llama.cl``, its variants and
+  queue, buffers), ``programs.py`` (kernel source ``cl/kernels/*.cl``, its variants and
   their cache), ``packing.py`` (GGUF blocks to the kernels' layouts), ``ops.py`` (kernel
   launches, enqueueing, the bandwidth probe).
 - the model's side (imports no pyopencl): ``model_file.py`` (the GGUF mapped),

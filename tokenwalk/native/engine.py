@@ -57,12 +57,14 @@ class Engine:
     the file's header where the caller has read it (the tokenizer came from it);
     ``chunk_tokens``: prompt tokens per prefill step; ``decode_items``: work-items of a
     decode matrix-vector product (default one per compute unit); ``defines``: more compiler
-    macros for the kernels (NO_INT_DOT=1: the float products GPUs run, on any device).
+    macros for the kernels (NO_INT_DOT=1: the float products GPUs run, on any device);
+    ``swa_full``: sliding-window layers keep every position, as global ones do (llama.cpp's
+    --swa-full), instead of a ring of the window and a chunk (kv_cache.py).
     """
 
     def __init__(self, model_path, device: str | None = None, ctx_tokens: int | None = None,
                  chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None, header=None,
-                 defines: dict | None = None):
+                 defines: dict | None = None, swa_full: bool = False):
         t0 = time.perf_counter()
         self.model: OpenModel = open_model(model_path, header)
         cfg = self.config = self.model.config
@@ -77,7 +79,7 @@ class Engine:
         arch = self.model.architecture
         self.programs = Programs(self.dev, cfg.head_dim, **arch.graph.program_defines(cfg), **(defines or {}))
         self.weights = arch.weights(self.dev, self.programs, self.model)
-        self.kv = allocate_kv_cache(self.dev, cfg, self.ctx_tokens)
+        self.kv = allocate_kv_cache(self.dev, cfg, self.ctx_tokens, self.chunk_tokens, swa_full)
         self.graph = self.model.architecture.graph(self.dev, self.programs, cfg, self.weights, self.kv,
                                                    self.chunk_tokens, self.decode_items)
         self.load_s = time.perf_counter() - t0

@@ -13,8 +13,9 @@ converter has already added Gemma's 1 to them.
 Decode is six launches a layer (seven where V has its own type: the query and key norms and
 RoPE run inside the decode attention, the merge of its key ranges inside the output projection,
 each post-norm and residual add inside the next matrix product); prefill runs the same
-steps with matrix-matrix products over a chunk. The KV cache holds every position of every
-layer (a sliding layer masks the keys outside its window). Positions are token indices.
+steps with matrix-matrix products over a chunk. A global layer's KV cache holds every
+position, a sliding layer's a ring of its window and a chunk (kv_cache.py), and the
+attention masks the keys outside the window. Positions are token indices.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ class Gemma3Graph(GraphBase):
         H, KV = cfg.head_count, cfg.head_count_kv
         rope = self.rope_local if cfg.layer_windows[i] else self.rope_global
         return kernel(self.programs.get("F32"), "norm_rope_store", (H + KV, ntok), self.qkv, rope, kv.k[i], kv.v[i],
-                      self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens), L.q_norm, L.k_norm,
+                      self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]), L.q_norm, L.k_norm,
                       np.float32(cfg.rms_eps), np.int32(self.qkv_width))
 
     def _decode_launches(self) -> list:
@@ -132,7 +133,7 @@ class Gemma3Graph(GraphBase):
                 seq.append(self._matvec(L.v, self.x, self.qkv, MODE_WRITE, L.attn_norm, yoff=(H + KV) * hd))
             rope = self.rope_local if cfg.layer_windows[i] else self.rope_global
             seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, rope, kv.k[i],
-                              kv.v[i], self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
+                              kv.v[i], self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits),
                               np.int32(cfg.layer_windows[i]), L.q_norm, L.k_norm, np.float32(cfg.rms_eps)))
             seq.append(self._matvec(L.out, self.part, self.t, MODE_WRITE, splits=self.splits))
@@ -159,7 +160,7 @@ class Gemma3Graph(GraphBase):
             seq += products(self.h, ntok, qkv, self.rounded)
             seq.append(self._qk_prepare(i, L, ntok))
             seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
-                              self.attn, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
+                              self.attn, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(cfg.layer_windows[i])))
             seq += products(self.attn, ntok, [(L.out, self.t, False, None, 0)], self.rounded)
             seq.append(kernel(prg, "rms_norm_add", (ntok,), self.x, self.t, L.post_attn_norm, e, eps))

@@ -105,7 +105,7 @@ class LlamaGraph(GraphBase):
         for i, L in enumerate(w.layers):
             seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
             seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, self.rope, kv.k[i], kv.v[i],
-                              self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
+                              self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits), np.int32(0)))
             seq.append(self._matvec(L.out, self.part, self.x, MODE_ACCUMULATE, splits=self.splits))
             seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm,
@@ -120,15 +120,14 @@ class LlamaGraph(GraphBase):
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
         e = np.int32(cfg.embedding_length)
         eps = np.float32(cfg.rms_eps)
-        ctx = np.int32(kv.ctx_tokens)
         seq = []
         for i, L in enumerate(w.layers):
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.attn_norm, self.h, e, eps))
             seq += products(self.h, ntok, [(L.qkv, self.qkv, False, None, 0)], self.rounded)
             seq.append(kernel(prg, "rope_store", (H + KV, ntok), self.qkv, self.rope, kv.k[i], kv.v[i],
-                              self.state, np.int32(H), np.int32(KV), ctx))
+                              self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i])))
             seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
-                              self.attn, self.state, np.int32(H), np.int32(KV), ctx,
+                              self.attn, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(0)))
             seq += products(self.attn, ntok, [(L.out, self.x, True, None, 0)], self.rounded)
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.ffn_norm, self.h, e, eps))

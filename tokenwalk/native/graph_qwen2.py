@@ -53,7 +53,7 @@ class Qwen2Graph(LlamaGraph):
         for i, L in enumerate(w.layers):
             seq += self._qkv_matvecs(L)
             seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, self.rope, kv.k[i], kv.v[i],
-                              self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.ctx_tokens),
+                              self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits), np.int32(0), L.qkv_bias))
             seq.append(self._matvec(L.out, self.part, self.x, MODE_ACCUMULATE, splits=self.splits))
             seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm,
@@ -67,7 +67,6 @@ class Qwen2Graph(LlamaGraph):
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
         e, eps = np.int32(cfg.embedding_length), np.float32(cfg.rms_eps)
-        ctx = np.int32(kv.ctx_tokens)
         width = (H + 2 * KV) * hd
         seq = []
         for i, L in enumerate(w.layers):
@@ -77,9 +76,9 @@ class Qwen2Graph(LlamaGraph):
                 qkv.append((L.v, self.qkv, False, width, (H + KV) * hd))
             seq += products(self.h, ntok, qkv, self.rounded)
             seq.append(kernel(prg, "bias_rope_store", (H + KV, ntok), self.qkv, self.rope, kv.k[i], kv.v[i],
-                              self.state, np.int32(H), np.int32(KV), ctx, L.qkv_bias, np.int32(width)))
+                              self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]), L.qkv_bias, np.int32(width)))
             seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
-                              self.attn, self.state, np.int32(H), np.int32(KV), ctx,
+                              self.attn, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(0)))
             seq += products(self.attn, ntok, [(L.out, self.x, True, None, 0)], self.rounded)
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.ffn_norm, self.h, e, eps))

@@ -1,4 +1,4 @@
-"""Repack GGUF weight matrices into the device layouts of kernels/llama.cl (still quantized).
+"""Repack GGUF weight matrices into the device layouts of kernels/quants.cl (still quantized).
 
 GGUF stores a quantized row as consecutive blocks (scale(s) then packed values: 18, 20, 22,
 34, 144 or 210 bytes each), which leaves the values of most formats unaligned for vector

@@ -1,8 +1,18 @@
 """The kernel source and its compiled variants: one program per weight layout and shape.
 
-``kernels/llama.cl`` holds every kernel of the forward pass (matrix-vector and
-matrix-matrix products for each weight layout, RMSNorm, RoPE, attention, SwiGLU) and the
-read-bandwidth probe. A program is the source compiled with macros: the weight layout
+The kernels live in ``kernels/``, one file per concern, joined into one source in the order
+of ``KERNEL_FILES`` (each file uses only what the files before it define):
+
+- ``common.cl``: compile-time defaults, fp16 to float, horizontal sums, the softmax's exp;
+- ``quants.cl``: the eight weight layouts, unpacked as floats or as integer levels;
+- ``activations.cl``: SiLU, GELU and the gated kernels (SwiGLU, GEGLU);
+- ``products.cl``: matrix-vector (decode) and matrix-matrix (prefill, float and integer);
+- ``kv_cache.cl``: the cache's layout and fp16 rounding;
+- ``norm_rope.cl``: RMSNorm, RoPE, and the prefill kernels that write keys and values;
+- ``attention.cl``: prefill and decode attention;
+- ``probe.cl``: the read-bandwidth probe.
+
+A program is the source compiled with macros: the weight layout
 (``WTYPE_*``), the head size ``HD``, the tile sizes ``TT`` and ``QT``, and whatever shape
 macros the caller fixes (``GROUP``, ``MAX_BLOCKS``). Programs are built on first use and
 cached per variant.
@@ -14,12 +24,19 @@ from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
 
-KERNEL_SOURCE = Path(__file__).with_name("kernels") / "llama.cl"
+KERNEL_DIR = Path(__file__).with_name("kernels")
+KERNEL_FILES = ("common.cl", "quants.cl", "activations.cl", "products.cl", "kv_cache.cl", "norm_rope.cl",
+                "attention.cl", "probe.cl")
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
 QUERY_TILE = 16  # QT: query tokens per work-item in the prefill attention
 INT_TILES = 2  # QTILES: tiles of the integer prefill product (matmul_q8) per work-item
 PAD_TOKENS = 32  # prefill buffers hold chunks rounded up to this (a multiple of every tile: TT, QT, 16 x QTILES)
 FAST_MATH = ("-cl-fast-relaxed-math", "-cl-mad-enable")
+
+
+def kernel_source() -> str:
+    """The kernel files joined in ``KERNEL_FILES`` order: the one source every program compiles."""
+    return "\n".join((KERNEL_DIR / name).read_text() for name in KERNEL_FILES)
 
 
 def host_has_vnni() -> bool:
@@ -36,7 +53,7 @@ def host_has_vnni() -> bool:
 
 
 class Programs:
-    """The compiled variants of ``KERNEL_SOURCE`` on one device, by weight layout.
+    """The compiled variants of the kernel source on one device, by weight layout.
 
     ``head_dim`` sets ``HD``; ``defines`` (for example ``GROUP=3, MAX_BLOCKS=48``) are
     passed as ``-DNAME=VALUE`` in the order given.
@@ -47,6 +64,7 @@ class Programs:
         self.head_dim = int(head_dim)
         self.defines = dict(defines)
         self._built: dict = {}
+        self._source: str | None = None  # read on the first build
         # a CPU device runs on this machine's cores: the integer prefill product may use
         # vpdpbusd where they have it (the compiler's target, PoCL's, may predate it)
         # (INT_VNNI=0 forces vpmaddubsw and vpmaddwd, the AVX2 path)
@@ -68,11 +86,12 @@ class Programs:
         prg = self._built.get(kernel_type)
         if prg is None:
             cl = self.device.cl
+            if self._source is None:
+                self._source = kernel_source()
             try:
-                prg = cl.Program(self.device.context, KERNEL_SOURCE.read_text()).build(
-                    options=self.options(kernel_type))
+                prg = cl.Program(self.device.context, self._source).build(options=self.options(kernel_type))
             except cl.Error as error:
-                raise TokenwalkError(f"{KERNEL_SOURCE.name}: the OpenCL compiler of {self.device.short_name()} "
+                raise TokenwalkError(f"{KERNEL_DIR.name}/*.cl: the OpenCL compiler of {self.device.short_name()} "
                                      f"failed for {kernel_type} ({str(error).splitlines()[0]})") from None
             self._built[kernel_type] = prg
         return prg

@@ -1,0 +1,380 @@
+// The matrix products: decode's matrix-vector (matvec) with the norm, the 8-bit rounding of
+// its input and the output mode fused in; prefill's matrix-matrix, float (matmul) and integer
+// (quantize_tiles, matmul_q8); and what the host asks of a program (matmul_q8_shape,
+// decode_rounds_input). The weights come through quants.cl's macros.
+
+// matvec's output modes (tokenwalk/native/cl/ops.py has the same numbers)
+#define MODE_WRITE 0
+#define MODE_ACCUMULATE 1
+#define MODE_SWIGLU 2
+#define MODE_GEGLU 3
+
+// The decode matrix-vector product, y = W x, with what surrounds it fused in: optionally
+// a normed residual add first (res, below), then RMSNorm of x (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
+// MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU y[r] = silu(s_r) * s_{r+rows}
+// (MODE_GEGLU: gelu(s_r) * s_{r+rows}) over a fused [gate | up] matrix of 2 rows rows.
+// y is written from float yoff on. Each work-item keeps a private copy of the (normalised)
+// input, read from its L1 cache for every row, and takes rows rows_per_item at a time (below).
+kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
+                   global float *y, const int rows, const int cols, const int rows_per_item,
+                   const int mode, const int norm, global const float *norm_w, const float eps,
+                   const int yoff, const int splits, const int res, global const float *res_t,
+                   global const float *res_w, global float *res_out, global int *counters,
+                   const int counter_slot) {
+    global int *row_counter = counters ? counters + counter_slot : 0;
+    const int nb = cols / 32;
+    global const float8 *x8 = (global const float8 *)x;
+    float8 xv[MAX_BLOCKS * 4];
+    y += yoff;
+    if (splits > 0) {
+        // x is attention_decode's partial softmaxes: merge them here rather than in a launch of
+        // their own: out_h = sum_s e^(m_s - M) acc_s / sum_s e^(m_s - M) l_s. Every work-item
+        // merges all heads (a few thousand floats, from its cache).
+        for (int h = 0; h < cols / HD; h++) {
+            global const float *pp = x + (size_t)h * splits * (HD + 8);
+            float mx = -1e30f;
+            for (int sp = 0; sp < splits; sp++) mx = pp[sp * (HD + 8) + HD] > mx ? pp[sp * (HD + 8) + HD] : mx;
+            float l = 0.0f;
+            for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] = 0.0f;
+            for (int sp = 0; sp < splits; sp++) {
+                global const float *ps = pp + sp * (HD + 8);
+                const float w = exp_nonpos(ps[HD] - mx);
+                l += w * ps[HD + 1];
+                for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] += w * ((global const float8 *)ps)[i];
+            }
+            const float inv = 1.0f / l;
+            for (int i = 0; i < HD / 8; i++) xv[h * (HD / 8) + i] *= inv;
+        }
+    } else {
+        for (int i = 0; i < nb * 4; i++) xv[i] = x8[i];
+        if (res) {
+            // the input is x + RMSNorm(res_t) * res_w: the residual add of the block before,
+            // after its own norm (Gemma's post-attention and post-MLP norms), done here rather
+            // than in a launch of its own; work-item 0 keeps the sum in res_out (another
+            // buffer than x, which the other work-items are still reading).
+            global const float8 *t8 = (global const float8 *)res_t;
+            global const float8 *w8 = (global const float8 *)res_w;
+            float8 ts = 0.0f;
+            for (int i = 0; i < nb * 4; i++) ts += t8[i] * t8[i];
+            const float tscale = rsqrt(hsum8(ts) / cols + eps);
+            for (int i = 0; i < nb * 4; i++) xv[i] += t8[i] * tscale * w8[i];
+            if (get_global_id(0) == 0)
+                for (int i = 0; i < nb * 4; i++) ((global float8 *)res_out)[i] = xv[i];
+        }
+        if (norm) {
+            float8 ss = 0.0f;
+            for (int i = 0; i < nb * 4; i++) ss += xv[i] * xv[i];
+            const float scale = rsqrt(hsum8(ss) / cols + eps);
+            global const float8 *g8 = (global const float8 *)norm_w;
+            for (int i = 0; i < nb * 4; i++) xv[i] = xv[i] * scale * g8[i];
+        }
+    }
+#ifdef QUANT
+    float xs[MAX_BLOCKS];
+    for (int b = 0; b < nb; b++) xs[b] = hsum8(xv[4 * b] + xv[4 * b + 1] + xv[4 * b + 2] + xv[4 * b + 3]);
+#endif
+#ifdef INT_DOT
+    v32c xq[MAX_BLOCKS];
+    float xd[MAX_BLOCKS];
+    quantize_q8(xv, nb, xq, xd, xs);
+#endif
+    // Rows are handed out rows_per_item at a time from the launch's counter (zeroed before the
+    // step), so each work-item prepares its input once and a work-item on a busy core takes
+    // fewer rows; without counters (null), work-item i owns the i-th range.
+    for (int first = row_counter ? atomic_add(row_counter, rows_per_item) : get_global_id(0) * rows_per_item;
+         first < rows;
+         first = row_counter ? atomic_add(row_counter, rows_per_item) : rows) {
+        const int last = first + rows_per_item < rows ? first + rows_per_item : rows;
+        for (int r = first; r < last; r++) {
+            float s;
+            ROW_DOT(r, s);
+            if (mode >= MODE_SWIGLU) {
+                float u;
+                ROW_DOT(r + rows, u);
+                y[r] = (mode == MODE_SWIGLU ? silu(s) : gelu(s)) * u;
+            } else {
+                y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
+            }
+        }
+    }
+}
+
+// The prefill matrix-matrix product: a work-item owns a chunk of rows and a tile of TT
+// tokens, so each dequantized weight block is used TT times. x has room for a whole tile
+// (the host pads it), rows of tokens past ntok are computed but not written. Token t's
+// outputs go to y[t * ldy + yoff + r].
+kernel void matmul(global const WQ_T *wq, global const WD_T *wd, global const float *x,
+                   global float *y, const int rows, const int cols, const int rows_per_item,
+                   const int accumulate, const int ntok, const int ldy, const int yoff) {
+    const int r0 = get_global_id(0) * rows_per_item;
+    const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
+    const int t0 = get_global_id(1) * TT;
+    const int nt = TT < ntok - t0 ? TT : ntok - t0;
+    const int nb = cols / 32;
+    float8 w0, w1, w2, w3;
+    for (int r = r0; r < r1; r++) {
+        float8 acc[TT];
+#pragma unroll
+        for (int i = 0; i < TT; i++) acc[i] = 0.0f;
+        for (int b = 0; b < nb; b++) {
+            LOAD_BLOCK(r, b);
+            global const float *xp = x + (size_t)t0 * cols + b * 32;
+#pragma unroll
+            for (int i = 0; i < TT; i++) acc[i] += DOT_BLOCK(xp + (size_t)i * cols);
+        }
+        for (int i = 0; i < nt; i++) {
+            const float s = hsum8(acc[i]);
+            global float *yp = y + (size_t)(t0 + i) * ldy + yoff + r;
+            *yp = accumulate ? *yp + s : s;
+        }
+    }
+}
+
+// The integer prefill matrix-matrix product (INT_DOT programs): as llama.cpp's CPU backend
+// computes a prompt, the chunk's input is rounded once per launch group to 8 bits per value,
+// 32 values per scale (quantize_tiles, with quantize_q8's rounding, so that prefill and
+// decode see the same input), and each weight block's integer levels multiply XL tokens at
+// once. The rounded input is stored transposed by tiles of XL tokens: for tile T, block b and
+// group g (columns 4g..4g+3 of the block), the four bytes of each of the XL tokens side by
+// side, xq[T][b][g][lane][4]; the float record of (T, b) is xf[T][b][3][XL] = the scale xd,
+// the block's rounded sum xs (xd sum q, as quantize_q8 keeps it) and its first half's xh.
+// A weight group's four levels, broadcast to every lane, then multiply XL tokens' groups in
+// one instruction (vpdpbusd, or vpmaddubsw and vpmaddwd without VNNI), and lane t of the
+// integer sum is token t's dot product over the block, with no horizontal sums: the layout
+// of llama.cpp's repacked gemm kernels, with tokens in the lanes instead of weight rows,
+// so the weights keep the layout that decode reads. Weight levels are unsigned (offsets and
+// minimums in mo, as UNPACK gives them; Q8_0's levels are shifted by 128 and Q6_K's are used
+// before their -32), the input signed.
+// XL: 16 tokens (512-bit vectors) where the compiler targets AVX-512BW, else 8; QTILES
+// tiles of XL tokens per work-item share each unpacked weight block.
+#if defined(INT_DOT) && (defined(INT_VNNI) || !defined(WTYPE_Q8_0))
+#define INT_MATMUL 1
+#ifndef QTILES
+#define QTILES 2
+#endif
+#if defined(__AVX512BW__) && !defined(INT_YMM)
+#define XL 16
+#define PMADDUBSW_X __builtin_ia32_pmaddubsw512
+#define PMADDWD_X __builtin_ia32_pmaddwd512
+#define ONES_X ONES16X2
+#else
+#define XL 8
+#define PMADDUBSW_X __builtin_ia32_pmaddubsw256
+#define PMADDWD_X __builtin_ia32_pmaddwd256
+#define ONES_X ONES16
+#endif
+typedef int XI __attribute__((ext_vector_type(XL)));
+typedef uint XU __attribute__((ext_vector_type(XL)));
+typedef float XF __attribute__((ext_vector_type(XL)));
+typedef int gXI __attribute__((vector_size(4 * XL)));
+typedef char gXC __attribute__((vector_size(4 * XL)));
+typedef short gXS __attribute__((vector_size(4 * XL)));
+#ifndef INT_VNNI
+#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(PMADDWD_X(PMADDUBSW_X(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES_X), XI))
+#endif
+#define ONES16 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+#define ONES16X2 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+#ifdef INT_VNNI
+// vpdpbusd: acc += the four products of unsigned w and signed x bytes, per 32-bit lane. In
+// assembly: PoCL inlines every function into its work-group loop, whose target (PoCL's CPU
+// name for the host, skylake-avx512 here) may lack VNNI, so the compiler's builtin cannot be
+// selected there; the assembler takes the instruction whatever the target. The host checks
+// the CPU's flags (INT_VNNI, tokenwalk/native/cl/programs.py).
+inline XI dpbusd(XI acc, const XU w, const XI x) {
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(w), "v"(x));
+    return acc;
+}
+#define DPBUSD(acc, w, x) dpbusd(acc, w, x)
+#endif
+
+typedef union {
+    XF v;
+    float a[XL];
+} xfu;
+typedef float uf16 __attribute__((ext_vector_type(16), aligned(4)));  // 16 floats at any float's address
+
+// UNPACKU(r, b): the 32 levels of block b of row r, unsigned, in column order (wu), with da
+// (weights 0-15), db (16-31) and the offset mo: weight = level * da + mo (db).
+#if defined(WTYPE_Q8_0)
+#define UNPACKU(r, b)                                                                 \
+        UNPACKI(r, b)                                                                  \
+        const v32u wu = __builtin_astype(ws, v32u) ^ (v32u)128;                       \
+        const float mo8 = -128.0f * da;
+#define MO mo8
+#elif defined(WTYPE_Q6_K)
+#define UNPACKU(r, b)                                                                 \
+        QBLOCK(r, b)                                                                   \
+        v32u wu;                                                                      \
+        wu.lo = (la & (uchar16)15) | ((ha & (uchar16)3) << (uchar16)4);               \
+        wu.hi = (lb & (uchar16)15) | ((hb & (uchar16)3) << (uchar16)4);
+#elif defined(WTYPE_Q5_0) && defined(__AVX512BW__) && defined(__AVX512VL__)
+// the fifth bits: bit i of the block's 32-bit word set -> byte i = 0xff (vpmovm2b), & 16
+#define UNPACKU(r, b)                                                                 \
+        QBLOCK(r, b)                                                                   \
+        const uint hb = ((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b];       \
+        const v32u hi = __builtin_astype(__builtin_ia32_cvtmask2b256(hb), v32u) & (v32u)16; \
+        v32u wu;                                                                      \
+        wu.lo = q & (uchar16)15;                                                      \
+        wu.hi = q >> (uchar16)4;                                                      \
+        wu |= hi;
+#define MO mo
+#else
+#define UNPACKU(r, b) UNPACKI(r, b)
+#define MO mo
+#endif
+
+// x * id rounded to the nearest integer, ties to even: vcvtps2dq in the default rounding mode,
+// what convert_int8_rte computes (PoCL's convert_int8_rte is a dozen instructions of emulation)
+typedef float gq8f __attribute__((vector_size(32)));
+inline int8 rint8(const float8 v) {
+    return __builtin_astype(__builtin_ia32_cvtps2dq256(__builtin_astype(v, gq8f)), int8);
+}
+
+// The chunk's input rounded for matmul_q8: one work-item per token of the padded chunk
+// (tokens from ntok on are zeros), x: [tokens][cols] floats. Each block is rounded exactly as
+// quantize_q8 rounds it (the same operations; rint8 for convert_int8_rte), so that a token's
+// products see the same input in prefill and decode.
+kernel void quantize_tiles(global const float *x, global int *xq, global float *xf, const int cols,
+                           const int ntok) {
+    const int t = get_global_id(0);
+    const int tile = t / XL, lane = t % XL;
+    const int nb = cols / 32;
+    global const float8 *x8 = (global const float8 *)(x + (size_t)t * cols);
+    const uint8 mask = (uint8)0x7fffffffu;
+    for (int b = 0; b < nb; b++) {
+        float8 a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+        if (t < ntok) {
+            a0 = x8[4 * b]; a1 = x8[4 * b + 1]; a2 = x8[4 * b + 2]; a3 = x8[4 * b + 3];
+        }
+        const float8 m8 = fmax(fmax(as_float8(as_uint8(a0) & mask), as_float8(as_uint8(a1) & mask)),
+                               fmax(as_float8(as_uint8(a2) & mask), as_float8(as_uint8(a3) & mask)));
+        const float4 m4 = fmax(m8.lo, m8.hi);
+        const float2 m2 = fmax(m4.lo, m4.hi);
+        const float amax = fmax(m2.x, m2.y);
+        const float id = amax > 0.0f ? 127.0f / amax : 0.0f;
+        const float d = amax / 127.0f;
+        const int8 i0 = rint8(a0 * id), i1 = rint8(a1 * id), i2 = rint8(a2 * id), i3 = rint8(a3 * id);
+        v32c q;
+        q.lo.lo = convert_char8(i0);
+        q.lo.hi = convert_char8(i1);
+        q.hi.lo = convert_char8(i2);
+        q.hi.hi = convert_char8(i3);
+        const int8 qi = __builtin_astype(q, int8);
+        global int *qp = xq + ((size_t)tile * nb + b) * 8 * XL + lane;
+        qp[0] = qi.s0; qp[XL] = qi.s1; qp[2 * XL] = qi.s2; qp[3 * XL] = qi.s3;
+        qp[4 * XL] = qi.s4; qp[5 * XL] = qi.s5; qp[6 * XL] = qi.s6; qp[7 * XL] = qi.s7;
+        global float *fp = xf + ((size_t)tile * nb + b) * 3 * XL + lane;
+        fp[0] = d;
+        fp[XL] = hsum8(convert_float8(i0 + i1 + i2 + i3)) * d;  // quantize_q8's xs
+        fp[2 * XL] = hsum8(convert_float8(i0 + i1)) * d;  // the first 16 values' share
+    }
+}
+
+// y (+)= W x for ntok tokens from quantize_tiles' xq, xf: a work-item owns a chunk of rows and
+// QTILES tiles of XL tokens (global id 1), so each unpacked weight block serves QTILES * XL
+// tokens. Token t's outputs go to y[t * ldy + yoff + r].
+kernel void matmul_q8(global const WQ_T *wq, global const WD_T *wd, global const XI *xq,
+                      global const XF *xf, global float *y, const int rows, const int cols,
+                      const int rows_per_item, const int accumulate, const int ntok, const int ldy,
+                      const int yoff) {
+    const int r0 = get_global_id(0) * rows_per_item;
+    const int r1 = r0 + rows_per_item < rows ? r0 + rows_per_item : rows;
+    const int tile0 = get_global_id(1) * QTILES;
+    const int nb = cols / 32;
+    const int nt = QTILES * XL < ntok - tile0 * XL ? QTILES * XL : ntok - tile0 * XL;
+    // the outputs of 16 rows by token, written to y 16 rows (one cache line) at a time: a
+    // token's outputs are ldy floats apart, often a multiple of 4 KiB, and a row at a time
+    // would write QTILES * XL lines that all fall in the same set of the L1 cache
+    float ybuf[QTILES * XL][16] __attribute__((aligned(64)));
+    for (int r = r0; r < r1; r++) {
+        XF acc[QTILES];
+#pragma unroll
+        for (int i = 0; i < QTILES; i++) acc[i] = 0.0f;
+#if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
+        // the eight 32-weight sub-blocks of a 256-weight block unrolled, as ROW_DOT does: the
+        // sub-block's place (which scale bits, which nibbles) a constant
+        for (int b8 = 0; b8 < nb; b8 += 8)
+        _Pragma("unroll")
+        for (int jj = 0; jj < 8; jj++) {
+            const int b = b8 + jj, jsub = jj;
+#else
+        for (int b = 0; b < nb; b++) {
+            const int jsub = b & 7;
+#endif
+            UNPACKU(r, b)
+            const uint8 wv = __builtin_astype(wu, uint8);
+            const XU w0 = wv.s0, w1 = wv.s1, w2 = wv.s2, w3 = wv.s3;
+            const XU w4 = wv.s4, w5 = wv.s5, w6 = wv.s6, w7 = wv.s7;
+#pragma unroll
+            for (int i = 0; i < QTILES; i++) {
+                const size_t tb = (size_t)(tile0 + i) * nb + b;
+                global const XI *xp = xq + tb * 8;
+                global const XF *fp = xf + tb * 3;
+                XI sa = 0;
+                sa = DPBUSD(sa, w0, xp[0]);
+                sa = DPBUSD(sa, w1, xp[1]);
+                sa = DPBUSD(sa, w2, xp[2]);
+                sa = DPBUSD(sa, w3, xp[3]);
+#if defined(WTYPE_Q6_K)
+                XI sb = 0;
+                sb = DPBUSD(sb, w4, xp[4]);
+                sb = DPBUSD(sb, w5, xp[5]);
+                sb = DPBUSD(sb, w6, xp[6]);
+                sb = DPBUSD(sb, w7, xp[7]);
+                // levels 0..63 stand for level - 32: minus 32 times each half's input sum
+                const XF xh = fp[2];
+                acc[i] += (__builtin_convertvector(sa, XF) * da + __builtin_convertvector(sb, XF) * db) * fp[0]
+                          - 32.0f * (da * xh + db * (fp[1] - xh));
+#else
+                XI sb = 0;  // two chains of four dependent instructions rather than one of eight
+                sb = DPBUSD(sb, w4, xp[4]);
+                sb = DPBUSD(sb, w5, xp[5]);
+                sb = DPBUSD(sb, w6, xp[6]);
+                sb = DPBUSD(sb, w7, xp[7]);
+                acc[i] += __builtin_convertvector(sa + sb, XF) * (fp[0] * da) + MO * fp[1];
+#endif
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < QTILES; i++) {
+            xfu o;
+            o.v = acc[i];
+#pragma unroll
+            for (int k = 0; k < XL; k++) ybuf[i * XL + k][(r - r0) & 15] = o.a[k];
+        }
+        if (((r - r0) & 15) == 15 || r == r1 - 1) {
+            const int rg = r - ((r - r0) & 15), n = r - rg + 1;
+            for (int k = 0; k < nt; k++) {
+                global float *yp = y + (size_t)(tile0 * XL + k) * ldy + yoff + rg;
+                if (n == 16) {
+                    const float16 v = *(const float16 *)ybuf[k];
+                    *(global uf16 *)yp = accumulate ? *(global uf16 *)yp + v : v;
+                } else {
+                    for (int j = 0; j < n; j++) yp[j] = accumulate ? yp[j] + ybuf[k][j] : ybuf[k][j];
+                }
+            }
+        }
+    }
+}
+#endif
+
+// Which prefill product this program runs: out[0] = XL (tokens per tile of matmul_q8) and
+// out[1] = QTILES where it has the integer one, 0 and 0 where it runs the float matmul.
+kernel void matmul_q8_shape(global int *out) {
+#ifdef INT_MATMUL
+    out[0] = XL;
+    out[1] = QTILES;
+#else
+    out[0] = 0;
+    out[1] = 0;
+#endif
+}
+
+// out[0] = 1 where this program's matrix-vector product rounds its input to 8 bits (INT_DOT).
+kernel void decode_rounds_input(global int *out) {
+#ifdef INT_DOT
+    out[0] = 1;
+#else
+    out[0] = 0;
+#endif
+}

@@ -99,7 +99,7 @@ def _value(entry: dict) -> str:
         return text
     value = entry.get("value")
     if isinstance(value, float):
-        return f"{value:g}"
+        return fmt.comma(value)
     return str(value)
 
 

@@ -1,7 +1,7 @@
 """The one context every figure receives: the namespace `n` and the scenario it was
 computed for. The figure registry builds it once per build and hands it to each figure's
-`inputs(ctx)`; a figure reads the numbers the prose prints from `ctx.n` and, where it draws
-a curve, calls tokenwalk on `ctx.scenario`'s models and machines. It never loads a preset.
+`inputs(ctx)`; a figure reads every number it draws from `ctx.n` (the curves and series too:
+the namespace names them) and never loads a preset or calls tokenwalk beyond its format.
 """
 
 from __future__ import annotations

@@ -19,10 +19,12 @@ Contract every figure module follows (the build's registry discovers them):
         <svg> (so it follows the page's colours), or <img>/<picture> tags whose src is
         relative to the page, i.e. "figures/ID/name.webp".'''
 
-A figure never chooses a preset, and never computes physics or arithmetic itself: a number
-the prose also prints comes from `ctx.n` and is printed with tokenwalk.format (the prose's
-filters are the same functions); a curve is asked of tokenwalk on `ctx.scenario`'s model and
-machine; `render()` only draws the numbers it is given. The cache key is a hash of the module's
+A figure never chooses a preset, reads no data file, and never computes physics or arithmetic
+itself: every number it draws comes from `ctx.n` (a curve or series it needs is a name of the
+namespace, article/numbers/) and every number it prints goes through tokenwalk.format (the
+prose's filters are the same functions); `render()` only draws the numbers it is given. Of the
+core a figure imports tokenwalk.format alone (an interactive one also tokenwalk.browser, the
+view the worker runs): tests/test_core_import_graph.py. The cache key is a hash of the module's
 source, `inputs(ctx)` (the numbers it receives) and the renderer's version, so a change in a
 data file re-renders exactly the figures whose numbers changed.
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from figures._svg import PALETTE
+from tokenwalk import format as fmt
 
 FONT = "DejaVu Sans"  # installed by the Makefile (fonts-dejavu-core): same metrics everywhere
 # DejaVu Sans cap height is 1493 units of a 2048-unit em: used to size text in CSS px.
@@ -164,9 +165,7 @@ def text(s: str, size_px: float, color: str, *, weight: str = "NORMAL", slant: s
 _TEXT_CACHE: dict = {}
 
 
-def fmt_int(n: int) -> str:
-    """12288 -> '12,288' (the article's digit grouping)."""
-    return f"{int(n):,}"
+fmt_int = fmt.count  # 12288 -> '12,288': one formatting module (tokenwalk.format) for the prose and figures
 
 
 _MEDIA_DIR: str | None = None
@@ -183,35 +182,18 @@ def _media_dir() -> str:
     return _MEDIA_DIR
 
 
-def gpt3_sizes(spec) -> dict:
-    """GPT-3's sizes (every Manim figure draws them), from the scenario's model (a ModelSpec)."""
+def gpt3_sizes(n) -> dict:
+    """GPT-3's sizes (every Manim figure draws them), from the namespace's gpt3_* names."""
     return {
-        "model": spec.name,
-        "layers": int(spec.layers),
-        "embedding_length": int(spec.embedding_length),
-        "head_count": int(spec.head_count),
-        "head_dim": int(spec.head_dim),
-        "feed_forward_length": int(spec.feed_forward_length),
-        "vocab_size": int(spec.vocab_size),
-        "softmaxes_per_step": softmaxes_per_step(spec),
+        "model": n["gpt3_name"],
+        "layers": n["gpt3_layers"],
+        "embedding_length": n["gpt3_width"],
+        "head_count": n["gpt3_heads"],
+        "head_dim": n["gpt3_head_dim"],
+        "feed_forward_length": n["gpt3_ffn"],
+        "vocab_size": n["gpt3_vocab"],
+        "softmaxes_per_step": n["gpt3_softmaxes_per_step"],
     }
-
-
-def toy_decode_sentence() -> tuple[dict, dict, int]:
-    """The toy decode step that figures 7 (decode-head) and 8 (kv-cache) draw: the toy data
-    (article/data/toy/decode_head.json), the attention row its scores come from (with the
-    sentence), and how many tokens the step has (the new one last)."""
-    from article.toys import load_toy, toy_attention_row
-
-    toy = load_toy("decode_head")
-    return toy, toy_attention_row(toy["scores_from"]), int(toy["new_token"])
-
-
-def softmaxes_per_step(spec) -> int:
-    """Attention softmaxes in one decode step, asked of tokenwalk."""
-    from tokenwalk.physics.attention import softmaxes_per_decode_step
-
-    return int(softmaxes_per_decode_step(spec))
 
 
 def _render_config(canvas: Canvas, palette: dict, media_dir: str, pixel_width: int, pixel_height: int,

@@ -27,11 +27,11 @@ def _ms(ms: float) -> str:
 
 def alt(inputs: dict) -> str:
     a = inputs
-    return (f"One prefill step of {a['tokens']:,} tokens through the dense 7B in fp16 on one H100 SXM, twice, to "
+    return (f"One prefill step of {fmt.comma(a['tokens'])} tokens through the dense 7B in fp16 on one H100 SXM, twice, to "
             f"scale on one time axis. Accounting level, the step's totals in no order: bytes "
-            f"{a['weights_bytes'] / 1e9:.0f} GB ÷ {a['bandwidth_gbs'] / 1e3:g} TB/s = {_ms(a['memory_ms'])} ms; "
-            f"operations {a['tokens']:,} × {a['flops_per_token'] / 1e9:.0f} billion ÷ "
-            f"{round(a['tflops'], -1):.0f} TFLOP/s = {_ms(a['compute_ms'])} ms; the step lasts the larger. "
+            f"{fmt.gb(a['weights_bytes'], 0)} ÷ {fmt.bandwidth(a['bandwidth_gbs'])} = {_ms(a['memory_ms'])} ms; "
+            f"operations {fmt.comma(a['tokens'])} × {fmt.fixed(a['flops_per_token'] / 1e9, 0)} billion ÷ "
+            f"{fmt.fixed(round(a['tflops'], -1), 0)} TFLOP/s = {_ms(a['compute_ms'])} ms; the step lasts the larger. "
             f"Execution level, {a['layers']} layers in a row, each lasting the larger of "
             f"{fmt.fixed(a['layer_memory_ms'], 2)} ms of bytes and {fmt.fixed(a['layer_compute_ms'], 1)} ms of operations: "
             f"{a['layers']} × {fmt.fixed(a['layer_compute_ms'], 1)} = {_ms(a['layers'] * a['layer_compute_ms'])} ms.")
@@ -72,10 +72,10 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     bar(g, 0, a["memory_ms"], by, "bus", "bytes")
     bar(g, 0, a["compute_ms"], oy, "compute", "ops")
     svg.text(x_at(a["memory_ms"]) + 8, by + 16,
-             f"{a['weights_bytes'] / 1e9:.0f} GB ÷ {a['bandwidth_gbs'] / 1e3:g} TB/s = {_ms(a['memory_ms'])} ms",
+             f"{fmt.gb(a['weights_bytes'], 0)} ÷ {fmt.bandwidth(a['bandwidth_gbs'])} = {_ms(a['memory_ms'])} ms",
              "label num", parent=g)
     svg.text(x0 + 8, oy + 16,
-             f"{a['tokens']:,} × {a['flops_per_token'] / 1e9:.0f} G ÷ {round(a['tflops'], -1):.0f} T/s = "
+             f"{fmt.comma(a['tokens'])} × {fmt.fixed(a['flops_per_token'] / 1e9, 0)} G ÷ {fmt.fixed(round(a['tflops'], -1), 0)} T/s = "
              f"{_ms(a['compute_ms'])} ms", "label num bold bg", parent=g)
     svg.text(x0, oy + lane_h + 22,
              f"step = max({_ms(a['memory_ms'])}, {_ms(a['compute_ms'])}) = {_ms(a['step_ms'])} ms", "label num",

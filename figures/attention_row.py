@@ -49,7 +49,7 @@ def inputs(ctx) -> dict:
 
 
 def _score(s) -> str:
-    return "−∞" if s is None else f"{s:.1f}".replace("-", "−")
+    return "−∞" if s is None else fmt.fixed(s, 1).replace("-", "−")
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

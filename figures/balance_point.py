@@ -15,56 +15,37 @@ from tokenwalk import format as fmt
 ID = "balance-point"
 KIND = "P"
 RENDERER = "matplotlib"
-TOKENS_MAX = 600
 
 
 def alt(inputs: dict) -> str:
     return (f"Line chart of one step of a dense 7B model in fp16 on an H100 SXM: the time to read the weights "
-            f"is flat at {inputs['memory_ms']:.1f} ms, the compute time grows {inputs['compute_ms_per_token']:.3f} ms "
+            f"is flat at {fmt.fixed(inputs['memory_ms'], 1)} ms, the compute time grows "
+            f"{fmt.fixed(inputs['compute_ms_per_token'], 3)} ms "
             f"per token, and the step lasts the larger of the two; they cross near "
             f"{inputs['balance_label']} tokens (about {inputs['balance_4bit_label']} with 4-bit weights).")
 
 
-def inputs_for(model, machine) -> dict:
-    """The numbers of the figure for any model and machine (tokenwalk does the arithmetic)."""
-    from tokenwalk.physics.roofline import (
-        balance_point_tokens,
-        compute_time_s,
-        flops_per_token,
-        memory_time_s,
-        step_time,
-    )
-
-    bytes_per_weight = model.size_bytes / model.params
-    balance = balance_point_tokens(machine, bytes_per_weight)
-    # The step line's corners: both ends and the crossing (the time is linear on each side).
-    step_tokens = [0, balance, TOKENS_MAX]
-    step_ms = [step_time(model, machine, 0).step_s * 1e3, step_time(model, machine, 0).memory_s * 1e3,
-               step_time(model, machine, TOKENS_MAX).step_s * 1e3]
-    return {
-        "model": model.name,
-        "machine": machine.name,
-        "weights_gb": model.size_bytes / 1e9,
-        "bandwidth_tbs": machine.bandwidth_gbs / 1e3,
-        "tflops": machine.fp16_tflops,
-        "tokens_max": TOKENS_MAX,
-        "memory_ms": step_time(model, machine, 1).memory_s * 1e3,
-        "compute_ms_per_token": compute_time_s(flops_per_token(model), machine.fp16_tflops) * 1e3,
-        "balance_tokens": balance,
-        "memory_ms_4bit": memory_time_s(model.params * 0.5, machine.bandwidth_gbs) * 1e3,
-        "balance_tokens_4bit": balance_point_tokens(machine, 0.5),
-        "step_tokens": step_tokens,
-        "step_ms": step_ms,
-    }
-
-
 def inputs(ctx) -> dict:
-    """The curves from tokenwalk on the H100 example; the balance points are the namespace's
-    (the prose prints the same ones)."""
-    ex, n = ctx.scenario.h100_example, ctx.n
-    return {**inputs_for(ex.model, ex.machine), "balance_tokens": n["balance_tokens_fp16"],
-            "balance_tokens_4bit": n["balance_tokens_4bit"], "balance_label": fmt.count(n["balance_tokens_fp16"]),
-            "balance_4bit_label": fmt.count(n["balance_tokens_4bit"])}
+    """The H100 example's lines and balance points, as the namespace holds them (the prose
+    prints the same balance points; article/numbers/h100.py draws the step's corners)."""
+    n = ctx.n
+    return {
+        "model": n["d7_name"],
+        "machine": n["h100_name"],
+        "weights_gb": n["d7_size_gb"],
+        "bandwidth_tbs": n["h100_bandwidth_tbs"],
+        "tflops": n["h100_tflops"],
+        "tokens_max": n["balance_plot_tokens"],
+        "memory_ms": n["d7_step_memory_ms"],
+        "compute_ms_per_token": n["d7_compute_per_token_ms"],
+        "balance_tokens": n["balance_tokens_fp16"],
+        "memory_ms_4bit": n["balance_memory_4bit_ms"],
+        "balance_tokens_4bit": n["balance_tokens_4bit"],
+        "step_tokens": n["balance_step_tokens"],
+        "step_ms": n["balance_step_ms"],
+        "balance_label": fmt.count(n["balance_tokens_fp16"]),
+        "balance_4bit_label": fmt.count(n["balance_tokens_4bit"]),
+    }
 
 
 def data_table(inputs: dict) -> dict:
@@ -107,7 +88,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     # 4-bit weights: the flat line drops, the crossing moves left.
     ax.plot([0, x_max], [n["memory_ms_4bit"]] * 2, color=colour("bus"), lw=1.5, ls=(0, (2, 3)), gid="line-memory-4bit")
     ax.plot([n["balance_tokens_4bit"]], [n["memory_ms_4bit"]], "o", ms=6, color=colour("bus"), gid="point-4bit")
-    ax.annotate(f"4-bit weights: {n['memory_ms_4bit']:.1f} ms, crossing ≈ {n['balance_4bit_label']}",
+    ax.annotate(f"4-bit weights: {fmt.fixed(n['memory_ms_4bit'], 1)} ms, crossing ≈ {n['balance_4bit_label']}",
                 (n["balance_tokens_4bit"], n["memory_ms_4bit"]), xytext=(12, -20), textcoords="offset points",
                 color=colour("muted"), fontsize=13)
     # The crossing.
@@ -119,10 +100,11 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     ax.text((balance + x_max) / 2 + 40, y_max * 0.86, "compute-bound", color=colour("compute"), ha="center",
             va="top", fontsize=13)
     ax.text(12, memory + y_max * 0.02,
-            f"memory: {memory:.1f} ms, flat ({n['weights_gb']:.0f} GB ÷ {n['bandwidth_tbs']:.2f} TB/s)",
+            f"memory: {fmt.fixed(memory, 1)} ms, flat ({fmt.fixed(n['weights_gb'], 0)} GB ÷ "
+            f"{fmt.fixed(n['bandwidth_tbs'], 2)} TB/s)",
             color=colour("bus"), fontsize=13, va="bottom")
     anchor = balance * 0.8
-    ax.annotate(f"compute: {slope:.3f} ms per token", (anchor, slope * anchor), xytext=(balance + 15, memory * 0.72),
+    ax.annotate(f"compute: {fmt.fixed(slope, 3)} ms per token", (anchor, slope * anchor), xytext=(balance + 15, memory * 0.72),
                 color=colour("compute"), fontsize=13, va="center",
                 arrowprops={"arrowstyle": "-", "color": colour("compute"), "lw": 1})
 

@@ -12,59 +12,37 @@ from __future__ import annotations
 
 import pathlib
 
+from tokenwalk import format as fmt
+
 ID = "bandwidth-share"
 KIND = "P"
 RENDERER = "matplotlib"
-# measurements/laptop.json keys of the laptop's two decode speeds
-LAPTOP_POINTS = (("decode_tok_s_dense", "dense"), ("decode_tok_s_moe", "MoE"))
 
 
 def alt(inputs: dict) -> str:
-    from tokenwalk import format as fmt
-
     laptop = ", ".join(f"the {p['label']} {fmt.pct(p['share'])} ({fmt.rate(p['tok_s'])})" for p in inputs["laptop"])
     return (f"Scatter plot of the share of the spec-sheet memory bandwidth one decoding stream uses, against the "
             f"machine's bandwidth: {inputs['published_runs']} published llama-bench runs of dense models in grey, "
-            f"median {fmt.pct(inputs['median_share'])}; the laptop's Radeon 860M at {inputs['laptop_bandwidth_gbs']:g} GB/s "
+            f"median {fmt.pct(inputs['median_share'])}; the laptop's Radeon 860M at "
+            f"{fmt.comma(inputs['laptop_bandwidth_gbs'])} GB/s "
             f"in blue: {laptop}.")
 
 
 def inputs(ctx) -> dict:
-    """Every number the figure draws, from tokenwalk (published runs, laptop measurements)."""
-    from tokenwalk.data_refs import read_data_json
-    from tokenwalk.timing.llama_bench import (
-        bandwidth_share,
-        published_bandwidth_shares,
-        published_median_bandwidth_share,
-    )
-
-    published = published_bandwidth_shares()
-    measured = read_data_json("measurements/laptop.json")["values"]
-    machine = ctx.scenario.laptop_request.machine
-    by_name = {spec.name: spec for spec in ctx.scenario.presets.values()}
-    laptop = []
-    for key, label in LAPTOP_POINTS:
-        entry = measured[key]
-        model = by_name[entry["model"]]  # the measured model: one of the scenario's
-        # the bytes a token reads, counted as the grey runs' are (no embedding table but one row)
-        per_token = model.bytes_read_per_token
-        laptop.append({
-            "label": label, "model": model.name, "tok_s": entry["value"], "bytes_per_token": per_token,
-            "share": bandwidth_share(entry["value"], per_token, machine.bandwidth_gbs),
-        })
+    """The published runs and the laptop's two measured points, as the namespace holds them
+    (article/numbers/laptop.py: n.published_runs, n.laptop_share_points)."""
+    n = ctx.n
     return {
-        "published": [[p["bandwidth_gbs"], p["share"], p["backend"]] for p in published],
-        "published_runs": len(published),
-        "median_share": published_median_bandwidth_share(),
-        "laptop_bandwidth_gbs": machine.bandwidth_gbs,
-        "laptop": laptop,
+        "published": n["published_runs"],
+        "published_runs": n["published_run_count"],
+        "median_share": n["published_share_median"],
+        "laptop_bandwidth_gbs": n["laptop_bandwidth_gbs"],
+        "laptop": n["laptop_share_points"],
     }
 
 
 def data_table(inputs: dict) -> dict:
     """Every point the plot draws: the laptop's first, then the published runs by bandwidth."""
-    from tokenwalk import format as fmt
-
     rows = [[f"laptop, {p['label']} ({p['model']}, {fmt.rate(p['tok_s'])})", "measured",
              f"{fmt.comma(inputs['laptop_bandwidth_gbs'])} GB/s", fmt.pct(p["share"])] for p in inputs["laptop"]]
     for i, (bw, share, backend) in enumerate(sorted(inputs["published"], key=lambda p: (p[0], p[1]))):
@@ -86,25 +64,25 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     xs = [p[0] for p in n["published"]]
     ys = [p[1] * 100 for p in n["published"]]
     ax.scatter(xs, ys, s=22, color=colour("system"), alpha=0.55, linewidths=0, gid="points-published",
-               label=f"published llama-bench runs ({n['published_runs']})")
+               label=f"published llama-bench runs ({fmt.comma(n['published_runs'])})")
     median = n["median_share"] * 100
     ax.axhline(median, color=colour("muted"), lw=1.2, ls=(0, (4, 3)), gid="line-median")
-    ax.text(max(xs) * 1.05, median + 1.5, f"median {median:.0f} %", color=colour("muted"), fontsize=13,
+    ax.text(max(xs) * 1.05, median + 1.5, f"median {fmt.pct(n['median_share'])}", color=colour("muted"), fontsize=13,
             ha="right", va="bottom")
     bw = n["laptop_bandwidth_gbs"]
     for point in n["laptop"]:
         share = point["share"] * 100
         ax.plot([bw], [share], "o", ms=9, color=colour("bus"), gid=f"point-laptop-{point['label'].lower()}")
         # Three significant figures, as the article prints them: 16.8 GB (the dense file), 1.98 GB (the MoE).
-        ax.annotate(f"laptop, {point['label']}: {share:.0f} %\n({point['tok_s']:g} tok/s × "
-                    f"{point['bytes_per_token'] / 1e9:.3g} GB)", (bw, share), xytext=(14, 0),
+        ax.annotate(f"laptop, {point['label']}: {fmt.pct(point['share'])}\n({fmt.rate(point['tok_s'])} × "
+                    f"{fmt.bytes_si(point['bytes_per_token'])})", (bw, share), xytext=(14, 0),
                     textcoords="offset points", color=colour("bus"), fontsize=12, va="center")
     ax.set_xscale("log")
     ax.set_xlim(min(min(xs), bw) / 1.3, max(xs) * 1.3)
     ax.set_ylim(0, 105)
     ticks = [t for t in (50, 100, 200, 500, 1000, 2000) if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
     ax.set_xticks(ticks)
-    ax.set_xticklabels([f"{t:,}" for t in ticks])
+    ax.set_xticklabels([fmt.comma(t) for t in ticks])
     ax.minorticks_off()
     ax.set_yticks(range(0, 101, 20))
     ax.set_xlabel("spec-sheet memory bandwidth, GB/s (log scale)")

@@ -27,7 +27,7 @@ def alt(inputs: dict) -> str:
     return (f"Four steps of the dense 7B in fp16 through its 32 layers on one H100 SXM, to scale on one time axis, "
             f"each with a bus lane (the weights) and an SM lane (the arithmetic). {u} users decoding: "
             f"{_ms(a['step_s'])} ms, SMs busy {fmt.pct(a['sm_busy_share'])}. The same plus {free} prompt "
-            f"tokens: still {_ms(b['step_s'])} ms, the prefill rides free. Plus {p:,} prompt tokens: "
+            f"tokens: still {_ms(b['step_s'])} ms, the prefill rides free. Plus {fmt.comma(p)} prompt tokens: "
             f"{_ms(c['step_s'])} ms, and the {u} users wait too. The same work as two separate steps: "
             f"{_ms(d['decode_s'], 1)} + {_ms(d['prefill_s'], 1)} = {_ms(d['step_s'], 1)} ms, two trips of the weights.")
 
@@ -87,7 +87,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         ("decode", f"{u} users decoding",
          f"{_ms(st['decode']['step_s'])} ms · SMs busy {fmt.pct(st['decode']['sm_busy_share'])}"),
         ("ride", f"{u} + {free} prompt tokens", f"{_ms(st['ride']['step_s'])} ms · the prefill rides free"),
-        ("mixed", f"{u} + {p:,} prompt tokens", f"≈ {_ms(st['mixed']['step_s'])} ms · the {u} users wait too"),
+        ("mixed", f"{u} + {fmt.comma(p)} prompt tokens", f"≈ {_ms(st['mixed']['step_s'])} ms · the {u} users wait too"),
         ("separate", "the same as two steps",
          f"{_ms(st['separate']['decode_s'], 1)} + {_ms(st['separate']['prefill_s'], 1)} = "
          f"{_ms(st['separate']['step_s'], 1)} ms · two trips"),

@@ -8,9 +8,9 @@ the softmax weight (a dot whose area is the weight) and the value; at the top, t
 weighted sum of the values is the head's output, head_dim numbers.
 
 Sizes come from tokenwalk's GPT-3 preset; the per-token numbers are toy numbers on a
-7-token sentence (tokenwalk/data/toy/decode_head.json, with the scores of the
+7-token sentence (article/data/toy/decode_head.json, with the scores of the
 attention-row figure), and the weights and the output are computed by
-tokenwalk.physics.attention.
+tokenwalk.physics.attention, all in the namespace (n.gpt3_*, n.decode_head_step).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import pathlib
 
 from figures import _manim
 from figures._manim import Canvas, fmt_int
+from tokenwalk import format as fmt
 
 ID = "decode-head"
 KIND = "M"
@@ -28,28 +29,15 @@ CANVAS = Canvas(640, 768)
 
 
 def inputs(ctx) -> dict:
-    """GPT-3's d_model and head size from tokenwalk; toy tokens, scores, weights, vectors."""
-    from tokenwalk.errors import TokenwalkError
-    from tokenwalk.physics.attention import attention_row
-
-    sizes = _manim.gpt3_sizes(ctx.scenario.presets["gpt3"])
-    toy, row, n = _manim.toy_decode_sentence()
-    for field in ("keys", "values"):
-        if len(toy[field]) != n:
-            raise TokenwalkError(f"decode_head.json: {field}: {len(toy[field])} rows, expected {n} (new_token)")
-    scores = row["scores"][:n]
-    weights, output = attention_row(scores, toy["values"])
+    """GPT-3's d_model and head size, and the toy step (tokens, scores, weights, vectors), as the
+    namespace holds them (n.gpt3_*, n.decode_head_step)."""
+    sizes = _manim.gpt3_sizes(ctx.n)
+    step = ctx.n["decode_head_step"]
     return {
         "model": sizes["model"],
         "embedding_length": sizes["embedding_length"],
         "head_dim": sizes["head_dim"],
-        "tokens": row["sentence"][:n],
-        "scores": scores,
-        "weights": weights,
-        "query": toy["query"],
-        "keys": toy["keys"],
-        "values": toy["values"],
-        "output": output,
+        **step,
         "toy": True,
         "quality": _manim.quality_name(),
     }
@@ -65,15 +53,13 @@ def alt(inputs: dict) -> str:
         f"normalised vector of {d} numbers rises into three {d} × {hd} matrices and comes out as q, "
         f"k and v: k and v are labelled as new rows of K and V, q as used once, not kept. Above, a "
         f"table gives one row per stored token: its key, its score q·k/√{hd}, a dot sized by its "
-        f"softmax weight (the biggest, {inputs['weights'][top]:.0%}, on '{tokens[top]}') and its "
+        f"softmax weight (the biggest, {fmt.pct(inputs['weights'][top])}, on '{tokens[top]}') and its "
         f"value. The heading sums the values by those weights: {hd} numbers, what the head passes on."
     )
 
 
 def steps(inputs: dict) -> list[str]:
     """The drawing in reading order (bottom up), for the "What happens" disclosure."""
-    from tokenwalk import format as fmt
-
     d, hd = fmt_int(inputs["embedding_length"]), fmt_int(inputs["head_dim"])
     tokens, weights = inputs["tokens"], inputs["weights"]
     t = len(tokens)

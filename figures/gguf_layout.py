@@ -1,9 +1,10 @@
 """Figure 9, gguf-layout: a GGUF file as four bands, with the metadata keys that matter.
 
 Domain: the header of Qwen3.6 35B-A3B Q4_K_M (the preset's description of the real file:
-GGUF v3, 753 tensors, 36 keys, 21,718,480,960 bytes). `inputs_for_header(header)` gives
-the same inputs for any GGUF header tokenwalk reads, so a real file (the SmolLM2 test
-model) renders through the same code. Band heights are schematic (the tensor data is
+GGUF v3, 753 tensors, 36 keys, 21,718,480,960 bytes). `inputs_for_model(model)` gives
+the same inputs for any model spec that carries a GGUF description (tokenwalk's
+model_from_gguf of a header), so a real file (the SmolLM2 test model) renders through the
+same code. Band heights are schematic (the tensor data is
 nearly the whole file); the figure says so.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import pathlib
 
 from figures._svg import Svg
-from tokenwalk.specs.model import ModelSpec, model_from_gguf
+from tokenwalk import format as fmt
 
 ID = "gguf-layout"
 KIND = "S"
@@ -50,12 +51,7 @@ def inputs(ctx) -> dict:
     return inputs_for_model(ctx.scenario.laptop_request.model)
 
 
-def inputs_for_header(header) -> dict:
-    """The figure's inputs for any header read by tokenwalk.gguf.header.read_gguf_header."""
-    return inputs_for_model(model_from_gguf(header))
-
-
-def inputs_for_model(model: ModelSpec) -> dict:
+def inputs_for_model(model) -> dict:
     """Inputs from a ModelSpec that carries a GGUF description (`model.gguf`)."""
     g = model.gguf or {}
     arch = model.architecture or ""
@@ -89,13 +85,6 @@ def inputs_for_model(model: ModelSpec) -> dict:
     }
 
 
-def _bytes(n) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n:,} bytes"
-
-
 def _value(entry: dict) -> str:
     if "count" in entry:
         items = []
@@ -110,13 +99,13 @@ def _value(entry: dict) -> str:
         return text
     value = entry.get("value")
     if isinstance(value, float):
-        return f"{value:g}"
+        return fmt.comma(value)
     return str(value)
 
 
 def alt(inputs: dict) -> str:
     keys = "; ".join(f"{k['key']} = {_value(k)}" for k in inputs["keys"])
-    return (f"A GGUF file ({inputs['title']}, {_bytes(inputs['file_bytes'])}) as four bands, top to bottom: "
+    return (f"A GGUF file ({inputs['title']}, {fmt.bytes_si(inputs['file_bytes'])}) as four bands, top to bottom: "
             f"a header (the bytes GGUF, version {inputs['version']}, {inputs['tensor_count']} tensors, "
             f"{inputs['kv_count']} metadata keys), the metadata, the tensor table (each tensor's name, shape, "
             f"format and offset) and the tensor data, nearly the whole file. Band heights are schematic. "
@@ -131,7 +120,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
 
 
 def draw(inputs: dict) -> str:
-    """The SVG (a string) for figure inputs from `inputs()` or `inputs_for_header()`."""
+    """The SVG (a string) for figure inputs from `inputs()` or `inputs_for_model()`."""
     keys = inputs["keys"]
     more = (inputs["kv_count"] or 0) - len(keys)
     wrapped = [len(f"{k['key']} = {_value(k)}") > MONO_CHARS for k in keys]
@@ -143,7 +132,7 @@ def draw(inputs: dict) -> str:
     height = top + bands_h + 34
     svg = Svg(WIDTH, height, id_prefix="fig-gguf-layout",
               title=f"The layout of a GGUF file: {inputs['title']}", desc=alt(inputs))
-    svg.text(LEFT_X, 22, f"GGUF file, {_bytes(inputs['file_bytes'])}", "title")
+    svg.text(LEFT_X, 22, f"GGUF file, {fmt.bytes_si(inputs['file_bytes'])}", "title")
     subtitle = inputs["title"] + (f" · {inputs['file']}" if inputs.get("file") else "")
     svg.text(LEFT_X, 42, subtitle, "note")
 
@@ -161,7 +150,7 @@ def draw(inputs: dict) -> str:
         svg.rect(LEFT_X, y, 5, h - 4, cls, parent=g)
         svg.text(LEFT_X + 10, y + 20, title, "bold", parent=g)
         if size_key in sizes:
-            svg.text(LEFT_X + LEFT_W - 10, y + 20, _bytes(sizes[size_key]), "num note", anchor="end", parent=g)
+            svg.text(LEFT_X + LEFT_W - 10, y + 20, fmt.bytes_si(sizes[size_key]), "num note", anchor="end", parent=g)
         for i, (text, cls_text) in enumerate(lines):
             svg.text(LEFT_X + 10, y + 20 + (i + 1) * LINE, text, cls_text, parent=g)
         top_y = y
@@ -187,16 +176,16 @@ def draw(inputs: dict) -> str:
             detail.append(t["note"])
         table_lines.append(("   " + " · ".join(detail), "note"))
     band(table_h, "kv", "tensor table", "tensor_table", table_lines)
-    types = "  ".join(f"{name} {bits:g}" for name, bits in inputs["tensor_types"].items() if bits)
+    types = "  ".join(f"{name} {fmt.comma(bits)}" for name, bits in inputs["tensor_types"].items() if bits)
     data_lines = [("the weights themselves", "small")]
     if inputs.get("alignment"):
         data_lines.append((f"starting on a multiple of {inputs['alignment']} bytes", "small"))
     data_lines += [("bits per weight by format:", "small"), (types, "mono small"),
-                   (f"average {inputs['bits_per_weight']:.2f} bits per weight", "small")]
+                   (f"average {fmt.fixed(inputs['bits_per_weight'], 2)} bits per weight", "small")]
     band(data_h, "weights", "tensor data", "tensor_data", data_lines)
     share = inputs.get("data_share")
     scale_note = ("band heights are schematic: the tensor data is "
-                  + (f"{100 * share:.1f} % of the file" if share else "almost all of the file"))
+                  + (f"{fmt.pct(share, 1)} of the file" if share else "almost all of the file"))
     svg.text(LEFT_X, top + bands_h + 20, scale_note, "note")
 
     # The keys, beside the metadata band, with a bracket back to it.

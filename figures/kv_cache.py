@@ -18,6 +18,7 @@ import pathlib
 
 from figures import _manim
 from figures._manim import Canvas, fmt_int
+from tokenwalk import format as fmt
 
 ID = "kv-cache"
 KIND = "M"
@@ -28,9 +29,8 @@ CANVAS = Canvas(640, 924)
 
 def inputs(ctx) -> dict:
     """GPT-3's layers, heads, head size and softmaxes per step; the toy sentence's tokens."""
-    sizes = _manim.gpt3_sizes(ctx.scenario.presets["gpt3"])
-    _, row, n = _manim.toy_decode_sentence()
-    tokens = row["sentence"][:n]
+    sizes = _manim.gpt3_sizes(ctx.n)
+    tokens = ctx.n["decode_head_step"]["tokens"]
     return {
         "model": sizes["model"],
         "layers": sizes["layers"],
@@ -96,4 +96,4 @@ def render(inputs: dict, out: pathlib.Path, quality: str | None = None) -> str:
              f"its key and value join the cache and stay there.")
     return (still
             + _manim.video_html(ID, video, ANIMATION_CANVAS, label,
-                                f"Play: the new column climbing the layers ({video['seconds']:.0f} s, no sound)"))
+                                f"Play: the new column climbing the layers ({fmt.fixed(video['seconds'], 0)} s, no sound)"))

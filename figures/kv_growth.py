@@ -17,9 +17,9 @@ RENDERER = "svg"
 
 
 def alt(inputs: dict) -> str:
-    rows = "; ".join(f"{r['context_tokens']:,} tokens: {fmt.count(r['tok_s'])} tok/s" for r in inputs["rows"])
+    rows = "; ".join(f"{fmt.comma(r['context_tokens'])} tokens: {fmt.count(r['tok_s'])} tok/s" for r in inputs["rows"])
     return (f"Bars of the bytes one decode step reads for one user of a dense 7B in fp16 without GQA on an H100 SXM: "
-            f"{inputs['weights_bytes'] / 1e9:.0f} GB of weights plus {inputs['kv_bytes_per_token'] / 2**20:.1f} MB of "
+            f"{fmt.gb(inputs['weights_bytes'], 0)} of weights plus {fmt.mb(inputs['kv_bytes_per_token'], 1)} of "
             f"KV cache per token of context. Decode speed: {rows}.")
 
 
@@ -55,7 +55,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         y = top + i * row_h
         bar_h = 24
         g = svg.group("row", **{"data-context-tokens": r["context_tokens"], "data-tok-s": f"{r['tok_s']:.6g}"})
-        svg.text(left - 10, y + 17, f"{r['context_tokens']:,} tok", "num", anchor="end", parent=g)
+        svg.text(left - 10, y + 17, f"{fmt.comma(r['context_tokens'])} tok", "num", anchor="end", parent=g)
         w_weights = inputs["weights_bytes"] * px_per_byte
         svg.rect(left, y, w_weights, bar_h, "weights", parent=g, **{"data-bytes": f"{inputs['weights_bytes']:.0f}",
                                                                      "data-part": "weights"})
@@ -63,14 +63,15 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             svg.rect(left + w_weights, y, r["kv_bytes"] * px_per_byte, bar_h, "kv", parent=g,
                      **{"data-bytes": f"{r['kv_bytes']:.0f}", "data-part": "kv"})
         end = left + (inputs["weights_bytes"] + r["kv_bytes"]) * px_per_byte
-        label = f"{weights_gb:.0f} GB" if r["kv_bytes"] == 0 else f"{weights_gb:.0f} + {r['kv_bytes'] / 1e9:.1f} GB"
+        label = (fmt.gb(inputs["weights_bytes"], 0) if r["kv_bytes"] == 0
+                 else f"{fmt.fixed(weights_gb, 0)} + {fmt.gb(r['kv_bytes'], 1)}")
         svg.text(end + 8, y + 17, label, "small num", parent=g)
         svg.text(width - 8, y + 17, fmt.count(r["tok_s"]), "num bold", anchor="end", parent=g)
     # Legend.
     y = top + len(rows) * row_h + 12
     svg.rect(left, y, 14, 14, "weights")
-    svg.text(left + 20, y + 12, f"weights, {weights_gb:.0f} GB every step", "small")
+    svg.text(left + 20, y + 12, f"weights, {fmt.gb(inputs['weights_bytes'], 0)} every step", "small")
     svg.rect(left + 250, y, 14, 14, "kv")
-    svg.text(left + 270, y + 12, f"KV cache, {inputs['kv_bytes_per_token'] / 2**20:.1f} MB per token", "small")
-    svg.text(left, y + 36, f"speed = {inputs['bandwidth_gbs']:,.0f} GB/s ÷ bytes per step", "small note")
+    svg.text(left + 270, y + 12, f"KV cache, {fmt.mb(inputs['kv_bytes_per_token'], 1)} per token", "small")
+    svg.text(left, y + 36, f"speed = {fmt.comma(inputs['bandwidth_gbs'], 0)} GB/s ÷ bytes per step", "small note")
     return svg.to_string()

@@ -66,10 +66,9 @@ def alt(inputs: dict) -> str:
 
 
 def inputs(ctx) -> dict:
-    model = ctx.scenario.h100_example.model
     return {
-        "model": model.name,
-        "layers": model.layers,
+        "model": ctx.n["d7_name"],
+        "layers": ctx.n["d7_layers"],
         "stages": [{"name": name, "reads_weights": w, "reads_kv_in_decode": kv, "fused": f}
                    for name, w, kv, f in STAGES],
     }

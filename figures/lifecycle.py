@@ -1,7 +1,7 @@
 """Figure 24, lifecycle: a model's five states in Ollama on the laptop.
 
 Pull (once, network time), load (disk to memory: the measured cold load of Qwen3.6,
-data/measurements/laptop.json), serve (prefill and decode), idle (holding its memory),
+data/measurements/laptop.json, as the namespace's `cold_load_s`), serve (prefill and decode), idle (holding its memory),
 unload (after keep_alive, Ollama's default from its documentation, data/cited/article.json).
 A request during idle goes straight back to serving; the first request after an unload
 pays the whole load again. The two question rhythms under the states are the article's
@@ -11,6 +11,8 @@ scenarios (data/cited/article.json): one shorter than keep_alive, one longer.
 from __future__ import annotations
 
 import pathlib
+
+from tokenwalk import format as fmt
 
 ID = "lifecycle"
 KIND = "S"
@@ -23,28 +25,25 @@ MAX_CSS_PX = 520  # and stops growing on a wide column
 
 def alt(inputs: dict) -> str:
     a = inputs
-    return (f"Ollama's five states for {a['model_title']} ({a['weights_bytes'] / 1e9:.1f} GB) on the laptop: "
-            f"1 pull, once, network time; 2 load, {a['cold_load_s']:g} s cold from disk to memory; 3 serve, prefill "
-            f"and decode; 4 idle, the model holds its memory; 5 unload after keep_alive, {a['keep_alive_min']:g} "
+    load, keep = fmt.seconds(a["cold_load_s"]), fmt.comma(a["keep_alive_min"])
+    return (f"Ollama's five states for {a['model_title']} ({fmt.gb(a['weights_bytes'])}) on the laptop: "
+            f"1 pull, once, network time; 2 load, {load} cold from disk to memory; 3 serve, prefill "
+            f"and decode; 4 idle, the model holds its memory; 5 unload after keep_alive, {keep} "
             f"minutes by default. A request while idle is served at once; the first request after an unload "
-            f"loads the model again, {a['cold_load_s']:g} s. A question every {a['gap_short_min']:g} minutes finds "
-            f"the model loaded; one every {a['gap_long_min']:g} minutes waits {a['cold_load_s']:g} s each time.")
+            f"loads the model again, {load}. A question every {fmt.comma(a['gap_short_min'])} minutes finds "
+            f"the model loaded; one every {fmt.comma(a['gap_long_min'])} minutes waits {load} each time.")
 
 
 def inputs(ctx) -> dict:
-    from tokenwalk.data_refs import read_data_json
-
-    load = read_data_json("measurements/laptop.json")["values"]["cold_load_s"]
-    model = ctx.scenario.laptop_request.model
-    n, sizes = ctx.n, ctx.scenario.sizes
+    n = ctx.n
     return {
-        "model": model.name,
-        "model_title": getattr(model, "title", None) or model.name,
-        "weights_bytes": model.size_bytes,
-        "cold_load_s": load["value"],
+        "model": n["request_model"],
+        "model_title": n["request_model_title"],
+        "weights_bytes": n["qwen_size_bytes"],
+        "cold_load_s": n["cold_load_s"],
         "keep_alive_min": n["ollama_keep_alive_default_min"],
-        "gap_short_min": sizes["keep_alive_gap_short_min"],
-        "gap_long_min": sizes["keep_alive_gap_long_min"],
+        "gap_short_min": n["sc_keep_alive_gap_short_min"],
+        "gap_long_min": n["sc_keep_alive_gap_long_min"],
     }
 
 
@@ -54,7 +53,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     from figures._svg import Svg
 
     a = inputs
-    load_s, keep = f"{a['cold_load_s']:g} s", f"{a['keep_alive_min']:g} min"
+    # the load as the prose prints it (n.q_cold_load_s: tokenwalk.format.seconds)
+    load_s, keep = fmt.seconds(a["cold_load_s"]), f"{fmt.comma(a['keep_alive_min'])} min"
     states = [
         ("pull", "1 · pull", "once, network time", "muted"),
         ("load", "2 · load", f"{load_s} cold, disk → memory", "accent"),
@@ -67,7 +67,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     svg = Svg(width, height, title="A model's life in Ollama", desc=alt(a), id_prefix=ID)
     svg.root.set("style", f"max-width:{MAX_CSS_PX}px;margin:0 auto")
     svg.text(4, 18, f"{a['model_title']} in Ollama", "label bold")
-    svg.text(4, 38, f"on the laptop ({a['weights_bytes'] / 1e9:.1f} GB of weights)", "label")
+    svg.text(4, 38, f"on the laptop ({fmt.gb(a['weights_bytes'])} of weights)", "label")
     ys = []
     cx = box_x + box_w / 2
     for i, (key, name, line, cls) in enumerate(states):
@@ -105,6 +105,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     for k, gap_min in enumerate((a["gap_short_min"], a["gap_long_min"])):
         stays = gap_min < a["keep_alive_min"]
         verdict = "always loaded" if stays else f"each question waits {load_s} first"
-        svg.text(4, y + 24 * k, f"a question every {gap_min:g} min:", "label", **{"data-gap-min": f"{gap_min:g}"})
+        svg.text(4, y + 24 * k, f"a question every {fmt.comma(gap_min)} min:", "label",
+                 **{"data-gap-min": f"{gap_min:g}"})
         svg.text(192, y + 24 * k, verdict, "label bold" if not stays else "label")
     return svg.to_string()

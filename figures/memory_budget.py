@@ -15,42 +15,30 @@ from tokenwalk import format as fmt
 ID = "memory-budget"
 KIND = "S"
 RENDERER = "svg"
-NUM_CTX = (16_384, 262_144)  # the article passes its own (request num_ctx, Ollama default)
 PART_LABELS = {"system": "system and apps", "weights": "weights", "kv_cache": "KV cache", "free": "free"}
 PART_CLASSES = {"system": "system", "weights": "weights", "kv_cache": "kv", "free": "free"}
 
 
 def alt(inputs: dict) -> str:
     bars = "; ".join(
-        f"num_ctx {b['num_ctx']:,}: system {b['system_bytes'] / 1e9:.0f} GB, weights {b['weights_bytes'] / 1e9:.1f} GB, "
+        f"num_ctx {fmt.comma(b['num_ctx'])}: system {fmt.gb(b['system_bytes'], 0)}, weights {fmt.gb(b['weights_bytes'])}, "
         f"KV cache {fmt.bytes_si(b['kv_cache_bytes'])}, free {fmt.bytes_si(b['free_bytes'])}" for b in inputs["bars"])
-    return (f"Two bars, each the laptop's {inputs['total_bytes'] / 1e9:.0f} GB to scale, with Qwen3.6 35B-A3B in "
+    return (f"Two bars, each the laptop's {fmt.gb(inputs['total_bytes'], 0)} to scale, with Qwen3.6 35B-A3B in "
             f"Q4_K_M and an f16 KV cache: {bars}. Without the hybrid layers the larger cache would take "
             f"{fmt.bytes_si(inputs['kv_all_layers_bytes'])}.")
 
 
-def inputs_for(model, machine, num_ctx=NUM_CTX, kv_type: str = "f16", system=None) -> dict:
-    """The budget at each num_ctx (tokenwalk does the arithmetic)."""
-    from tokenwalk.physics.kv_cache import kv_reservation_bytes
-    from tokenwalk.physics.memory_budget import memory_budget
-
-    bars = []
-    for n in num_ctx:
-        budget = memory_budget(model, machine, n, kv_type, system)
-        bars.append({"num_ctx": n, **budget.to_dict()})
-    return {
-        "model": model.name,
-        "machine": machine.name,
-        "kv_type": kv_type,
-        "total_bytes": bars[0]["total_bytes"],
-        "bars": bars,
-        "kv_all_layers_bytes": kv_reservation_bytes(model, max(num_ctx), kv_type, kv_layer_count=model.layers),
-    }
-
-
 def inputs(ctx) -> dict:
-    ex = ctx.scenario.laptop_request
-    return inputs_for(ex.model, ex.machine, num_ctx=(ctx.n["request_num_ctx"], ctx.n["ollama_default_num_ctx"]))
+    """The budget at the request's num_ctx and at Ollama's own, as the namespace holds it
+    (article/numbers/laptop.py: n.budget_bars)."""
+    n = ctx.n
+    return {
+        "model": n["request_model"],
+        "machine": n["request_machine"],
+        "total_bytes": n["budget_bars"][0]["total_bytes"],
+        "bars": n["budget_bars"],
+        "kv_all_layers_bytes": n["budget_kv_all_layers_bytes"],
+    }
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
@@ -66,7 +54,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     for i, bar in enumerate(inputs["bars"]):
         y = top + i * (bar_h + gap)
         g = svg.group("bar", **{"data-num-ctx": bar["num_ctx"], "data-free-bytes": f"{bar['free_bytes']:.0f}"})
-        svg.text(left, y - 10, f"num_ctx = {bar['num_ctx']:,}", "label bold", parent=g)
+        svg.text(left, y - 10, f"num_ctx = {fmt.comma(bar['num_ctx'])}", "label bold", parent=g)
         x = left
         parts = [("system", bar["system_bytes"]), ("weights", bar["weights_bytes"]),
                  ("kv_cache", bar["kv_cache_bytes"]), ("free", max(bar["free_bytes"], 0.0))]
@@ -74,7 +62,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             w = n_bytes * px_per_byte
             svg.rect(x, y, w, bar_h, PART_CLASSES[name], parent=g,
                      **{"data-part": name, "data-bytes": f"{n_bytes:.0f}"})
-            label = f"{n_bytes / 1e9:.1f} GB" if name != "system" else f"{n_bytes / 1e9:.0f} GB"
+            label = fmt.gb(n_bytes, 1 if name != "system" else 0)
             if name == "kv_cache":
                 # The cache can be a sliver: its label goes below the bar, at its place.
                 svg.line(x + w / 2, y + bar_h, x + w / 2, y + bar_h + 8, "stroke-fg", parent=g)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pathlib
 
+from tokenwalk import format as fmt
+
 ID = "memory-ladder"
 KIND = "S"
 RENDERER = "svg"
@@ -25,14 +27,8 @@ WIDTH = 440  # narrow, so its text reads on a phone
 MAX_CSS_PX = 520  # and stops growing on a wide column
 
 
-def _time(seconds: float) -> str:
-    """Two significant digits in s or ms: 2 s, 220 ms, 4.2 ms."""
-    value, unit = (seconds, "s") if seconds >= 1 else (seconds * 1e3, "ms")
-    return f"{float(f'{value:.2g}'):g} {unit}"
-
-
-def _bandwidth(gbs: float) -> str:
-    return f"{gbs / 1e3:g} TB/s" if gbs >= 1000 else f"{gbs:g} GB/s"
+_time = fmt.duration  # two significant digits in s or ms: 2 s, 220 ms, 4.2 ms
+_bandwidth = fmt.bandwidth  # 128 GB/s, 3.35 TB/s
 
 
 def _split(name: str) -> tuple[str, str | None]:
@@ -42,7 +38,6 @@ def _split(name: str) -> tuple[str, str | None]:
 
 
 def alt(inputs: dict) -> str:
-    gb = inputs["weights_bytes"] / 1e9
     parts = []
     for rung in inputs["rungs"]:
         memory, via = _split(rung["name"])
@@ -53,7 +48,7 @@ def alt(inputs: dict) -> str:
                      f"{WHEN.get(rung['role'], '')}")
         parts.append(text)
     return (f"The memory ladder of one server with an H100 SXM, from the disk down to the SMs, with the time "
-            f"to move the whole dense 7B in fp16 ({gb:.0f} GB) across each link: " + "; ".join(parts)
+            f"to move the whole dense 7B in fp16 ({fmt.gb(inputs['weights_bytes'], 0)}) across each link: " + "; ".join(parts)
             + ". The two on-chip rungs never hold the whole model.")
 
 
@@ -77,7 +72,6 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     from figures._svg import Svg
 
     rungs = inputs["rungs"]
-    gb = inputs["weights_bytes"] / 1e9
     width, box_h, gap, top = WIDTH, 46, 66, 4
     centre, link_x = 100, 214
     widths = [192 - 8 * i for i in range(len(rungs))]  # narrower going down: larger above, not to scale
@@ -109,7 +103,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
                      "bus" if every_step else "muted", parent=link)
             name = via or LINK.get(rung["role"], "link")
             svg.text(link_x, y0 + 17, f"{name} · {_bandwidth(rung['bandwidth_gbs'])}", "label", parent=link)
-            svg.text(link_x, y0 + 36, f"{gb:.0f} GB in {_time(rung['move_s'])}", "label num bold", parent=link,
+            svg.text(link_x, y0 + 36, f"{fmt.gb(inputs['weights_bytes'], 0)} in {_time(rung['move_s'])}", "label num bold", parent=link,
                      **{"data-move-s": f"{rung['move_s']:.6g}"})
             svg.text(link_x, y0 + 54, WHEN.get(rung["role"], ""), "note", parent=link, **NOTE)
         else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import pathlib
 
 from figures._lanes import ms_text as _ms
+from tokenwalk import format as fmt
 
 ID = "overlap"
 KIND = "S"
@@ -48,7 +49,7 @@ def alt(inputs: dict) -> str:
             f"weights drawn as {inputs['batches']} batches of tiles, to scale on one time axis. Decode, 1 token: "
             f"the bus brings the batches back to back in {_ms(d['memory_s'])} ms and the SMs finish each in an "
             f"instant ({_ms(d['compute_s'])} ms in all) and wait: the step is the sum of the trips. Prefill, "
-            f"{p['tokens']:,} tokens: the SMs compute for {_ms(p['compute_s'])} ms while the bus, done after "
+            f"{fmt.comma(p['tokens'])} tokens: the SMs compute for {_ms(p['compute_s'])} ms while the bus, done after "
             f"{_ms(p['memory_s'])} ms of trips, waits for a free buffer: the step is the sum of the arithmetic.")
 
 
@@ -93,7 +94,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
             head, foot = "decode, 1 token: the SMs wait for the bus", \
                 f"step ≈ the sum of the trips: {_ms(s['memory_s'])} ms"
         else:
-            head, foot = f"prefill, {s['tokens']:,} tokens: the bus waits", \
+            head, foot = f"prefill, {fmt.comma(s['tokens'])} tokens: the bus waits", \
                 f"step ≈ the sum of the arithmetic: {_ms(s['compute_s'])} ms"
         svg.text(x0, y + 16, head, "label bold", parent=g)
         by, sy = y + 26, y + 26 + lane_h + 6

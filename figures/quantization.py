@@ -17,6 +17,7 @@ import pathlib
 
 from article.toys import toy_quant_block
 from figures._svg import WIDE_MIN_CSS_PX, nested_wide_style, style_sheet
+from tokenwalk import format as fmt
 from tokenwalk.browser import quant_view as view
 
 ID = "quantization"
@@ -42,7 +43,7 @@ def alt(inputs: dict) -> str:
     return (f"One toy block of {len(q['weights'])} weights with one large weight "
             f"({fmt_w(max(q['weights'], key=abs))}), quantized at {STATIC_BITS} bits: each weight "
             f"becomes an integer from {q['level_min']} to {q['level_max']}, the block shares one fp16 "
-            f"scale ({q['scale']:.3g}), and reading back is integer times scale. Mean error "
+            f"scale ({fmt.significant(q['scale'])}), and reading back is integer times scale. Mean error "
             f"{fmt_share(q['mean_error_share'])} of the largest weight; at each bit width: {others}. "
             f"Bits per weight with the scale: {fmt_bits(q['bits_per_weight'])}; real formats: "
             + ", ".join(f"{k} {fmt_bits(v)}" for k, v in inputs["formats"].items()) + ".")

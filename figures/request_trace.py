@@ -2,8 +2,8 @@
 
 Qwen3.6 35B-A3B on the laptop (Radeon 860M, 64 GB at 128 GB/s), num_ctx 16,384. The
 request's sizes come from content/request/ through the article's namespace (its token
-count from a real tokenizer); every time and byte count from `tokenwalk.walk.walk_request`
-on that request, the same walk the article's text quotes. Under the ten steps, the
+count from a real tokenizer); every time and byte count from the request's walk as the
+namespace holds it (`n.walk`, tokenwalk.walk.walk_request), the walk the article's text quotes. Under the ten steps, the
 request's time to scale: the cold load (if the model was unloaded), the time to the first
 token, and the writing (a test reads the widths back).
 """
@@ -11,6 +11,8 @@ token, and the writing (a test reads the widths back).
 from __future__ import annotations
 
 import pathlib
+
+from tokenwalk import format as fmt
 
 ID = "request-trace"
 KIND = "S"
@@ -31,26 +33,25 @@ def _steps(a: dict) -> list[tuple[str, list]]:
     """(what happens, its numbers) for the ten steps. The numbers are a list of plain text and
     (quantity, text) pairs: a quantity the article also prints, in the same format as there
     (tokenwalk.format, article/numbers/quantities.py), drawn in a tspan that names it."""
-    from tokenwalk import format as fmt
-
     counted = f", by {a['counted_by']}'s count" if a.get("counted_by") else ""
     return [
         ("Ollama receives the messages over HTTP", [f"localhost:{a['port']}"]),
         ("the chat template makes one ChatML string", ["system + user + assistant"]),
         ("the tokenizer cuts it into token IDs",
          [("request_prompt_tokens", fmt.comma(a["prompt_tokens"])), f" tokens{counted}"]),
-        ("each ID picks its row of the embeddings", [f"{a['width']:,} numbers each"]),
-        (f"prefill: chunks through all {a['layers']} layers",
-         [f"{a['chunk_count']} chunks of {a['chunk_tokens']} · ", ("request_prefill_s", fmt.seconds(a["prefill_s"]))]),
-        (f"the {a['kv_layers']} attention layers keep K and V",
+        ("each ID picks its row of the embeddings", [f"{fmt.comma(a['width'])} numbers each"]),
+        (f"prefill: chunks through all {fmt.count(a['layers'])} layers",
+         [f"{fmt.count(a['chunk_count'])} chunks of {fmt.count(a['chunk_tokens'])} · ",
+          ("request_prefill_s", fmt.seconds(a["prefill_s"]))]),
+        (f"the {fmt.count(a['kv_layers'])} attention layers keep K and V",
          [("request_kv_prompt", fmt.bytes_si(a["kv_bytes"])), " of KV cache"]),
-        ("the LM head scores the last column", [f"{a['vocab']:,} logits"]),
+        ("the LM head scores the last column", [f"{fmt.comma(a['vocab'])} logits"]),
         ("the sampler draws the first token", ["at ", ("request_ttft_s", fmt.seconds(a["ttft_s"]))]),
         ("each next token: one decoding step",
          ["reads ", ("request_step_bytes", fmt.bytes_si(a["step_bytes"])), " (weights + KV) · ",
           ("request_step_s", fmt.seconds(a["step_s"]))]),
         ("the end-of-turn token stops the loop",
-         [f"{a['decode_steps']} steps · ", ("request_decode_s", fmt.seconds(a["decode_s"]))]),
+         [f"{fmt.count(a['decode_steps'])} steps · ", ("request_decode_s", fmt.seconds(a["decode_s"]))]),
     ]
 
 
@@ -60,8 +61,6 @@ def _plain(parts: list) -> str:
 
 def _strip(a: dict) -> list:
     """The time strip's parts: (key, seconds, colour class, label parts)."""
-    from tokenwalk import format as fmt
-
     return [("load", a["load_s"], "accent", ["cold load ", ("cold_load_s", fmt.seconds(a["load_s"]))]),
             ("first-token", a["ttft_s"], "compute", ["first token ", ("request_ttft_s", fmt.seconds(a["ttft_s"]))]),
             ("decode", a["decode_s"], "bus", ["writing ", ("request_decode_s", fmt.seconds(a["decode_s"]))])]
@@ -72,44 +71,32 @@ def alt(inputs: dict) -> str:
     steps = "; ".join(f"({i}) {what}: {_plain(value)}" for i, (what, value) in enumerate(_steps(a), 1))
     load, first, writing = (p[3][1][1] for p in _strip(a))
     return (f"The article's request, {a['model_title']} on the {a['machine_title']}, with num_ctx "
-            f"{a['num_ctx']:,}, in ten steps, timed by TokenWalk's timing model: {steps}. Below, the request's "
+            f"{fmt.comma(a['num_ctx'])}, in ten steps, timed by TokenWalk's timing model: {steps}. Below, the request's "
             f"time to scale: a cold load of {load} if the model was unloaded, {first} to the first token, and "
             f"{writing} of writing.")
 
 
-def inputs_for(model, machine, request, port: int, counted_by: str = "") -> dict:
-    """The trace's numbers for any request on any model and machine (tokenwalk's walk);
-    `counted_by`: whose tokenizer counted the prompt, when it is not the model's own."""
-    from tokenwalk.walk import walk_request
-
-    w = walk_request(model, machine, request)
-    prefill, decode = w.stage("prefill"), w.stage("decode")
-    return {
-        "model": model.name, "machine": machine.name, "port": port, "counted_by": counted_by,
-        "model_title": getattr(model, "title", None) or model.name,
-        "machine_title": getattr(machine, "title", None) or machine.name,
-        "prompt_tokens": request.prompt_tokens, "output_tokens": request.output_tokens,
-        "num_ctx": request.context_tokens, "chunk_tokens": request.chunk_tokens,
-        "chunk_count": prefill.detail["chunk_count"],
-        "width": model.embedding_length, "layers": model.layers, "kv_layers": model.kv_layers,
-        "vocab": model.vocab_size, "compute_units": machine.compute_units,
-        "load_s": w.load_s, "prefill_s": w.prefill_s, "ttft_s": w.ttft_s,
-        "kv_bytes": prefill.detail["kv_written_bytes"],
-        "step_bytes": decode.detail["first_step_bytes"], "step_s": decode.detail["first_step_s"],
-        "decode_steps": decode.detail["steps"], "decode_s": w.decode_s,
-    }
-
-
 def inputs(ctx) -> dict:
-    from tokenwalk.walk import Request
-
-    n, ex = ctx.n, ctx.scenario.laptop_request
-    request = Request(prompt_tokens=n["request_prompt_tokens"], output_tokens=n["request_output_tokens"],
-                      num_ctx=n["request_num_ctx"], chunk_tokens=n["request_chunk_tokens"],
-                      kv_type=n["request_kv_type"])
-    # the tokenizer's family name ("SmolLM2"), short enough for the step's line on a phone
-    counted_by = n["token_count_tokenizer"].split("-")[0]
-    return inputs_for(ex.model, ex.machine, request, n["ollama_port"], counted_by=counted_by)
+    """The request's walk as the namespace holds it (`n.walk`, the one the prose quotes), with
+    the model's sizes the steps name."""
+    n = ctx.n
+    w = n["walk"]
+    stages = {stage["name"]: stage for stage in w["stages"]}
+    prefill, decode = stages["prefill"], stages["decode"]
+    return {
+        "model": w["model"], "machine": w["machine"], "port": n["ollama_port"],
+        # the tokenizer's family name ("SmolLM2"), short enough for the step's line on a phone
+        "counted_by": n["token_count_tokenizer"].split("-")[0],
+        "model_title": n["request_model_title"], "machine_title": n["request_machine_title"],
+        "prompt_tokens": w["prompt_tokens"], "output_tokens": w["output_tokens"],
+        "num_ctx": w["num_ctx"], "chunk_tokens": prefill["chunk_tokens"], "chunk_count": prefill["chunk_count"],
+        "width": n["qwen_width"], "layers": n["qwen_layers"], "kv_layers": n["qwen_kv_layers"],
+        "vocab": n["qwen_vocab"],
+        "load_s": w["load_s"], "prefill_s": w["prefill_s"], "ttft_s": w["ttft_s"],
+        "kv_bytes": prefill["kv_written_bytes"],
+        "step_bytes": decode["first_step_bytes"], "step_s": decode["first_step_s"],
+        "decode_steps": decode["steps"], "decode_s": w["decode_s"],
+    }
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:

@@ -24,7 +24,7 @@ CANVAS = Canvas(640, 1180)
 def inputs(ctx) -> dict:
     """GPT-3's sizes from tokenwalk (layers, d_model, heads, head size, MLP width, vocabulary),
     and the render quality."""
-    return {**_manim.gpt3_sizes(ctx.scenario.presets["gpt3"]), "quality": _manim.quality_name()}
+    return {**_manim.gpt3_sizes(ctx.n), "quality": _manim.quality_name()}
 
 
 def alt(inputs: dict) -> str:

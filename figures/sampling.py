@@ -34,12 +34,12 @@ def alt(inputs: dict) -> str:
     parts = []
     for t in inputs["temperatures"]:
         p = inputs["probs"][str(t)]
-        parts.append(f"at T = {t:g}: " + ", ".join(f"{w} {fmt.probability(x)}" for w, x in zip(c, p, strict=False)))
+        parts.append(f"at T = {fmt.comma(t)}: " + ", ".join(f"{w} {fmt.probability(x)}" for w, x in zip(c, p, strict=False)))
     kept = [c[i] for i in inputs["top_p_kept"]]
     return (f"Seven candidates for the word after '{inputs['context']}', toy logits from "
-            f"{inputs['logits'][0]:g} ({c[0]}) to {inputs['logits'][-1]:g} ({c[-1]}). "
+            f"{fmt.comma(inputs['logits'][0])} ({c[0]}) to {fmt.comma(inputs['logits'][-1])} ({c[-1]}). "
             + "; ".join(parts)
-            + f". Top-p {inputs['top_p']:g} at T = {inputs['top_p_temperature']:g} keeps "
+            + f". Top-p {fmt.comma(inputs['top_p'])} at T = {fmt.comma(inputs['top_p_temperature'])} keeps "
             + ", ".join(kept) + f", which hold {fmt.probability(inputs['top_p_kept_mass'])}.")
 
 
@@ -56,8 +56,8 @@ def render(inputs: dict, out: pathlib.Path) -> str:
               desc=alt(inputs))
     svg.text(10, 22, f"the word after “{inputs['context']}”: probability of each candidate", "title")
 
-    panels = [(f"T = {t:g}", inputs["probs"][str(t)], None) for t in inputs["temperatures"]]
-    panels.append((f"top-p {inputs['top_p']:g}", inputs["top_p_probs"], kept))
+    panels = [(f"T = {fmt.comma(t)}", inputs["probs"][str(t)], None) for t in inputs["temperatures"]]
+    panels.append((f"top-p {fmt.comma(inputs['top_p'])}", inputs["top_p_probs"], kept))
     svg.text(10, TOP - 16, "word", "bold")
     svg.text(LABEL_W - 8, TOP - 16, "logit", "bold", anchor="end")
     for k, (head, probs, nucleus) in enumerate(panels):
@@ -77,14 +77,14 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     for i, (word, z) in enumerate(zip(cands, logits, strict=False)):
         y = TOP + i * ROW_H + ROW_H / 2 + 5
         svg.text(10, y, word, "bold")
-        svg.text(LABEL_W - 8, y, f"{z:.1f}".replace("-", "−"), "num", anchor="end")
+        svg.text(LABEL_W - 8, y, fmt.fixed(z, 1).replace("-", "−"), "num", anchor="end")
     # The nucleus boundary in the T = 1 panel and the top-p panel.
     cut_y = TOP + len(kept) * ROW_H
     x_t1 = LABEL_W + inputs["temperatures"].index(inputs["top_p_temperature"]) * PANEL_W
     for x in (x_t1, LABEL_W + 3 * PANEL_W):
         svg.line(x + 4, cut_y, x + PANEL_W - 4, cut_y, "stroke-accent", stroke_dasharray="5 4", stroke_width=2)
     y = TOP + n * ROW_H + 24
-    svg.text(10, y, f"dashed: top-p {inputs['top_p']:g} at T = {inputs['top_p_temperature']:g}: keeps the top "
+    svg.text(10, y, f"dashed: top-p {fmt.comma(inputs['top_p'])} at T = {fmt.comma(inputs['top_p_temperature'])}: keeps the top "
                     f"{len(kept)}, which hold {fmt.probability(inputs['top_p_kept_mass'])}, then renormalises")
     svg.text(10, y + 24, f"temperature reshapes, the order never changes; bars to scale (track = {fmt.probability(1.0)})")
     return svg.to_string()

@@ -13,7 +13,8 @@ import html
 import json
 import pathlib
 
-from tokenwalk.browser.entry import SETTINGS_DEFAULTS, explain
+from tokenwalk import format as fmt
+from tokenwalk.browser.entry import SETTINGS_DEFAULTS, explain, form_choices
 from tokenwalk.browser.view import fmt_rate, fmt_s, live_summary, walk_html
 
 ID = "simulator"
@@ -32,31 +33,19 @@ VENDOR_EXAMPLES = {"AMD": "AMD (Radeon, Instinct, Ryzen…)", "Apple": "Apple (M
 
 
 def inputs(ctx) -> dict:
-    from tokenwalk.specs.machine import MEASURED_MACHINE, has_measured_machine, list_machine_presets, load_machine
-    from tokenwalk.specs.model import list_model_presets, load_model
-
     walk = ctx.n["walk"]
     defaults = {"model": walk["model"], "machine": walk["machine"], "prompt_tokens": walk["prompt_tokens"],
                 "output_tokens": walk["output_tokens"], "num_ctx": walk["num_ctx"], "kv_type": walk["kv_type"],
                 "chunk_tokens": walk["chunk_tokens"], "warm": walk["warm"], "users": walk["users"],
                 "spec_alpha": walk["spec_alpha"], "spec_gamma": walk["spec_gamma"]}
-    models = [{"name": m, "title": load_model(m).title or m} for m in list_model_presets()]
-    machines = []
-    # "this machine": the build machine as `tokenwalk measure` measured it, when it was measured
-    names = list_machine_presets() + ([MEASURED_MACHINE] if has_measured_machine() else [])
-    for name in names:
-        spec = load_machine(name)
-        machines.append({"name": name, "title": spec.title or name, "bandwidth_gbs": spec.bandwidth_gbs,
-                         "fp16_tflops": spec.fp16_tflops, "memory_gb": spec.memory_gb})
-    from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS, VENDORS
-
-    return {"walk": walk, "explain": explain(walk), "defaults": defaults, "models": models,
-            "machines": machines, "kv_types": list(KV_TYPES),
-            "backends": [["", "Not known"]] + [[b, b] for b in BACKENDS],
-            "vendors": [["", "Not known"]] + [[v, VENDOR_EXAMPLES.get(v, v)] for v in VENDORS],
-            "device_classes": [["", "Not known"]] + [[c, c.capitalize()] for c in DEVICE_CLASSES],
-            "memory_types": [["", "Not known"]] + [[k, MEMORY_EXAMPLES.get(k, k)] for k in MEMORY_KINDS],
-            "hints": dict(FIELD_HINTS)}
+    choices = form_choices()
+    return {"walk": walk, "explain": explain(walk), "defaults": defaults, "models": choices["models"],
+            "machines": choices["machines"], "kv_types": list(KV_TYPES),
+            "backends": [["", "Not known"]] + [[b, b] for b in choices["backends"]],
+            "vendors": [["", "Not known"]] + [[v, VENDOR_EXAMPLES.get(v, v)] for v in choices["vendors"]],
+            "device_classes": [["", "Not known"]] + [[c, c.capitalize()] for c in choices["device_classes"]],
+            "memory_types": [["", "Not known"]] + [[k, MEMORY_EXAMPLES.get(k, k)] for k in choices["memory_kinds"]],
+            "hints": choices["hints"]}
 
 
 def alt(inputs: dict) -> str:
@@ -64,7 +53,7 @@ def alt(inputs: dict) -> str:
     start = ("warm, time to first token" if w["warm"] else
              f"a cold start: load {fmt_s(w['load_s'])}, then time to first token")
     after = "" if w["warm"] else f"so the first token comes {fmt_s(w['load_s'] + w['ttft_s'])} after the request; "
-    return (f"TokenWalk, the simulator. Without JavaScript it shows the article's request: {w['prompt_tokens']:,} "
+    return (f"TokenWalk, the simulator. Without JavaScript it shows the article's request: {fmt.comma(w['prompt_tokens'])} "
             f"prompt tokens and {w['output_tokens']} output tokens on {w['model']} and {w['machine']}, {start} "
             f"{fmt_s(w['ttft_s'])} (prefill {fmt_rate(w['prefill_tok_s'])}), {after}"
             f"decode {fmt_rate(w['decode_tok_s'])}, by TokenWalk's timing model, stage by stage with the timeline and "
@@ -130,8 +119,8 @@ def form_html(inputs: dict) -> str:
                        hints["memory_type"])
               + "</div>")
     request = (_field("prompt_tokens", "Prompt tokens", _number("prompt_tokens", d["prompt_tokens"],
-                                                                hint=f"the article’s request: {d['prompt_tokens']:,}"),
-                      f"the article’s request: {d['prompt_tokens']:,}")
+                                                                hint=f"the article’s request: {fmt.comma(d['prompt_tokens'])}"),
+                      f"the article’s request: {fmt.comma(d['prompt_tokens'])}")
                + _field("output_tokens", "Output tokens", _number("output_tokens", d["output_tokens"], minimum="0"))
                + _field("num_ctx", "num_ctx (context reserved)",
                         _number("num_ctx", d["num_ctx"], placeholder="prompt + output", hint="1"),

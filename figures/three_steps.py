@@ -1,6 +1,7 @@
 """Figure 15, three-steps: steps of 1, 295 and 2,048 tokens on one time axis, to scale.
 
-Dense 7B in fp16 through its 32 layers on one H100 SXM (`tokenwalk.physics.roofline.step_time`).
+Dense 7B in fp16 through its 32 layers on one H100 SXM (`tokenwalk.physics.roofline.step_time`, in
+the namespace's n.d7_three_steps).
 In each step the bus brings the weights while the SMs compute, both from the start; the
 step ends when the slower one ends, and the faster one waits. 295 is the most tokens a
 step carries before compute outlasts the weights' trip (`batching.max_users_same_step`);
@@ -13,40 +14,29 @@ from __future__ import annotations
 import pathlib
 
 from figures._lanes import ms_text as _ms
+from tokenwalk import format as fmt
 
 ID = "three-steps"
 KIND = "S"
 RENDERER = "svg"
 
 
-def _tok_s(value: float) -> str:
-    return f"{float(f'{value:.3g}'):,.0f}"
-
-
 def alt(inputs: dict) -> str:
     parts = []
     for s in inputs["steps"]:
-        parts.append(f"{s['tokens']:,} token{'s' if s['tokens'] != 1 else ''}: bus {_ms(s['memory_s'])} ms, SMs {_ms(s['compute_s'])} ms, "
-                     f"step {_ms(s['step_s'])} ms ({s['bound']}-bound, {_tok_s(s['tok_s'])} tokens a second)")
-    return ("Three steps of the dense 7B in fp16 through its 32 layers on one H100 SXM, drawn to scale on one "
-            "time axis, each with the bus bringing the weights and the SMs computing at the same time: "
+        parts.append(f"{fmt.count(s['tokens'])} token{'s' if s['tokens'] != 1 else ''}: bus {_ms(s['memory_s'])} ms, "
+                     f"SMs {_ms(s['compute_s'])} ms, step {_ms(s['step_s'])} ms ({s['bound']}-bound, "
+                     f"{fmt.significant(s['tok_s'])} tokens a second)")
+    return (f"Three steps of the dense 7B in fp16 through its {fmt.count(inputs['layers'])} layers on one H100 SXM, "
+            "drawn to scale on one time axis, each with the bus bringing the weights and the SMs computing at the "
+            "same time: "
             + "; ".join(parts) + ". The step lasts as long as the slower of the two.")
 
 
-def inputs_for(model, machine, token_counts) -> dict:
-    from tokenwalk.physics.roofline import step_time
-
-    steps = []
-    for tokens in token_counts:
-        s = step_time(model, machine, tokens)
-        steps.append({"tokens": tokens, "memory_s": s.memory_s, "compute_s": s.compute_s, "step_s": s.step_s,
-                      "bound": s.bound, "tok_s": s.tokens_per_s})
-    return {"model": model.name, "machine": machine.name, "layers": model.layers, "steps": steps}
-
-
 def inputs(ctx) -> dict:
-    ex = ctx.scenario.h100_example
-    return inputs_for(ex.model, ex.machine, (1, ctx.n["batch_max_users"], ctx.n["d7_prefill_tokens"]))
+    """The three steps as the namespace holds them (article/numbers/h100.py: n.d7_three_steps)."""
+    n = ctx.n
+    return {"model": n["d7_name"], "machine": n["h100_name"], "layers": n["d7_layers"], "steps": n["d7_three_steps"]}
 
 
 def render(inputs: dict, out: pathlib.Path) -> str:
@@ -68,11 +58,11 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         if s["tokens"] == 1:
             head = "1 token (decode)"
         elif s["bound"] == "compute":
-            head = f"{s['tokens']:,} tokens (prefill)"
+            head = f"{fmt.count(s['tokens'])} tokens (prefill)"
         else:
-            head = f"{s['tokens']:,} tokens (balance)"
+            head = f"{fmt.count(s['tokens'])} tokens (balance)"
         svg.text(x0, y + 16, head, "label bold", parent=g)
-        svg.text(x1, y + 16, f"step {_ms(s['step_s'])} ms · {_tok_s(s['tok_s'])} tok/s", "label num",
+        svg.text(x1, y + 16, f"step {_ms(s['step_s'])} ms · {fmt.significant(s['tok_s'])} tok/s", "label num",
                  anchor="end", parent=g)
         by, sy = y + 26, y + 26 + lane_h + 6
         scale.lane_names(g, ((by, "bus"), (sy, "SMs")), 15)

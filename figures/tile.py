@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pathlib
 
+from tokenwalk import format as fmt
+
 ID = "tile"
 KIND = "S"
 RENDERER = "svg"
@@ -20,28 +22,23 @@ WIDTH = 440  # narrow, so its text reads on a phone
 MAX_CSS_PX = 520  # and stops growing on a wide column
 
 
-def _short(ops: int) -> str:
-    """32,768 -> 32K, 4,194,304 -> 4M (powers of 1,024, as the article rounds them)."""
-    for unit, size in (("M", 1024 ** 2), ("K", 1024)):
-        if ops >= size:
-            return f"{ops / size:.3g}{unit}"
-    return str(ops)
+_short = fmt.count_binary  # 32,768 -> 32K, 4,194,304 -> 4M (powers of 1,024, as the article rounds them)
 
 
 def alt(inputs: dict) -> str:
     r = inputs["tile_rows"]
-    return (f"One {r} × {r} tile of a weight matrix of the dense 7B in fp16, {inputs['tile_kb']:.0f} KB, in the "
-            f"shared memory of one H100 SM ({inputs['shared_kb']:.0f} KB). In decode it meets 1 token: "
-            f"{inputs['ops_decode']:,} operations ({_short(inputs['ops_decode'])}). In prefill it meets "
-            f"{inputs['prefill_tokens']} tokens: {inputs['ops_prefill']:,} operations "
+    return (f"One {r} × {r} tile of a weight matrix of the dense 7B in fp16, {fmt.fixed(inputs['tile_kb'], 0)} KB, in the "
+            f"shared memory of one H100 SM ({fmt.fixed(inputs['shared_kb'], 0)} KB). In decode it meets 1 token: "
+            f"{fmt.comma(inputs['ops_decode'])} operations ({_short(inputs['ops_decode'])}). In prefill it meets "
+            f"{inputs['prefill_tokens']} tokens: {fmt.comma(inputs['ops_prefill'])} operations "
             f"({_short(inputs['ops_prefill'])}), for the same trip over the bus.")
 
 
 def inputs(ctx) -> dict:
-    n, ex = ctx.n, ctx.scenario.h100_example
+    n = ctx.n
     return {
-        "model": ex.model.name,
-        "machine": ex.machine.name,
+        "model": n["d7_name"],
+        "machine": n["h100_name"],
         "tile_rows": n["tile_rows"],
         # KB of 1,024 bytes, as the H100's shared memory (228 KB) is counted
         "tile_kb": n["tile_kb"],
@@ -69,7 +66,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
     for i, (phase, tokens, ops) in enumerate(rows):
         y = top + i * row_h
         g = svg.group("row", **{"data-phase": phase, "data-tokens": tokens})
-        svg.text(4, y + 18, f"{phase} · {tokens:,} token{'s' if tokens != 1 else ''}", "label bold", parent=g)
+        svg.text(4, y + 18, f"{phase} · {fmt.comma(tokens)} token{'s' if tokens != 1 else ''}", "label bold", parent=g)
         # The SM's shared memory holding the tile.
         ty = y + 34
         svg.rect(4, ty - 6, side + 20, side + 12, "stroke-muted", parent=g, rx=4, stroke_dasharray="4 3")
@@ -77,7 +74,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         svg.rect(14, ty, side, side, "stroke-bus", parent=g, stroke_width=2)
         svg.text(14 + side / 2, ty + 24, "W", "label bold", anchor="middle", parent=g)
         svg.text(14 + side / 2, ty + 48, f"{r} × {r}", "num", anchor="middle", parent=g)
-        svg.text(14 + side / 2, ty + 71, f"{inputs['tile_kb']:.0f} KB", "num", anchor="middle", parent=g)
+        svg.text(14 + side / 2, ty + 71, f"{fmt.fixed(inputs['tile_kb'], 0)} KB", "num", anchor="middle", parent=g)
         svg.text(126, ty + side / 2 + 6, "×", "title", anchor="middle", parent=g)
         # The tokens that meet it: a lone column, or a block as wide as the tile.
         tx = 142
@@ -97,12 +94,12 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         svg.text(eq_x + 16, ty + side / 2 + 6, f"{_short(ops)} operations", "title", parent=g)
         # The count in full, and the operations as a bar to scale.
         by = ty + side + 12
-        svg.text(bar_x, by + 14, f"2 × {r} × {r} × {tokens:,} = {ops:,}", "note num", parent=g, **NOTE)
+        svg.text(bar_x, by + 14, f"2 × {r} × {r} × {fmt.comma(tokens)} = {fmt.comma(ops)}", "note num", parent=g, **NOTE)
         svg.rect(bar_x, by + 24, ops * px_per_op, 16, "compute", parent=g,
                  **{"data-part": "ops-bar", "data-ops": ops})
         if ops * px_per_op < 20:
             svg.text(bar_x + ops * px_per_op + 6, by + 37, "← a sliver at this scale", "note", parent=g, **NOTE)
     y = top + row_h * len(rows) + 8
-    svg.text(4, y, f"dashed: one SM's shared memory, {inputs['shared_kb']:.0f} KB", "note", **NOTE)
+    svg.text(4, y, f"dashed: one SM's shared memory, {fmt.fixed(inputs['shared_kb'], 0)} KB", "note", **NOTE)
     svg.text(4, y + 20, "the tile's trip costs the same in both rows", "note", **NOTE)
     return svg.to_string()

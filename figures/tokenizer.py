@@ -20,6 +20,7 @@ import re
 
 from article.toys import toy_tokenizer
 from figures._svg import Svg, nested_wide_style
+from tokenwalk import format as fmt
 
 ID = "tokenizer"
 KIND = "I"
@@ -62,11 +63,9 @@ def write_vocab(source: dict, out: pathlib.Path) -> str:
     its page-relative URL, or '' if the model file is missing."""
     if source.get("missing"):
         return ""
-    from tokenwalk.browser.entry import smollm2_vocab_data
-    from tokenwalk.gguf.header import read_gguf_header
+    from tokenwalk.browser.entry import vocab_file_data
 
-    header = read_gguf_header(ROOT / source["file"])
-    data = smollm2_vocab_data(dict(header.metadata))
+    data = vocab_file_data(ROOT / source["file"])
     data["name"] = source.get("name", "")
     file_name = vocab_file_name(source.get("name", ""))
     (out / file_name).write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
@@ -123,7 +122,7 @@ def render(inputs: dict, out: pathlib.Path) -> str:
         x = 10 + k * box_w
         svg.rect(x + 2, counters_y, box_w - 4, 72, "free", rx=6)
         svg.text(x + box_w / 2, counters_y + 26, label, None, anchor="middle")
-        svg.text(x + box_w / 2, counters_y + 56, f"{c[key]:,}", "num bold", anchor="middle",
+        svg.text(x + box_w / 2, counters_y + 56, fmt.comma(c[key]), "num bold", anchor="middle",
                  style="font-size:24px", data_counter=key)
     svg.text(10, counters_y + 98, f"vocabulary = {inputs['base_symbols']} byte symbols of the paragraph "
                                   f"+ {inputs['n_merges']} merges; · is a space")

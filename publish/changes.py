@@ -83,7 +83,8 @@ def places(name: str, content: Path, figures: Path) -> list[str]:
     quoted = re.compile(r"[\"']" + re.escape(name) + r"[\"']")
     for path in sorted(Path(figures).glob("*.py")):
         if quoted.search(path.read_text(encoding="utf-8")):
-            found.append("figure " + path.stem.replace("_", "-"))
+            # a shared helper (figures/_manim.py) is no figure: named by its file
+            found.append(f"figures/{path.name}" if path.stem.startswith("_") else "figure " + path.stem.replace("_", "-"))
     return found
 
 

@@ -31,7 +31,9 @@ def svg_root(html: str) -> ET.Element:
 
 
 def texts(root: ET.Element) -> list[str]:
-    return ["".join(t.itertext()) for t in root.iter(f"{SVG_TAG}text")]
+    """Each text element's words, a no-break space (tokenwalk.format joins a number to its unit
+    with one) read as the space a reader sees."""
+    return ["".join(t.itertext()).replace("\u00a0", " ") for t in root.iter(f"{SVG_TAG}text")]
 
 
 def check_contract(mod, inputs, html) -> ET.Element:

@@ -31,7 +31,9 @@ def check_common(svg_text: str, figure_id: str) -> ET.Element:
 
 
 def texts(root) -> list[str]:
-    return ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    """Each text element's words, a no-break space (tokenwalk.format joins a number to its unit
+    with one) read as the space a reader sees."""
+    return ["".join(t.itertext()).replace("\u00a0", " ") for t in root.iter("{http://www.w3.org/2000/svg}text")]
 
 
 def rendered_once(module, name: str = "rendered"):

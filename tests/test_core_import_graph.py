@@ -99,13 +99,15 @@ ROOMS = {"tokenwalk": ("article", "figures", "publish", "content", "build"),
          "figures": ("publish", "content", "build")}
 
 
-def _room_imports(path: Path) -> set[str]:
+def _room_imports(path: Path, names: bool = False) -> set[str]:
+    """Dotted names a module imports (absolute imports); with `names`, `from a import b` counts
+    as a.b (b a module or a name in a), else as a."""
     out = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             out.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            out.add(node.module)
+            out.update([f"{node.module}.{alias.name}" for alias in node.names] if names else [node.module])
     return out
 
 
@@ -120,3 +122,53 @@ def test_the_rooms_import_one_way():
                 if name.split(".")[0] in forbidden:
                     bad.append(f"{path.relative_to(root)} imports {name}")
     assert bad == []
+
+
+# What the figures may import (DESIGN.md, "Figures"): they only draw. Of the core, the one
+# formatting module; an interactive figure (KIND "I") also the page's app, tokenwalk.browser,
+# whose view draws its static state as the worker draws the live one. Besides: the standard
+# library, the article layer, other figure modules and the drawing libraries.
+FIGURE_CORE = ("tokenwalk.format",)
+INTERACTIVE_CORE = ("tokenwalk.browser",)
+DRAWING = ("matplotlib", "manim", "numpy", "PIL")
+
+
+def _kind(path: Path) -> str | None:
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "KIND" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return None
+
+
+def _figure_import_breaches(folder: Path) -> list[str]:
+    import sys
+
+    bad = []
+    for path in sorted(folder.rglob("*.py")):
+        core = FIGURE_CORE + (INTERACTIVE_CORE if _kind(path) == "I" else ())
+        for name in sorted(_room_imports(path, names=True)):
+            top = name.split(".")[0]
+            if top in sys.stdlib_module_names or top in ("article", "figures") or top in DRAWING:
+                continue
+            if not any(name == allowed or name.startswith(allowed + ".") for allowed in core):
+                bad.append(f"{path.relative_to(folder.parent)} imports {name}")
+    return bad
+
+
+def test_figures_import_of_the_core_only_the_format():
+    """A figure reads its numbers from the context it receives (ctx.n) and prints them with
+    tokenwalk.format: it neither computes nor reads data through the core."""
+    assert _figure_import_breaches(PACKAGE.parent / "figures") == []
+
+
+def test_the_figure_import_rule_names_a_breach(tmp_path):
+    """The rule fails where it should: a schematic that walks a request itself, and one that
+    borrows the app's view without being interactive."""
+    folder = tmp_path / "figures"
+    folder.mkdir()
+    (folder / "trace.py").write_text('KIND = "S"\nfrom tokenwalk import format as fmt\n'
+                                     'def inputs(ctx):\n    from tokenwalk.walk import walk_request\n')
+    (folder / "live.py").write_text('KIND = "I"\nfrom tokenwalk.browser.view import walk_html\n')
+    (folder / "still.py").write_text('KIND = "P"\nfrom tokenwalk.browser import quant_view\nimport json, matplotlib\n')
+    assert _figure_import_breaches(folder) == ["figures/still.py imports tokenwalk.browser.quant_view",
+                                               "figures/trace.py imports tokenwalk.walk.walk_request"]

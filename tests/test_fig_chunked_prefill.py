@@ -28,7 +28,7 @@ def test_fig20_numbers(fig):
 
 def test_fig20_labels(fig):
     _, _, root = fig
-    check_labels(root, ("50 users decoding", "SMs busy 17\u00a0%", "50 + 245 prompt tokens", "rides free",
+    check_labels(root, ("50 users decoding", "SMs busy 17 %", "50 + 245 prompt tokens", "rides free",
                         "50 + 1,000 prompt tokens", "≈ 15 ms", "4.2 + 14.1 = 18.3 ms", "two trips"))
 
 

@@ -12,13 +12,14 @@ from _gguf_files import SMOLLM2, needs_smollm2, write_hybrid_moe_file
 from figures import gguf_layout
 from tests._context import default_context
 from tokenwalk.gguf.header import read_gguf_header
+from tokenwalk.specs.model import model_from_gguf
 
 NS = "{http://www.w3.org/2000/svg}"
 
 
 def texts(svg: str) -> list[str]:
     root = ET.fromstring(svg)
-    return ["".join(t.itertext()) for t in root.iter(NS + "text")]
+    return ["".join(t.itertext()).replace("\u00a0", " ") for t in root.iter(NS + "text")]
 
 
 def check_svg(svg: str) -> ET.Element:
@@ -79,7 +80,7 @@ def test_fig9_text_is_text_and_labels_stay_inside_the_viewbox():
 @needs_smollm2
 def test_fig9_renders_the_real_smollm2_file():
     header = read_gguf_header(SMOLLM2)
-    inputs = gguf_layout.inputs_for_header(header)
+    inputs = gguf_layout.inputs_for_model(model_from_gguf(header))
     json.dumps(inputs)
     svg = gguf_layout.draw(inputs)
     check_svg(svg)
@@ -93,7 +94,7 @@ def test_fig9_renders_the_real_smollm2_file():
 
 
 def test_fig9_draws_a_hybrid_moe_header(tmp_path):
-    inputs = gguf_layout.inputs_for_header(read_gguf_header(write_hybrid_moe_file(tmp_path / "h.gguf")))
+    inputs = gguf_layout.inputs_for_model(model_from_gguf(read_gguf_header(write_hybrid_moe_file(tmp_path / "h.gguf"))))
     words = "\n".join(texts(gguf_layout.draw(inputs)))
     assert "qwen35moe.full_attention_interval = 4" in words
     assert "4 layers + 1 for multi-token prediction" in words and "1 keep a KV cache" in words

@@ -5,20 +5,24 @@ Each number the article also prints is drawn with the article's string (tests/te
 import pytest
 from schematics_svg import NS, check_alt_and_phone, check_labels, rects, render, rendered_once, words
 
+from article.context import Context
 from article.numbers import article_numbers
 from figures import request_trace
+from tests._context import default_context
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
-from tokenwalk.walk import Request
+from tokenwalk.walk import Request, walk_request
 
 fig = rendered_once(request_trace)
 
 
 @pytest.fixture(scope="module")
 def draft_sized(tmp_path_factory):
-    """The trace at the draft's request size, 6,550 prompt tokens, through the same code."""
-    n = request_trace.inputs_for(load_model("qwen3.6-35b-a3b"), load_machine("laptop-860m"),
-                                 Request(prompt_tokens=6550, output_tokens=300, num_ctx=16_384), port=11434)
+    """The trace at the draft's request size, 6,550 prompt tokens, through the same code: the
+    figure reads the walk from the namespace, here one holding that request's walk."""
+    walk = walk_request(load_model("qwen3.6-35b-a3b"), load_machine("laptop-860m"),
+                        Request(prompt_tokens=6550, output_tokens=300, num_ctx=16_384))
+    n = request_trace.inputs(Context({**default_context().n, "walk": walk.to_dict(), "ollama_port": 11434}))
     return render(request_trace, tmp_path_factory.mktemp("request-trace-6550"), n)
 
 

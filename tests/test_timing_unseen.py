@@ -80,8 +80,7 @@ def test_the_article_quotes_the_fit_through_the_namespace():
     """article.numbers.fit names the summary's numbers; chapter 7 prints every one of them."""
     from article.numbers import fit
 
-    n: dict = {}
-    fit.group(n)
+    n = fit.names(None, {})
     s = timing_model.unseen_machine_summary()
     assert n["fit_unseen_decode_error_median_share"] == s["decode_median_ape"]
     assert n["fit_unseen_decode_error_p90_share"] == s["decode_p90_ape"]

@@ -35,6 +35,14 @@ def count(value) -> str:
     return f"{int(round(value)):,}"
 
 
+def significant(value, digits: int = 3) -> str:
+    """A plain number (any unit, printed without it) rounded to `digits` significant figures,
+    with thousands separators and no padding zeros: 70537 -> "70,500", 238.7 -> "239",
+    0.014339 -> "0.0143"."""
+    _number(value, "significant")
+    return comma(float(f"{value:.{digits}g}"))
+
+
 def fixed(value, decimals: int = 1) -> str:
     """Fixed decimals, no separators: fixed(11.66, 1) -> "11.7"."""
     _number(value, "fixed")
@@ -119,6 +127,31 @@ def seconds_after(first: float, last: float) -> str:
     decimals = len(head[0].partition(".")[2])
     text = f"{value:.{decimals}f} {head[1]}"
     return text if seconds(last).split(" ")[-1] == head[1] else seconds(last)
+
+
+def duration(seconds: float, digits: int = 2) -> str:
+    """Seconds at `digits` significant figures, in s from one second up and in ms below:
+    2.0 -> "2 s", 0.22 -> "220 ms", 0.0042 -> "4.2 ms" (the memory ladder's coarse times)."""
+    _number(seconds, "duration")
+    value, name = (seconds, "s") if seconds >= 1 else (seconds * 1e3, "ms")
+    return f"{significant(value, digits)} {name}"
+
+
+def bandwidth(gbs: float) -> str:
+    """A bandwidth given in GB/s (1e9 bytes a second), in TB/s from 1,000 GB/s, the number as
+    given: 128 -> "128 GB/s", 3350 -> "3.35 TB/s"."""
+    _number(gbs, "bandwidth")
+    return f"{comma(gbs / 1e3)} TB/s" if gbs >= 1000 else f"{comma(gbs)} GB/s"
+
+
+def count_binary(value: int) -> str:
+    """A count in powers of 1,024, three significant figures (how the article rounds a tile's
+    operations): 32768 -> "32K", 4194304 -> "4M", 900 -> "900"."""
+    _number(value, "count_binary")
+    for name, size in (("M", 1024 ** 2), ("K", 1024)):
+        if value >= size:
+            return f"{significant(value / size)}{name}"
+    return comma(value)
 
 
 def bytes_si(n: float) -> str:

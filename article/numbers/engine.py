@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import re
+from collections import ChainMap
 
 from tokenwalk.errors import TokenwalkError
 
+PREFIXES = ("engine",)
+NEEDS = ("request",)  # the aside compares the build machine's time to first token with the request's
 GB = 1e9
+
+
+def names(src, n) -> dict:
+    """engine, engine_*: the build machine's measurements, its other models, and how its time to
+    first token compares with the request's."""
+    out: dict = {}
+    view = ChainMap(out, n)
+    group(view)
+    other_models(view)
+    beside_the_laptop(view)
+    return out
 
 
 def group(n: dict) -> None:

@@ -4,13 +4,17 @@ the prose quotes the same numbers as `tokenwalk validate --summary` and the READ
 
 from __future__ import annotations
 
+PREFIXES = ("fit_",)
+NEEDS: tuple[str, ...] = ()
 
-def group(n: dict) -> None:
+
+def names(src, n) -> dict:
     """fit_unseen_*: errors as fractions of the predicted speed (0.092 = 9.2 %), coverage of
     the likely range as a fraction of left-out runs, and the counts they are taken over."""
     from tokenwalk.timing.model import unseen_machine_summary
 
     s = unseen_machine_summary()
+    n: dict = {}
     n["fit_unseen_families"] = s["families"]
     n["fit_unseen_decode_runs"] = s["decode_runs"]
     n["fit_unseen_prefill_runs"] = s["prefill_runs"]
@@ -23,3 +27,4 @@ def group(n: dict) -> None:
     twins = s["decode_twin_spread"] or {}
     n["fit_twin_decode_cards"] = twins.get("chips", 0)
     n["fit_twin_decode_error_median_share"] = twins.get("median_ape")
+    return n

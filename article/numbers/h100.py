@@ -1,19 +1,26 @@
-"""The H100 example (a dense 7B in fp16 on one H100 SXM) on the roofline: d7_* steps and
-phases, balance_*, tile_*, batch_*, chunk_*, long_*, kv_*."""
+"""The H100 example (a dense 7B in fp16 on one H100 SXM) on the roofline: h100_* (its specs),
+d7_* (the model's sizes, its steps and phases), balance_*, tile_*, batch_*, chunk_*, long_*,
+kv_*, the memory ladder."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections import ChainMap
 
+PREFIXES = ("h100_", "d7_", "d13_", "d70_", "balance_", "tile_", "batch_", "chunk_", "long_", "kv_", "ladder",
+            "nvme_", "pcie_", "offload_", "bigger_dense_", "thinking_", "mistral_")
+NEEDS: tuple[str, ...] = ()
 GB = 1e9
+BALANCE_PLOT_TOKENS = 600  # figure 16's axis: past both balance points, where compute clearly leads
 
 
-def group(n: dict, scenario) -> None:
+def names(src, n) -> dict:
     """The H100 example (dense 7B in fp16) on the roofline: steps, phases, batching, chunks, KV."""
-    s, sc = scenario.presets, scenario.sizes
+    s, sc = src.scenario.presets, src.scenario.sizes
+    from tokenwalk.gguf.ggml_types import bits_per_weight
     from tokenwalk.physics.batching import batch_decode_step, max_users_same_step
     from tokenwalk.physics.chunked_prefill import chunked_prefill, free_ride_tokens, mixed_step, separate_steps
-    from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_cache_bytes
+    from tokenwalk.physics.kv_cache import kv_bytes_per_element, kv_bytes_per_token, kv_cache_bytes
     from tokenwalk.physics.roofline import (
         balance_point_tokens,
         compute_time_s,
@@ -25,6 +32,7 @@ def group(n: dict, scenario) -> None:
         matrix_bytes,
         memory_time_s,
         prefill_time_s,
+        shared_memory_total_bytes,
         step_time,
         tile_bytes,
         tile_ops,
@@ -32,7 +40,29 @@ def group(n: dict, scenario) -> None:
     )
     from tokenwalk.specs.machine import memory_ladder
 
+    out: dict = {}
+    n = ChainMap(out, n)
     d7, h100, qwen = s["d7"], s["h100"], s["qwen"]
+    n["h100_name"], n["d7_name"] = h100.name, d7.name
+    n["h100_bandwidth_gbs"] = h100.bandwidth_gbs
+    n["h100_bandwidth_tbs"] = h100.bandwidth_gbs / 1000
+    n["h100_tflops"] = h100.fp16_tflops
+    n["h100_memory_gb"] = h100.memory_gb
+    n["h100_sms"] = h100.compute_units
+    n["h100_lanes_per_sm"] = h100.lanes_per_cu
+    n["h100_shared_kb"] = h100.shared_memory_per_cu_bytes / 1024
+    n["h100_l2_mb"] = h100.l2_cache_bytes / 2**20
+    n["h100_on_chip_bytes"] = shared_memory_total_bytes(h100)
+    n["h100_over_laptop_bandwidth"] = h100.bandwidth_gbs / s["laptop"].bandwidth_gbs
+    n["d7_params_b"] = d7.params / 1e9
+    n["d7_size_gb"] = d7.size_bytes / GB
+    n["d7_layers"] = d7.layers
+    n["d7_width"] = d7.embedding_length
+    n["d7_heads"] = d7.head_count
+    n["d7_head_dim"] = d7.head_dim
+    # fp8 and "4 bits" are widths by definition (no block scale counted), as the article says them.
+    for label, bits in (("fp32", bits_per_weight("F32")), ("fp16", bits_per_weight("F16")), ("fp8", 8), ("q4", 4)):
+        n[f"d7_{label}_gb"] = weights_bytes(d7.params, bits) / GB
     one = step_time(d7, h100, 1)
     n["d7_step_memory_ms"] = one.memory_s * 1e3
     n["d7_compute_per_token_ms"] = compute_time_s(flops_per_token(d7), h100.fp16_tflops) * 1e3
@@ -42,6 +72,13 @@ def group(n: dict, scenario) -> None:
     n["balance_tokens_fp16"] = balance_point_tokens(h100, d7.bits_per_weight / 8)
     n["balance_tokens_4bit"] = balance_point_tokens(h100, 0.5)
     n["h100_ops_per_byte"] = machine_ops_per_byte(h100)
+    # figure 16's lines: the step time's corners (it is linear on each side of the balance
+    # point) from no tokens to BALANCE_PLOT_TOKENS, and the flat memory line in 4-bit weights
+    n["balance_plot_tokens"] = BALANCE_PLOT_TOKENS
+    n["balance_step_tokens"] = [0, n["balance_tokens_fp16"], BALANCE_PLOT_TOKENS]
+    n["balance_step_ms"] = [step_time(d7, h100, 0).step_s * 1e3, step_time(d7, h100, 0).memory_s * 1e3,
+                            step_time(d7, h100, BALANCE_PLOT_TOKENS).step_s * 1e3]
+    n["balance_memory_4bit_ms"] = memory_time_s(d7.params * 0.5, h100.bandwidth_gbs) * 1e3
     bal = step_time(d7, h100, round(n["balance_tokens_fp16"]))
     n["d7_balance_step_ms"] = bal.step_s * 1e3
     n["d7_balance_compute_ms"] = bal.compute_s * 1e3
@@ -104,6 +141,13 @@ def group(n: dict, scenario) -> None:
     n["batch_sm_busy_share"] = b.sm_busy_share
     n["batch_user_tok_s"] = b.user_tok_s
     n["batch_max_users"] = max_users_same_step(d7, h100)
+    # figure 15: one decode token, the most a step carries before compute outlasts the weights'
+    # trip, and the example's prompt, each as one step
+    n["d7_three_steps"] = []
+    for tokens in (1, n["batch_max_users"], pre_tokens):
+        st = step_time(d7, h100, tokens)
+        n["d7_three_steps"].append({"tokens": tokens, "memory_s": st.memory_s, "compute_s": st.compute_s,
+                                    "step_s": st.step_s, "bound": st.bound, "tok_s": st.tokens_per_s})
     # prefill with its quadratic attention term
     long = sc["h100_long_prompt_tokens"]
     n["long_prompt_tokens"] = long
@@ -111,9 +155,9 @@ def group(n: dict, scenario) -> None:
     n["d7_long_total_s"] = prefill_time_s(d7, h100, long)
     n["d7_long_attention_share"] = n["d7_long_total_s"] * 1e3 / n["d7_long_weights_ms"] - 1
     n["d7_example_attention_share"] = prefill_time_s(d7, h100, pre_tokens) * 1e3 / n["d7_prefill_step_ms"] - 1
-    out = sc["h100_example_output_tokens"]
-    n["d7_example_output_tokens"] = out
-    answer_s = decode_time_s(d7, h100, out, pre_tokens)
+    out_tokens = sc["h100_example_output_tokens"]
+    n["d7_example_output_tokens"] = out_tokens
+    answer_s = decode_time_s(d7, h100, out_tokens, pre_tokens)
     n["d7_example_answer_s"] = answer_s
     n["d7_example_decode_share"] = answer_s / (answer_s + prefill_time_s(d7, h100, pre_tokens))
     # chunked prefill
@@ -125,7 +169,6 @@ def group(n: dict, scenario) -> None:
     n["chunk_users_sm_share"] = dec.sm_busy_share
     n["chunk_free_ride_tokens"] = free_ride_tokens(d7, h100, du)
     n["chunk_mixed_tokens"] = pt
-    n["chunk_mixed_ms"] = mixed_step(d7, h100, du, pt).step_s * 1e3
     sep = separate_steps(d7, h100, du, pt)
     n["chunk_separate_decode_ms"] = sep.decode.step_s * 1e3
     n["chunk_separate_prefill_ms"] = sep.prefill.step_s * 1e3
@@ -146,13 +189,14 @@ def group(n: dict, scenario) -> None:
         growth.append({"context": ctx, "kv_gb": kv_cache_bytes(d7, ctx) / GB,
                        "tok_s": decode_ceiling_tok_s(d7, h100, ctx)})
     n["kv_growth"] = growth
-    end = pre_tokens + out
+    end = pre_tokens + out_tokens
     n["kv_example_context"] = end
     n["kv_example_step_gb"] = (d7.bytes_read_per_token + kv_cache_bytes(d7, end)) / GB
     n["kv_example_tok_s"] = decode_ceiling_tok_s(d7, h100, end)
     n["kv_long_gb"] = kv_cache_bytes(d7, long) / GB
     n["kv_long_tok_s"] = decode_ceiling_tok_s(d7, h100, long)
     n["mistral_kv_factor"] = d7.head_count // sc["mistral_kv_heads"]
+    n["kv_q8_over_f16"] = kv_bytes_per_element("q8_0") / kv_bytes_per_element("f16")
     # "Prefill in practice" (issue #12, error 2): the answer at the section's own weights-only
     # ceiling, beside d7_example_answer_s, which also reads the growing cache every step
     n["d7_example_answer_weights_s"] = n["d7_example_output_tokens"] / n["d7_ceiling_tok_s"]
@@ -166,7 +210,7 @@ def group(n: dict, scenario) -> None:
     n["chunk_users_memory_ms"] = dec.memory_s * 1e3
     for key, tokens in (("ride", n["chunk_free_ride_tokens"]), ("mixed", pt)):
         m = mixed_step(d7, h100, du, tokens)
-        n[f"chunk_{key}_ms"] = m.step_s * 1e3  # chunk_mixed_ms: the same value as above
+        n[f"chunk_{key}_ms"] = m.step_s * 1e3
         n[f"chunk_{key}_memory_ms"] = m.memory_s * 1e3
         n[f"chunk_{key}_compute_ms"] = m.compute_s * 1e3
         n[f"chunk_{key}_sm_share"] = m.sm_busy_share
@@ -174,3 +218,4 @@ def group(n: dict, scenario) -> None:
     for side, step in (("decode", sep.decode), ("prefill", sep.prefill)):
         n[f"chunk_separate_{side}_memory_ms"] = step.memory_s * 1e3
         n[f"chunk_separate_{side}_compute_ms"] = step.compute_s * 1e3
+    return out

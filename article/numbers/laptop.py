@@ -1,31 +1,37 @@
-"""The request on the laptop: the walk (request_*_s, request_*_tok_s), env_*, budget_*,
-spec_*, the shares, prefix caching and retrieval."""
+"""The request on the laptop: laptop_* (its specs, bus, efficiencies), env_*, budget_*, spec_*,
+the shares, prefix caching and retrieval. The walk itself is the request group's."""
 
 from __future__ import annotations
 
 import statistics
+from collections import ChainMap
 
+from tokenwalk import data_refs
+
+PREFIXES = ("laptop_", "env_", "published_", "dense_", "small_model_", "compute_unit_", "bandwidth_ratio_",
+            "budget_", "spec_", "prefix_recompute_", "prefix_restore_", "rag_")
+NEEDS = ("request", "measured")
 GB = 1e9
 
 
-def group(n: dict, scenario, c: dict, meas: dict) -> None:
-    """The request on the laptop: the walk, the memory budget, the tricks, the shares."""
-    s, sc = scenario.presets, scenario.sizes
+def names(src, n) -> dict:
+    """The request on the laptop: the memory budget, the tricks, the shares."""
+    s, sc, c, meas = src.scenario.presets, src.scenario.sizes, src.cited, src.measurements
+    out: dict = {}
+    n = ChainMap(out, n)
     from article import toys
-    from tokenwalk.physics.kv_cache import kv_bytes_per_element, kv_cache_bytes, kv_reservation_bytes
+    from tokenwalk.physics.kv_cache import kv_cache_bytes, kv_reservation_bytes
     from tokenwalk.physics.memory_budget import memory_budget
     from tokenwalk.physics.moe import expected_distinct_experts, max_distinct_experts
     from tokenwalk.physics.roofline import (
         achieved_tflops,
         balance_point_tokens,
-        decode_ceiling_tok_s,
+        bus_bandwidth_gbs,
         decode_step,
         flops_per_token,
         machine_ops_per_byte,
         memory_time_s,
-        model_ops_per_byte,
         peaks,
-        step_time,
         weights_bytes,
         weights_bytes_read,
     )
@@ -37,42 +43,31 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
         published_run_count,
     )
     from tokenwalk.timing.model import coefficients
-    from tokenwalk.walk import Request, walk_request
 
     qwen, d27, laptop = s["qwen"], s["dense27"], s["laptop"]
-    prompt, out = n["request_prompt_tokens"], n["request_output_tokens"]
-    w = walk_request(qwen, laptop, Request(prompt_tokens=prompt, output_tokens=out, num_ctx=n["request_num_ctx"],
-                                           chunk_tokens=n["request_chunk_tokens"], kv_type=n["request_kv_type"]))
-    n["walk"] = w.to_dict()
-    n["request_load_s"] = w.load_s
-    n["request_prefill_s"] = w.prefill_s
-    n["request_ttft_s"] = w.ttft_s
-    n["request_prefill_tok_s"] = w.prefill_tok_s
-    n["request_decode_s"] = w.decode_s
-    n["request_decode_tok_s"] = w.decode_tok_s
-    n["request_total_s"] = w.total_s
-    stages = {x["name"]: x for x in n["walk"]["stages"]}
-    dstage = stages["decode"]
-    n["request_prefill_chunks"] = stages["prefill"].get("chunk_count", n["request_prefill_chunks"])
-    n["request_step_gb"] = dstage["first_step_bytes"] / GB
-    n["request_step_ms"] = dstage["first_step_s"] * 1e3
-    n["request_kv_used_mb"] = w.kv_used_bytes / 1e6
-    n["request_kv_prompt_mb"] = kv_cache_bytes(qwen, prompt) / 1e6
-    n["request_history_kv_mb"] = kv_cache_bytes(qwen, n["request_history_tokens"]) / 1e6
-    n["request_flops_t"] = step_time(qwen, laptop, prompt).flops / 1e12
-    n["qwen_flops_per_token_g"] = flops_per_token(qwen) / 1e9
+    # the laptop's spec sheet (its preset) and its memory bus (cited)
+    n["laptop_memory_gb"] = laptop.memory_gb
+    n["laptop_bandwidth_gbs"] = laptop.bandwidth_gbs
+    n["laptop_compute_units"] = laptop.compute_units
+    n["laptop_lanes_per_cu"] = laptop.lanes_per_cu
+    n["laptop_fp16_tflops"] = laptop.fp16_tflops
+    n["laptop_transfers_mt_s"] = c["laptop_transfers_mt_s"]
+    n["laptop_bus_bits"] = c["laptop_bus_bits"]
+    n["laptop_bus_bytes"] = c["laptop_bus_bits"] // 8
+    n["laptop_bus_bandwidth_gbs"] = bus_bandwidth_gbs(c["laptop_transfers_mt_s"], c["laptop_bus_bits"])
+    # when the laptop was measured, printed where the measurements are introduced
+    n["laptop_measured_when"] = data_refs.read_data_json("measurements/laptop.json")["when"]
+    prompt, out_tokens = n["request_prompt_tokens"], n["request_output_tokens"]
     # envelope: the simple divisions, with the measured speeds
     n["env_ttft_s"] = prompt / meas["prefill_tok_s_moe"]
-    n["env_answer_s"] = out / meas["decode_tok_s_moe"]
+    n["env_answer_s"] = out_tokens / meas["decode_tok_s_moe"]
     n["laptop_useful_tflops"] = achieved_tflops(meas["prefill_tok_s_moe"], qwen)
     n["env_prefill_tok_s"] = n["laptop_useful_tflops"] * 1e12 / flops_per_token(qwen)
     # the envelope's prefill row from the spec sheet alone: the FP16 peak over 2 x active
     # parameters, and the share of it the measured speed reaches (not derived from itself)
     n["env_prefill_ceiling_tok_s"] = laptop.fp16_tflops * 1e12 / flops_per_token(qwen)
     n["laptop_prefill_peak_share"] = meas["prefill_tok_s_moe"] / n["env_prefill_ceiling_tok_s"]
-    # ceilings and shares
-    n["qwen_ceiling_tok_s"] = decode_ceiling_tok_s(qwen, laptop)
-    n["dense27_ceiling_tok_s"] = decode_ceiling_tok_s(d27, laptop)
+    # shares
     n["laptop_share_moe"] = bandwidth_share(meas["decode_tok_s_moe"], qwen.bytes_read_per_token, laptop.bandwidth_gbs)
     n["laptop_share_dense"] = bandwidth_share(meas["decode_tok_s_dense"], d27.bytes_read_per_token,
                                             laptop.bandwidth_gbs)
@@ -82,6 +77,17 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     n["published_share_q1"], n["published_share_q3"] = q1, q3
     n["published_run_count"] = published_run_count()
     runs = published_bandwidth_shares()
+    # figure 19's grey points: (spec GB/s, share, backend) of each published run
+    n["published_runs"] = [[r["bandwidth_gbs"], r["share"], r["backend"]] for r in runs]
+    # ... and its laptop points: each measured decode speed with the bytes its model reads a
+    # token, counted as the published runs' are (no embedding table but one row)
+    points = []
+    for key, label in (("decode_tok_s_dense", "dense"), ("decode_tok_s_moe", "MoE")):
+        model = next(m for m in s.values() if m.name == _measured_model(key))
+        points.append({"label": label, "model": model.name, "tok_s": meas[key],
+                       "bytes_per_token": model.bytes_read_per_token,
+                       "share": bandwidth_share(meas[key], model.bytes_read_per_token, laptop.bandwidth_gbs)})
+    n["laptop_share_points"] = points
     slowest = min(runs, key=lambda r: r["bandwidth_gbs"])
     fastest = max(runs, key=lambda r: r["bandwidth_gbs"])
     n["published_slowest_machine"] = slowest["machine"].split(" (")[0]
@@ -90,8 +96,6 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     n["published_fastest_gbs"] = fastest["bandwidth_gbs"]
     n["dense_vs_moe_speed_ratio"] = meas["decode_tok_s_moe"] / meas["decode_tok_s_dense"]
     n["laptop_ops_per_byte"] = machine_ops_per_byte(laptop)
-    n["qwen_decode_ops_per_byte"] = model_ops_per_byte(qwen)
-    n["qwen_bytes_per_weight"] = qwen.bytes_read_per_token / qwen.active_params
     n["laptop_balance_tokens_q4km"] = balance_point_tokens(laptop, qwen.bits_per_weight / 8)
     n["dense_fit_gb"] = sc["dense_fit_laptop_bytes"] / GB
     n["dense_fit_ceiling_tok_s"] = 1 / memory_time_s(sc["dense_fit_laptop_bytes"], laptop.bandwidth_gbs)
@@ -106,10 +110,13 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     n["budget_small_free_gb"] = small.free_bytes / GB
     n["budget_big_kv_gb"] = big.kv_cache_bytes / GB
     n["budget_big_free_gb"] = big.free_bytes / GB
-    n["budget_big_kv_all_layers_gb"] = kv_reservation_bytes(qwen, meas["ollama_default_num_ctx"],
-                                                            kv_layer_count=qwen.layers) / GB
-    n["budget_conversation_tokens"] = prompt + out
-    n["kv_q8_over_f16"] = kv_bytes_per_element("q8_0") / kv_bytes_per_element("f16")
+    all_layers_bytes = kv_reservation_bytes(qwen, meas["ollama_default_num_ctx"], kv_layer_count=qwen.layers)
+    n["budget_big_kv_all_layers_gb"] = all_layers_bytes / GB
+    n["budget_conversation_tokens"] = prompt + out_tokens
+    # figure 22's two bars, in bytes, and the larger cache if every layer kept one
+    n["budget_bars"] = [{"num_ctx": ctx, **budget.to_dict()}
+                        for ctx, budget in ((n["request_num_ctx"], small), (meas["ollama_default_num_ctx"], big))]
+    n["budget_kv_all_layers_bytes"] = all_layers_bytes
     # speculative decoding
     spec = toys.speculative()
     n["spec_alpha"], n["spec_gamma"] = spec["alpha"], spec["gamma"]
@@ -161,3 +168,9 @@ def group(n: dict, scenario, c: dict, meas: dict) -> None:
     # decode ceiling of dense weights that would fill it
     n["laptop_free_before_load_gb"] = n["laptop_memory_gb"] - n["system_apps_gb"]
     n["laptop_free_dense_ceiling_tok_s"] = n["laptop_bandwidth_gbs"] / n["laptop_free_before_load_gb"]
+    return out
+
+
+def _measured_model(key: str) -> str:
+    """The preset name of the model a laptop measurement was taken with (its "model" field)."""
+    return data_refs.read_data_json("measurements/laptop.json")["values"][key]["model"]

@@ -1,43 +1,37 @@
-"""Sizes of the models and machines, straight from their presets: qwen_*, d7_*, gpt3_*,
-dense27_*, llama70_*, laptop_* and h100_* specs, rtx5090_*, rtx5080_*, m4max_*, gguf_*."""
+"""Sizes of the models and machines, straight from their presets, and the models' ceilings on
+the laptop: qwen_*, gpt3_* (with its training, cited), dense27_*, llama70_*, rtx5090_*,
+rtx5080_*, m4max_*, moe_*, q4km_*, gguf_*. The laptop's and the H100's own specs are their
+groups' (laptop, h100)."""
 
 from __future__ import annotations
 
+from collections import ChainMap
+
 from article.numbers._words import words as _words
 
+PREFIXES = ("qwen_", "gpt3_", "dense27_", "llama70_", "rtx5090_", "rtx5080_", "m4max_", "moe_", "q4km_", "gguf_")
+NEEDS: tuple[str, ...] = ()
 GB = 1e9
 
 
-def group(n: dict, sc) -> None:
+def names(src, n) -> dict:
     """Sizes of the models and machines, straight from their presets."""
-    s = sc.presets
+    s, c = src.scenario.presets, src.cited
     from tokenwalk.gguf.ggml_types import bits_per_weight
     from tokenwalk.physics.attention import softmaxes_per_decode_step
-    from tokenwalk.physics.roofline import shared_memory_total_bytes, weights_bytes
+    from tokenwalk.physics.roofline import decode_ceiling_tok_s, flops_per_token, model_ops_per_byte, weights_bytes
 
-    qwen, d27, l70, d7, gpt3 = s["qwen"], s["dense27"], s["llama70"], s["d7"], s["gpt3"]
-    laptop, h100 = s["laptop"], s["h100"]
-    n["laptop_memory_gb"] = laptop.memory_gb
-    n["laptop_bandwidth_gbs"] = laptop.bandwidth_gbs
-    n["laptop_compute_units"] = laptop.compute_units
-    n["laptop_lanes_per_cu"] = laptop.lanes_per_cu
-    n["laptop_fp16_tflops"] = laptop.fp16_tflops
-    n["h100_bandwidth_gbs"] = h100.bandwidth_gbs
-    n["h100_bandwidth_tbs"] = h100.bandwidth_gbs / 1000
-    n["h100_tflops"] = h100.fp16_tflops
-    n["h100_memory_gb"] = h100.memory_gb
-    n["h100_sms"] = h100.compute_units
-    n["h100_lanes_per_sm"] = h100.lanes_per_cu
-    n["h100_shared_kb"] = h100.shared_memory_per_cu_bytes / 1024
-    n["h100_l2_mb"] = h100.l2_cache_bytes / 2**20
-    n["h100_on_chip_bytes"] = shared_memory_total_bytes(h100)
-    n["h100_over_laptop_bandwidth"] = h100.bandwidth_gbs / laptop.bandwidth_gbs
+    out: dict = {}
+    n = ChainMap(out, n)
+    qwen, d27, l70, gpt3 = s["qwen"], s["dense27"], s["llama70"], s["gpt3"]
+    laptop = s["laptop"]
     n["rtx5090_bandwidth_gbs"] = s["rtx5090"].bandwidth_gbs
     n["rtx5090_memory_gb"] = s["rtx5090"].memory_gb
     n["rtx5090_compute_units"] = s["rtx5090"].compute_units
     n["rtx5080_bandwidth_gbs"] = s["rtx5080"].bandwidth_gbs
     n["rtx5080_memory_gb"] = s["rtx5080"].memory_gb
     n["m4max_bandwidth_gbs"] = s["m4max"].bandwidth_gbs
+    n["m4max_bus_bits"] = c["m4max_bus_bits"]
     n["qwen_size_bytes"] = qwen.size_bytes
     n["qwen_size_gb"] = qwen.size_bytes / GB
     n["qwen_params"] = qwen.params
@@ -84,15 +78,7 @@ def group(n: dict, sc) -> None:
     n["moe_vs_dense_bytes_ratio"] = d27.bytes_read_per_token / qwen.bytes_read_per_token
     n["llama70_size_gb"] = l70.size_bytes / GB
     n["llama70_params_b"] = l70.params / 1e9
-    n["d7_params_b"] = d7.params / 1e9
-    n["d7_size_gb"] = d7.size_bytes / GB
-    n["d7_layers"] = d7.layers
-    n["d7_width"] = d7.embedding_length
-    n["d7_heads"] = d7.head_count
-    n["d7_head_dim"] = d7.head_dim
-    # fp8 and "4 bits" are widths by definition (no block scale counted), as the article says them.
-    for label, bits in (("fp32", bits_per_weight("F32")), ("fp16", bits_per_weight("F16")), ("fp8", 8), ("q4", 4)):
-        n[f"d7_{label}_gb"] = weights_bytes(d7.params, bits) / GB
+    n["gpt3_name"] = gpt3.name
     n["gpt3_layers"] = gpt3.layers
     n["gpt3_width"] = gpt3.embedding_length
     n["gpt3_heads"] = gpt3.head_count
@@ -100,3 +86,14 @@ def group(n: dict, sc) -> None:
     n["gpt3_ffn"] = gpt3.feed_forward_length
     n["gpt3_vocab"] = gpt3.vocab_size
     n["gpt3_softmaxes_per_step"] = softmaxes_per_decode_step(gpt3)
+    n["gpt3_training_tokens_b"] = c["gpt3_training_tokens"] / 1e9
+    n["gpt3_batch_tokens_m"] = c["gpt3_batch_tokens"] / 1e6
+    n["gpt3_training_steps"] = c["gpt3_training_tokens"] / c["gpt3_batch_tokens"]
+    n["gpt3_training_steps_rounded"] = int(round(n["gpt3_training_steps"], -3))
+    # the models' decode ceilings on the laptop, and what one token's weights cost in operations and bytes
+    n["qwen_flops_per_token_g"] = flops_per_token(qwen) / 1e9
+    n["qwen_ceiling_tok_s"] = decode_ceiling_tok_s(qwen, laptop)
+    n["dense27_ceiling_tok_s"] = decode_ceiling_tok_s(d27, laptop)
+    n["qwen_decode_ops_per_byte"] = model_ops_per_byte(qwen)
+    n["qwen_bytes_per_weight"] = qwen.bytes_read_per_token / qwen.active_params
+    return out

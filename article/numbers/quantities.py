@@ -120,7 +120,10 @@ def span(name: str, string: str) -> str:
     return f'<span data-q="{escape(name)}">{escape(string)}</span>'
 
 
-def group(n: dict) -> None:
-    """n["q_<name>"]: each quantity's string in its span (after every other group ran)."""
-    for name in QUANTITIES:
-        n[f"q_{name}"] = span(name, text(name, n))
+PREFIXES = ("q_",)
+NEEDS = ("measured", "request", "models", "laptop", "h100")  # the groups whose names QUANTITIES print
+
+
+def names(src, n) -> dict:
+    """q_<name>: each quantity's string in its span."""
+    return {f"q_{name}": span(name, text(name, n)) for name in QUANTITIES}

@@ -1,5 +1,6 @@
-"""request_*, token_count_*, chat_template_*: the article's request, its token counts (a real
-tokenizer over content/request/) and what a cache saves on it.
+"""request_*, walk, token_count_*, chat_template_*: the article's request, its token counts (a
+real tokenizer over content/request/), its walk on the laptop (tokenwalk.walk: every stage's
+time and bytes) and what a cache saves on it.
 
 The counts are made with request.json's count_vocab_file, llama.cpp's test vocabulary for the
 qwen35 pre-tokenizer: the closest to Qwen3.6's own that the project can read (Qwen3.6's ships
@@ -8,6 +9,7 @@ keep the counts of the models they ran, made by those models' own tokenizers."""
 
 from __future__ import annotations
 
+from collections import ChainMap
 from functools import lru_cache
 
 from article import _data
@@ -61,10 +63,18 @@ def _shortened_chat_text(text: str, history: str, keep_head: int = 8, keep_tail:
     return text.replace(history, short)
 
 
-def group(n: dict, sc) -> None:
-    from tokenwalk.physics.chunked_prefill import chunk_count
+PREFIXES = ("request_", "walk", "token_count_", "chat_template_", "no_cache_", "with_cache_")
+NEEDS: tuple[str, ...] = ()
+GB = 1e9
+
+
+def names(src, n) -> dict:
+    """The request, its tokens and its walk on the laptop (the scenario's request example)."""
     from tokenwalk.physics.roofline import token_passes_without_cache
 
+    sc = src.scenario
+    out: dict = {}
+    n = ChainMap(out, n)
     r = sc.request
     t = _request_tokens(r.system, r.history, r.question, r.count_vocab_file)
     n["request_model"] = r.model
@@ -87,8 +97,42 @@ def group(n: dict, sc) -> None:
     n["chat_template_text"] = _shortened_chat_text(t["chat_text"], r.history)
     n["chat_template_full_text"] = t["chat_text"]
     n["chat_template_source"] = t["template_source"]
-    n["request_prefill_chunks"] = chunk_count(n["request_prompt_tokens"], n["request_chunk_tokens"])
+    _walk(n, sc)
     # Without a KV cache each new token reruns the network over everything before it.
     p, o = n["request_prompt_tokens"], n["request_output_tokens"]
     n["no_cache_token_passes_m"] = token_passes_without_cache(p, o) / 1e6
     n["with_cache_token_passes"] = p + o
+    return out
+
+
+def _walk(n, sc) -> None:
+    """The request on the laptop, from disk to last token (tokenwalk.walk): the article's
+    request_*_s and request_*_tok_s, and the walk itself (`n.walk`, which the simulator and
+    figure 29 draw)."""
+    from tokenwalk.physics.kv_cache import kv_cache_bytes
+    from tokenwalk.physics.roofline import step_time
+    from tokenwalk.walk import Request, walk_request
+
+    qwen, laptop = sc.presets["qwen"], sc.presets["laptop"]
+    prompt, out = n["request_prompt_tokens"], n["request_output_tokens"]
+    w = walk_request(qwen, laptop, Request(prompt_tokens=prompt, output_tokens=out, num_ctx=n["request_num_ctx"],
+                                           chunk_tokens=n["request_chunk_tokens"], kv_type=n["request_kv_type"]))
+    n["walk"] = w.to_dict()
+    n["request_model_title"] = qwen.title or qwen.name
+    n["request_machine_title"] = laptop.title or laptop.name
+    n["request_load_s"] = w.load_s
+    n["request_prefill_s"] = w.prefill_s
+    n["request_ttft_s"] = w.ttft_s
+    n["request_prefill_tok_s"] = w.prefill_tok_s
+    n["request_decode_s"] = w.decode_s
+    n["request_decode_tok_s"] = w.decode_tok_s
+    n["request_total_s"] = w.total_s
+    stages = {x["name"]: x for x in n["walk"]["stages"]}
+    dstage = stages["decode"]
+    n["request_prefill_chunks"] = stages["prefill"]["chunk_count"]
+    n["request_step_gb"] = dstage["first_step_bytes"] / GB
+    n["request_step_ms"] = dstage["first_step_s"] * 1e3
+    n["request_kv_used_mb"] = w.kv_used_bytes / 1e6
+    n["request_kv_prompt_mb"] = kv_cache_bytes(qwen, prompt) / 1e6
+    n["request_history_kv_mb"] = kv_cache_bytes(qwen, n["request_history_tokens"]) / 1e6
+    n["request_flops_t"] = step_time(qwen, laptop, prompt).flops / 1e12

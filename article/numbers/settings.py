@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from article import _data
 
+PREFIXES = ("settings_",)
+NEEDS = ("request", "measured")  # a row's value may be the request's; its reason may quote any of these
 
-def group(n: dict) -> None:
+
+def names(src, n) -> dict:
     data = _data.read("cited/article.json")["settings"]
     rows = []
     for row in data["rows"]:
@@ -13,4 +16,4 @@ def group(n: dict) -> None:
         if isinstance(value, dict) and "from_request" in value:
             value = str(n["request_" + value["from_request"]])
         rows.append({"name": row["name"], "value": value, "why": row["why"].format_map(n)})
-    n["settings_rows"] = rows
+    return {"settings_rows": rows}

@@ -3,13 +3,21 @@ article.toys and tokenwalk's functions."""
 
 from __future__ import annotations
 
+from collections import ChainMap
+
 from article.numbers._words import and_list as _and_list
 from article.numbers._words import words as _words
 
+PREFIXES = ("toy_", "attn_", "decode_head_", "mask_", "sampling_", "quant_", "bpw_", "fp16_", "experts_")
+NEEDS = ("request",)
 
-def group(n: dict, sc, c: dict) -> None:
+
+def names(src, n) -> dict:
     """Hand-written toy numbers of the figures, through the toy-math modules."""
+    sc, c = src.scenario, src.cited
     s = sc.presets
+    out: dict = {}
+    n = ChainMap(out, n)
     from article.toys import load_toy, toy_attention_row, toy_causal_grid, toy_quant_block, toy_sampling, toy_tokenizer
     from tokenwalk.gguf.ggml_types import bits_per_weight
     from tokenwalk.physics.attention import dot
@@ -42,6 +50,7 @@ def group(n: dict, sc, c: dict) -> None:
     n["attn_value_width"] = row["value_width"]
 
     n["decode_head_strip_numbers"] = len(load_toy("decode_head")["query"])  # figure 7 draws that many
+    n["decode_head_step"] = _decode_head_step()
 
     grid = toy_causal_grid()
     n["mask_sentence"] = " ".join(grid["sentence"])
@@ -87,3 +96,24 @@ def group(n: dict, sc, c: dict) -> None:
     qwen = s["qwen"]
     n["experts_woken_by_chunk"] = expected_distinct_experts(
         n["request_chunk_tokens"], qwen.expert_count, qwen.expert_used_count)
+    return out
+
+
+def _decode_head_step() -> dict:
+    """The toy decode step figures 7 (decode-head) and 8 (kv-cache) draw: the tokens (the new one
+    last), their scores (those of the attention-row figure), the softmax weights and the head's
+    output (tokenwalk.physics.attention), and the toy query, keys and values
+    (article/data/toy/decode_head.json)."""
+    from article.toys import load_toy, toy_attention_row
+    from tokenwalk.errors import TokenwalkError
+    from tokenwalk.physics.attention import attention_row
+
+    toy = load_toy("decode_head")
+    row, count = toy_attention_row(toy["scores_from"]), int(toy["new_token"])
+    for field in ("keys", "values"):
+        if len(toy[field]) != count:
+            raise TokenwalkError(f"decode_head.json: {field}: {len(toy[field])} rows, expected {count} (new_token)")
+    scores = row["scores"][:count]
+    weights, output = attention_row(scores, toy["values"])
+    return {"tokens": row["sentence"][:count], "scores": scores, "weights": weights, "output": output,
+            "query": toy["query"], "keys": toy["keys"], "values": toy["values"]}

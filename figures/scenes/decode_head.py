@@ -8,6 +8,7 @@ from __future__ import annotations
 from figures import _manim
 from figures._manim import fmt_int
 from figures.scenes.base import StillScene
+from tokenwalk import format as fmt
 
 
 class DecodeHeadScene(StillScene):
@@ -79,13 +80,13 @@ class DecodeHeadScene(StillScene):
             self.t(label, self.TEXT, "fg", x=self.X_TOKEN_LEFT, y=cy, anchor="left",
                    weight="BOLD" if i == top else "NORMAL")
             self.strip(self.X_KEY, cy, n["keys"][i], outline="accent" if i == new else None)
-            self.t(f"{n['scores'][i]:.1f}", self.TEXT, x=self.X_SCORE, y=cy)
+            self.t(fmt.fixed(n["scores"][i], 1), self.TEXT, x=self.X_SCORE, y=cy)
             # the weight as a dot whose area is the weight (the dots sum to 1)
             r = 19 * weights[i] ** 0.5
             dot = Circle(radius=cv.u(r)).move_to(cv.at(self.X_WEIGHT - 24, cy))
             dot.set_fill(self.c["accent"], opacity=1).set_stroke(width=0)
             self.add(dot)
-            self.t(f"{weights[i]:.0%}", self.SMALL, x=self.X_WEIGHT + 4, y=cy, anchor="left")
+            self.t(fmt.pct(weights[i]), self.SMALL, x=self.X_WEIGHT + 4, y=cy, anchor="left")
             self.strip(self.X_VALUE, cy, n["values"][i], outline="accent" if i == new else None)
         y_end = y0 + len(tokens) * self.ROW_H
         self.line(16, y_end + 2, W - 16, y_end + 2, color="grid", width_px=1.5)

@@ -105,6 +105,42 @@ def smollm2_vocab_data(metadata: dict) -> dict:
     return {k: metadata[k] for k in VOCAB_KEYS if k in metadata}
 
 
+def vocab_file_data(path) -> dict:
+    """smollm2_vocab_data of the GGUF file at `path` (only its header is read): the vocabulary
+    the build ships beside the tokenizer figure."""
+    from tokenwalk.gguf.header import read_gguf_header
+
+    return smollm2_vocab_data(dict(read_gguf_header(path).metadata))
+
+
+def form_choices() -> dict:
+    """What the simulator's form offers: the model presets (name, title), the machine presets
+    and the measured build machine when there is one (name, title, GB/s, FP16 TFLOP/s, GB),
+    and the machine fields' choices (backends, vendors, device classes, memory kinds) and hints."""
+    from tokenwalk.specs.machine import (
+        BACKENDS,
+        DEVICE_CLASSES,
+        FIELD_HINTS,
+        MEASURED_MACHINE,
+        MEMORY_KINDS,
+        VENDORS,
+        has_measured_machine,
+        list_machine_presets,
+        load_machine,
+    )
+    from tokenwalk.specs.model import list_model_presets, load_model
+
+    models = [{"name": m, "title": load_model(m).title or m} for m in list_model_presets()]
+    machines = []
+    # "this machine": the build machine as `tokenwalk measure` measured it, when it was measured
+    for name in list_machine_presets() + ([MEASURED_MACHINE] if has_measured_machine() else []):
+        spec = load_machine(name)
+        machines.append({"name": name, "title": spec.title or name, "bandwidth_gbs": spec.bandwidth_gbs,
+                         "fp16_tflops": spec.fp16_tflops, "memory_gb": spec.memory_gb})
+    return {"models": models, "machines": machines, "backends": list(BACKENDS), "vendors": list(VENDORS),
+            "device_classes": list(DEVICE_CLASSES), "memory_kinds": list(MEMORY_KINDS), "hints": dict(FIELD_HINTS)}
+
+
 def load_smollm2(vocab) -> dict:
     """Build SmolLM2's tokenizer from the vocabulary file's JSON (text or dict).
     Returns its vocabulary size."""

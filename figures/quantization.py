@@ -3,7 +3,7 @@ integer levels and one fp16 scale, the value read back and the error of each wei
 
 Domain: the toy block tokenwalk/data/toy/quant_block.json, quantized by
 tokenwalk.physics.quantization (Q4_0's rule at n bits); the real formats' bits per weight come
-from ggml's block sizes. The drawing is tokenwalk.browser.quant_view's, which the page's
+from ggml's block sizes. The drawing is tokenwalk_app.quant_view's, which the page's
 worker also runs for the live figure (`quantize_view`), so both show a block the same way.
 The interactive layer enhances the container: its data attributes carry the weights and
 the numbers at every bit width.
@@ -18,7 +18,7 @@ import pathlib
 from article.toys import toy_quant_block
 from figures._svg import WIDE_MIN_CSS_PX, nested_wide_style, style_sheet
 from tokenwalk import format as fmt
-from tokenwalk.browser import quant_view as view
+from tokenwalk_app import quant_view as view
 
 ID = "quantization"
 KIND = "I"
@@ -55,7 +55,7 @@ ALT = alt
 def render(inputs: dict, out: pathlib.Path) -> str:
     q = inputs["blocks"][str(STATIC_BITS)]
     weights, scale, fmts = q["weights"], q["scale"], inputs["formats"]
-    # The drawing is tokenwalk.browser.quant_view's, the code the page runs after each change.
+    # The drawing is tokenwalk_app.quant_view's, the code the page runs after each change.
     # Nested in this <div>, the SVG misses the page's phone rule for wide drawings: it keeps a legible
     # width itself and the <div> scrolls sideways (no effect where the column is wider).
     wide = nested_wide_style(WIDTH)

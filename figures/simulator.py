@@ -4,7 +4,7 @@ three numbers; the form that content/static/interactive/simulator.js brings to l
 
 Domain: tokenwalk.walk on the request of content/request/request.json (prompt tokens
 counted by the article's namespace), presets from tokenwalk/data/models and machines.
-The results panel is tokenwalk.browser.view.walk_html, the same code the page runs.
+The results panel is tokenwalk_app.view.walk_html, the same code the page runs.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import json
 import pathlib
 
 from tokenwalk import format as fmt
-from tokenwalk.browser.entry import SETTINGS_DEFAULTS, explain, form_choices
-from tokenwalk.browser.view import fmt_rate, fmt_s, live_summary, walk_html
+from tokenwalk_app.entry import SETTINGS_DEFAULTS, explain, form_choices
+from tokenwalk_app.view import fmt_rate, fmt_s, live_summary, walk_html
 
 ID = "simulator"
 KIND = "I"

@@ -63,7 +63,7 @@ def write_vocab(source: dict, out: pathlib.Path) -> str:
     its page-relative URL, or '' if the model file is missing."""
     if source.get("missing"):
         return ""
-    from tokenwalk.browser.entry import vocab_file_data
+    from tokenwalk_app.entry import vocab_file_data
 
     data = vocab_file_data(ROOT / source["file"])
     data["name"] = source.get("name", "")

@@ -5,7 +5,7 @@
 - the math font (STIX Two Math from the npm @fontsource package), subset with fontTools to
   the characters the page's math uses (its MATH table kept: stretchy brackets still find
   their larger variants) -> site/static/fonts/;
-- a wheel of the pure tokenwalk core -> site/wheels/ for the browser (none of
+- a wheel of the pure tokenwalk core and the page's app (tokenwalk_app) -> site/wheels/ for the browser (none of
   tokenwalk.EDGE_PACKAGES: native/, cli/, timing/fit/; the browser imports the core only).
 Large files nobody edits (Pyodide, the figure cache) are hard-linked when the file system
 allows (a no-op build stays fast); the static files are copied, so that an edit in place
@@ -135,13 +135,14 @@ def project_version(root: Path) -> str:
 
 def core_files(root: Path) -> list[tuple[str, Path]]:
     """(name in the wheel, file) for the core's modules (tokenwalk minus its edge packages,
-    tokenwalk.EDGE_PACKAGES) and tokenwalk/data/**."""
+    tokenwalk.EDGE_PACKAGES), tokenwalk/data/** and the page's app (tokenwalk_app/)."""
     from tokenwalk import is_edge
 
     package = root / "tokenwalk"
     files = [(p.relative_to(root).as_posix(), p) for p in sorted(package.rglob("*.py"))
              if not is_edge(p.relative_to(package)) and "__pycache__" not in p.parts
              and p.name != "__main__.py"]
+    files += [(p.relative_to(root).as_posix(), p) for p in sorted((root / "tokenwalk_app").glob("*.py"))]
     data = package / "data"
     if data.is_dir():
         files += [(p.relative_to(root).as_posix(), p) for p in sorted(data.rglob("*"))
@@ -160,7 +161,7 @@ def build_core_wheel(root: Path, out_dir: Path) -> Path:
                     "Summary: tokenwalk core (pure Python) for the browser\n".encode()))
     entries.append((f"{dist_info}/WHEEL",
                     b"Wheel-Version: 1.0\nGenerator: tokenwalk build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"))
-    entries.append((f"{dist_info}/top_level.txt", b"tokenwalk\n"))
+    entries.append((f"{dist_info}/top_level.txt", b"tokenwalk\ntokenwalk_app\n"))
     record = []
     for name, data in entries:
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()

@@ -5,7 +5,7 @@ alt(), inputs(ctx), render()); every figure gets the same context (the build mak
   - the module's own source and that of every module it imports from figures/, tokenwalk/
     or article/, directly or through another (read from the import statements,
     `helper_modules`): what draws it, so an edit to _plot.py re-renders the matplotlib
-    figures and no others, and one to tokenwalk/browser/quant_view.py figure 10;
+    figures and no others, and one to tokenwalk_app/quant_view.py figure 10;
   - the JSON of inputs(ctx): every number it receives from tokenwalk and the data files;
   - the renderer's version (manim or matplotlib; "svg" is our own code, already hashed);
   - FORMAT, bumped when the registry changes what it stores.
@@ -119,7 +119,7 @@ def renderer_version(name: str) -> str:
 PROJECT = Path(__file__).resolve().parent.parent
 # Besides its own folder, the project's packages whose code may draw a figure (the browser
 # views of tokenwalk draw the interactive figures; tokenwalk.format prints their numbers).
-CODE_PACKAGES = ("tokenwalk", "article")
+CODE_PACKAGES = ("tokenwalk", "tokenwalk_app", "article")
 _PARSED: dict[tuple[Path, int], ast.AST] = {}
 
 
@@ -187,7 +187,7 @@ def helper_modules(path: Path, package: str = "figures") -> list[Path]:
     """The modules that the figure module at `path` imports, directly or through one
     another, from its own folder (the package `package`: figures/_plot.py, which imports
     figures/_svg.py; figures/scenes/kv_cache.py, imported by render() only) and from the
-    project's code (tokenwalk/browser/quant_view.py, which draws figure 10), in path order.
+    project's code (tokenwalk_app/quant_view.py, which draws figure 10), in path order.
 
     Read from the import statements (`ast`), not by importing: a module that the figure
     does not import (another figure's helper) is not part of its key.

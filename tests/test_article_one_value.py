@@ -4,7 +4,7 @@ place prints the same string everywhere.
 The places are collected from what the build renders, through the build's own functions:
 the chapters (Jinja with `n`, then the Markdown renderer: each `{{ n.q_<name> }}` is a
 `<span data-q="<name>">`), figure 29 (request-trace: `<tspan data-q>`), and the simulator's
-default view (tokenwalk.browser.view: `<span data-walk-key="<walk key>">`, mapped to quantities by
+default view (tokenwalk_app.view: `<span data-walk-key="<walk key>">`, mapped to quantities by
 article.numbers.quantities.WALK_KEYS; the "measured" and "assumed" lines of its provenance).
 A quantity found in two places with two strings fails, naming both places.
 """
@@ -42,7 +42,7 @@ def n():
 def places(n, tmp_path_factory) -> dict[str, list[tuple[str, str]]]:
     """quantity -> [(place, string)] over the chapters, figure 29 and the simulator."""
     from figures import request_trace, simulator
-    from tokenwalk.browser.view import walk_html
+    from tokenwalk_app.view import walk_html
 
     found: dict[str, list[tuple[str, str]]] = defaultdict(list)
     sources = render_chapter_sources(n)
@@ -127,7 +127,7 @@ def test_the_chapters_print_a_quantity_only_through_its_one_string():
 
 def test_the_simulators_alt_text_and_live_summary_use_the_same_strings(n):
     from figures import request_trace, simulator
-    from tokenwalk.browser.view import live_summary
+    from tokenwalk_app.view import live_summary
 
     ctx = default_context()
     sim = simulator.inputs(ctx)

@@ -96,7 +96,7 @@ def test_typing_updates_the_counts_and_html_stays_text(w):
 
 
 def test_smollm2_cuts_the_same_text_beside_it(w, article):
-    from tokenwalk.browser import entry as core
+    from tokenwalk_app import entry as core
 
     if not SMOLLM2.is_file():
         pytest.skip("the SmolLM2 model file is not fetched (make setup): no vocabulary to ship")
@@ -164,7 +164,7 @@ def test_quantizer_error_grows_from_8_to_4_to_2_bits(w):
     assert shares[2] > shares[4] > shares[8]
     assert "= 4.5 bits per weight" in bpw[4] and "= 8.5 bits per weight" in bpw[8]
     assert fig.locator("[data-out=mean-error]").inner_text() == f"mean error {round(100 * shares[2])}\u00a0%"
-    # the live drawing is the build's (tokenwalk.browser.quant_view): a chart group per weight
+    # the live drawing is the build's (tokenwalk_app.quant_view): a chart group per weight
     assert fig.locator(".tw-quant-view svg .quant-chart .quant-weight").count() == 32
     # a new block keeps one large weight and a reconstructed table
     fig.locator("[data-action=draw]").click()
@@ -246,7 +246,7 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     expected = cli("walk", "--model", form["model"], "--machine", machine, "--prompt-tokens", form["prompt_tokens"],
                    "--output-tokens", form["output_tokens"], *flags)
     same_numbers(walk, expected)
-    from tokenwalk.browser.view import fmt_s
+    from tokenwalk_app.view import fmt_s
     assert fig.locator("[data-number=ttft] .tw-big").inner_text() == fmt_s(expected["ttft_s"])
     live = fig.locator(".tw-live[aria-live=polite]")
     assert f"time to first token {fmt_s(expected['ttft_s'])}" in live.inner_text(), "read out after each update"

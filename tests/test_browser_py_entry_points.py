@@ -1,4 +1,4 @@
-"""tokenwalk.browser.entry, the functions the page's worker calls, run natively: they give the
+"""tokenwalk_app.entry, the functions the page's worker calls, run natively: they give the
 build's numbers (figure 1, figure 10), exactly `tokenwalk walk --json` and `tokenwalk
 inspect --json` (the simulator), and one-line errors as JSON."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from article.toys import load_toy, toy_quant_block, toy_tokenizer
-from tokenwalk.browser import entry as browser
 from tokenwalk.errors import TokenwalkError
+from tokenwalk_app import entry as browser
 
 ROOT = Path(__file__).resolve().parent.parent
 PARAGRAPH = (ROOT / load_toy("tokenizer")["paragraph_file"]).read_text(encoding="utf-8")

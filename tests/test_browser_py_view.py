@@ -1,4 +1,4 @@
-"""tokenwalk.browser.view, the simulator's result panel (the build's static rendering and
+"""tokenwalk_app.view, the simulator's result panel (the build's static rendering and
 the page's live one): the timeline and the memory bar are to scale, text is escaped, the
 three numbers are the walk's."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from tokenwalk.browser import entry as browser
-from tokenwalk.browser.view import fmt_s, live_summary, walk_html
+from tokenwalk_app import entry as browser
+from tokenwalk_app.view import fmt_s, live_summary, walk_html
 
 ARTICLE = {"model": "qwen3.6-35b-a3b", "machine": "laptop-860m", "prompt_tokens": 6634, "output_tokens": 300,
            "num_ctx": 16384}

@@ -139,8 +139,8 @@ def test_a_helper_counts_for_the_figures_that_import_it_only():
         assert scenes == {f"figures/scenes/{fig}.py", "figures/scenes/base.py", "figures/scenes/__init__.py"}, fig
         assert "figures/_manim.py" in helpers[fig]
     assert {h for h in helpers["tile"] if h.startswith("figures/")} == {"figures/__init__.py", "figures/_svg.py"}
-    assert "tokenwalk/browser/quant_view.py" in helpers["quantization"]
-    assert "tokenwalk/browser/view.py" in helpers["simulator"]
+    assert "tokenwalk_app/quant_view.py" in helpers["quantization"]
+    assert "tokenwalk_app/view.py" in helpers["simulator"]
     assert "tokenwalk/format.py" in helpers["chunked_prefill"]
 
 

@@ -161,9 +161,11 @@ def test_pyodide_runtime_and_core_wheel_are_in_the_site(built):
     assert not [n for n in names if n.startswith(("tokenwalk/native/", "tokenwalk/cli/", "tokenwalk/timing/fit/"))]
     from tokenwalk import core_module_names
     core = {m.replace(".", "/") + ".py" for m in core_module_names(ROOT / "tokenwalk")}
+    core |= {p.relative_to(ROOT).as_posix() for p in (ROOT / "tokenwalk_app").glob("*.py")}  # the page's app
+    core = {n[: -len("/__init__.py")] + ".py" if n.endswith("/__init__.py") else n for n in core}
     in_wheel = {n[: -len("/__init__.py")] + ".py" if n.endswith("/__init__.py") else n
                 for n in names if n.endswith(".py")}
-    assert in_wheel == core  # the core, nothing of the article layer or the build
+    assert in_wheel == core  # the core and the page's app, nothing of the article layer or the build
     assert not [n for n in names if n.startswith(("article/", "publish/", "figures/"))]
 
 
@@ -174,6 +176,7 @@ def test_core_wheel_imports_without_numpy(built):
     from tokenwalk import core_module_names
 
     modules = core_module_names(ROOT / "tokenwalk")  # the core by its rule: tokenwalk minus its edge packages
+    modules += ["tokenwalk_app.entry", "tokenwalk_app.view", "tokenwalk_app.quant_view"]  # the page's app
     assert "tokenwalk.gguf.header" in modules
     code = (
         "import sys; sys.modules['numpy'] = None\n"

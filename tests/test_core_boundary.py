@@ -14,6 +14,8 @@ from tokenwalk import EDGE_PACKAGES, core_module_names
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 CORE_MODULES = core_module_names(ROOT / "tokenwalk")
+# the page's app ships in the same wheel and runs beside the core in Pyodide
+APP_MODULES = sorted("tokenwalk_app." + p.stem for p in (ROOT / "tokenwalk_app").glob("*.py") if p.stem != "__init__")
 # the edge packages that need more than the standard library (the command line does not, and
 # its inspect command runs below)
 REFUSED_EDGES = [f"tokenwalk.{edge}" for edge in EDGE_PACKAGES if edge != "cli"]
@@ -22,7 +24,7 @@ REFUSED_EDGES = [f"tokenwalk.{edge}" for edge in EDGE_PACKAGES if edge != "cli"]
 # neither the standard library nor tokenwalk's core, then the core is imported and used.
 CHILD = r'''
 import importlib, importlib.abc, json, sys
-ALLOWED = set(sys.stdlib_module_names) | {"tokenwalk"}
+ALLOWED = set(sys.stdlib_module_names) | {"tokenwalk", "tokenwalk_app"}
 REFUSED_EDGES = json.loads(sys.argv[2])
 refused = []
 
@@ -66,16 +68,17 @@ print(json.dumps({"refused": refused, "kv": report["kv_bytes_per_token"]["f16"],
 
 def test_core_modules_exist():
     for name in ("gguf.ggml_types", "gguf.header", "specs.model", "specs.machine", "specs.schema",
-                 "physics.roofline", "timing.model", "text.tokenizer", "browser.entry", "walk"):
+                 "physics.roofline", "timing.model", "text.tokenizer", "walk"):
         assert "tokenwalk." + name in CORE_MODULES
     assert not [m for m in CORE_MODULES if m.startswith(("tokenwalk.native", "tokenwalk.cli", "tokenwalk.timing.fit"))]
     assert "tokenwalk.timing.fit" in REFUSED_EDGES and "tokenwalk.timing.model" in CORE_MODULES
+    assert {"tokenwalk_app.entry", "tokenwalk_app.view", "tokenwalk_app.quant_view"} <= set(APP_MODULES)
 
 
 def test_core_imports_and_runs_with_non_stdlib_packages_blocked():
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(ROOT)
-    result = subprocess.run([sys.executable, "-c", CHILD, json.dumps(CORE_MODULES), json.dumps(REFUSED_EDGES)],
+    result = subprocess.run([sys.executable, "-c", CHILD, json.dumps(CORE_MODULES + APP_MODULES), json.dumps(REFUSED_EDGES)],
                             capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])

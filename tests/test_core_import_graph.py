@@ -94,8 +94,9 @@ def test_the_timing_cycle_stays_broken():
 
 
 # The rooms above the core, and what each may not import (DESIGN.md, "Which room imports which").
-ROOMS = {"tokenwalk": ("article", "figures", "publish", "content", "build"),
-         "article": ("figures", "publish", "content", "build"),
+ROOMS = {"tokenwalk": ("tokenwalk_app", "article", "figures", "publish", "content", "build"),
+         "tokenwalk_app": ("article", "figures", "publish", "content", "build"),
+         "article": ("tokenwalk_app", "figures", "publish", "content", "build"),
          "figures": ("publish", "content", "build")}
 
 
@@ -112,8 +113,9 @@ def _room_imports(path: Path, names: bool = False) -> set[str]:
 
 
 def test_the_rooms_import_one_way():
-    """data -> tokenwalk (edge included) -> article -> figures -> publish: no room imports a
-    room after it (imports inside functions count too)."""
+    """data -> tokenwalk (edge included) -> tokenwalk_app (the page's app) and article ->
+    figures -> publish: no room imports a room after it, the app and the article layer know
+    nothing of each other (imports inside functions count too)."""
     root = PACKAGE.parent
     bad = []
     for room, forbidden in ROOMS.items():
@@ -125,11 +127,11 @@ def test_the_rooms_import_one_way():
 
 
 # What the figures may import (DESIGN.md, "Figures"): they only draw. Of the core, the one
-# formatting module; an interactive figure (KIND "I") also the page's app, tokenwalk.browser,
+# formatting module; an interactive figure (KIND "I") also the page's app, tokenwalk_app,
 # whose view draws its static state as the worker draws the live one. Besides: the standard
 # library, the article layer, other figure modules and the drawing libraries.
 FIGURE_CORE = ("tokenwalk.format",)
-INTERACTIVE_CORE = ("tokenwalk.browser",)
+INTERACTIVE_CORE = ("tokenwalk_app",)
 DRAWING = ("matplotlib", "manim", "numpy", "PIL")
 
 
@@ -168,7 +170,18 @@ def test_the_figure_import_rule_names_a_breach(tmp_path):
     folder.mkdir()
     (folder / "trace.py").write_text('KIND = "S"\nfrom tokenwalk import format as fmt\n'
                                      'def inputs(ctx):\n    from tokenwalk.walk import walk_request\n')
-    (folder / "live.py").write_text('KIND = "I"\nfrom tokenwalk.browser.view import walk_html\n')
-    (folder / "still.py").write_text('KIND = "P"\nfrom tokenwalk.browser import quant_view\nimport json, matplotlib\n')
-    assert _figure_import_breaches(folder) == ["figures/still.py imports tokenwalk.browser.quant_view",
+    (folder / "live.py").write_text('KIND = "I"\nfrom tokenwalk_app.view import walk_html\n')
+    (folder / "still.py").write_text('KIND = "P"\nfrom tokenwalk_app import quant_view\nimport json, matplotlib\n')
+    assert _figure_import_breaches(folder) == ["figures/still.py imports tokenwalk_app.quant_view",
                                                "figures/trace.py imports tokenwalk.walk.walk_request"]
+
+
+def test_the_pages_app_imports_the_core_alone():
+    """tokenwalk_app runs in the reader's browser beside the core: of tokenwalk it imports the
+    core only (no engine, command line or fit), and the core never imports it."""
+    root = PACKAGE.parent
+    app = sorted((root / "tokenwalk_app").glob("*.py"))
+    assert {p.stem for p in app} >= {"entry", "view", "quant_view"}
+    bad = [f"{p.relative_to(root)} imports {name}" for p in app for name in sorted(_room_imports(p, names=True))
+           if _within(name, EDGES)]
+    assert bad == []

@@ -159,8 +159,8 @@ def test_walk_cli_accepts_this_machine(capsys):
 
 def test_simulator_lists_this_machine_and_the_browser_resolves_it():
     from figures.simulator import inputs
-    from tokenwalk.browser.entry import simulate
     from tokenwalk.specs.machine import load_machine
+    from tokenwalk_app.entry import simulate
 
     machines = {m["name"]: m for m in inputs(fresh_context())["machines"]}
     assert machines["this-machine"]["bandwidth_gbs"] == load_machine("this-machine").bandwidth_gbs

@@ -62,12 +62,12 @@ def test_fig10_static_rendering_scrolls_on_a_phone(tmp_path):
 
 
 def test_fig10_static_and_live_drawings_are_one_view(tmp_path):
-    """The page's live figure calls tokenwalk.browser.entry.quantize_view, which draws with
+    """The page's live figure calls tokenwalk_app.entry.quantize_view, which draws with
     the same function as the build: at the static bit width the chart, the table and the
     summary lines are the same markup."""
     import xml.etree.ElementTree as ET
 
-    from tokenwalk.browser.entry import quantize_view
+    from tokenwalk_app.entry import quantize_view
 
     mod, inputs, out = render("quantization", tmp_path)
     static = check_contract(mod, inputs, out)
@@ -82,7 +82,7 @@ def test_fig10_static_and_live_drawings_are_one_view(tmp_path):
 
 def test_fig10_live_view_formats_its_numbers_in_python():
     """The page inserts strings: the summary's shares come from tokenwalk.format (no-break space)."""
-    from tokenwalk.browser.entry import quantize_view
+    from tokenwalk_app.entry import quantize_view
 
     v = quantize_view([0.01, -0.02, 0.0412, 0.003] * 8, 2, [8, 4, 3, 2])
     assert v["bits_per_weight"] == "2.5"

@@ -19,7 +19,7 @@ def test_the_last_end_is_printed_like_the_first(first, last, want):
 
 
 def test_the_simulators_decode_range_keeps_the_decimals():
-    from tokenwalk.browser.view import _stage_detail
+    from tokenwalk_app.view import _stage_detail
 
     stage = {"name": "decode", "tokens_per_step": 1, "steps": 300, "first_step_s": 0.0869, "last_step_s": 0.08702,
              "first_step_bytes": 2.0e9}

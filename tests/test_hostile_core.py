@@ -114,7 +114,7 @@ def test_text_that_is_not_unicode_is_one_line(text, says):
 
 
 def test_browser_tokenizers_answer_one_line():
-    from tokenwalk.browser import entry
+    from tokenwalk_app import entry
 
     for text in ("fever \ud83d", "x" * (entry.MAX_TOKENIZE_CHARS + 1)):
         answer = json.loads(entry.call("tokenize_toy", json.dumps([text, "the patient has a fever", 5])))

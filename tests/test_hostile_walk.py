@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 
 from tokenwalk import walk as walk_module
-from tokenwalk.browser import entry
 from tokenwalk.errors import SpecError, TokenwalkError
 from tokenwalk.physics.chunked_prefill import ChunkPlan
 from tokenwalk.physics.roofline import prompt_chunks
@@ -35,6 +34,7 @@ from tokenwalk.specs.model import layer_kind_counts, load_model, model_from_dict
 from tokenwalk.specs.schema import MACHINE_DOMAINS, MAX_CONTEXT_TOKENS, MODEL_DOMAINS, REQUEST_DOMAINS
 from tokenwalk.timing import stages as timing
 from tokenwalk.walk import Request, walk_request
+from tokenwalk_app import entry
 
 ROOT = Path(__file__).resolve().parents[1]
 

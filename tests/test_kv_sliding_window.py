@@ -185,7 +185,7 @@ def test_real_gemma3_file():
 
 def test_simulator_gguf_picker_reports_what_inspect_does(tmp_path):
     """The browser's inspect_gguf gives the same kinds and bytes at context as `inspect`."""
-    from tokenwalk.browser.entry import inspect_gguf
+    from tokenwalk_app.entry import inspect_gguf
     path = write_small(tmp_path / "g3.gguf", "gemma3", 18, window=512)
     data = path.read_bytes()
     info = inspect_gguf(data, len(data), "g3.gguf")

@@ -154,7 +154,7 @@ def test_backend_and_kind_of_a_custom_machine_choose_the_fit_row():
     """A custom machine said to be a discrete card under ROCm is timed on the fit's
     ROCm/discrete row (names matched without regard to case); left empty, on the default row;
     anything else is one line naming the field."""
-    from tokenwalk.browser.entry import settings_from_form, simulate
+    from tokenwalk_app.entry import settings_from_form, simulate
 
     form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
             "bandwidth_gbs": "624", "fp16_tflops": "74.6", "memory_gb": "16"}
@@ -177,8 +177,8 @@ def test_the_simulator_says_in_one_line_what_likely_means():
     """Under the numbers of a machine the fit has not measured: the stated share and the
     coverage the fit recorded on left-out families; none for the calibrated laptop."""
     from tokenwalk import format as fmt
-    from tokenwalk.browser.entry import settings_from_form, simulate
-    from tokenwalk.browser.view import numbers_html
+    from tokenwalk_app.entry import settings_from_form, simulate
+    from tokenwalk_app.view import numbers_html
 
     s = timing_model.unseen_machine_summary()
     form = {"model": "qwen3.6-35b-a3b", "prompt_tokens": "512", "output_tokens": "16"}
@@ -211,7 +211,7 @@ def test_a_custom_machine_with_its_family_year_is_timed_on_the_trend():
     """The form's year reaches the machine: a newer family decodes faster by the fit's trend
     (when the chosen structure has one); a year outside the schema's domain is one line."""
 
-    from tokenwalk.browser.entry import settings_from_form, simulate
+    from tokenwalk_app.entry import settings_from_form, simulate
 
     form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
             "bandwidth_gbs": "624", "fp16_tflops": "74.6", "memory_gb": "16", "backend": "CUDA",
@@ -254,7 +254,7 @@ def test_the_memory_type_of_a_custom_machine_chooses_the_hbm_row():
     timed on the fit's HBM row for CUDA (where the fit has one: a prediction other than the
     same card's without it), with GDDR or none given on its class's row; names are matched
     without regard to case, an empty one is left out, anything else is one line naming the field."""
-    from tokenwalk.browser.entry import settings_from_form, simulate
+    from tokenwalk_app.entry import settings_from_form, simulate
 
     form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
             "bandwidth_gbs": "3350", "fp16_tflops": "989", "memory_gb": "80", "backend": "CUDA",
@@ -310,8 +310,8 @@ def test_the_chip_maker_of_a_custom_machine_chooses_the_vendor_row():
     card's without a maker, on Vulkan/discrete); under a backend without rows per maker the maker
     changes nothing; names are matched without regard to case, an empty one is left out, anything
     else is one line naming the field."""
-    from tokenwalk.browser.entry import settings_from_form, simulate
     from tokenwalk.specs.machine import VENDORS
+    from tokenwalk_app.entry import settings_from_form, simulate
 
     form = {"model": "qwen3.6-35b-a3b", "machine": "custom", "prompt_tokens": "512", "output_tokens": "16",
             "bandwidth_gbs": "456", "fp16_tflops": "39.3", "memory_gb": "12", "backend": "Vulkan",

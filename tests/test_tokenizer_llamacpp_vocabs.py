@@ -233,13 +233,13 @@ def test_cli_tokenize_a_qwen_vocabulary_and_refuse_a_bert_one(capsys):
 
 
 def test_the_pages_picked_vocabulary_gives_the_command_lines_ids(capsys):
-    """The tokenizer figure's picked GGUF (tokenwalk.browser.entry, as the worker calls it):
+    """The tokenizer figure's picked GGUF (tokenwalk_app.entry, as the worker calls it):
     the header read from growing slices of the file, then the ids `tokenwalk tokenize
     --no-special --no-bos` prints for the same text."""
     import json
 
-    from tokenwalk.browser import entry
     from tokenwalk.cli import main
+    from tokenwalk_app import entry
 
     path = _vocab("qwen2")
     data = path.read_bytes()

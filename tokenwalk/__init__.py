@@ -12,8 +12,11 @@ time, in pytest and in the reader's browser under Pyodide. Grouped by concern:
 - `timing`: the fitted timing model, calibration on a machine's own measurements, the
   published llama-bench runs (its trainer, `timing.fit`, is an edge package);
 - `text`: the byte-level BPE, the model's tokenizer (one merge loop for its two kinds), chat templates;
-- `walk`: one request from the disk to the last token;
-- `browser`: the entry points the page's worker calls, and the simulator's HTML view.
+- `walk`: one request from the disk to the last token.
+
+The page's app (the worker's entry points, the simulator's and the quantizer's views) is a
+package of its own, `tokenwalk_app`, shipped in the same browser wheel: it imports this core,
+the core never imports it.
 
 `tokenwalk.native` is the **native edge** (numpy, gguf, pyopencl: the OpenCL engine);
 `tokenwalk.timing.fit` fits the timing model (numpy, scipy) beside the model it trains;

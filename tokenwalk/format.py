@@ -1,5 +1,5 @@
 """Numbers as the reader sees them: one module for the prose (the build's Jinja filters map
-onto these functions), the figures and the simulator's view (tokenwalk.browser.view, which
+onto these functions), the figures and the simulator's view (tokenwalk_app.view, which
 runs in the browser too). A quantity printed by the prose and by a figure goes through the
 same function, so it prints the same string.
 

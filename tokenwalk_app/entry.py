@@ -10,7 +10,7 @@ natively (tests, build), so the page shows exactly what `tokenwalk walk --json` 
 - load_smollm2(vocab) / tokenize_smollm2(text): SmolLM2's own BPE from the compact
   vocabulary file the build writes (`smollm2_vocab_data`, from the GGUF header);
 - quantize(weights, bits), draw_weights(seed): figure 10's block; quantize_view(weights,
-  bits, bit_widths): the block drawn by tokenwalk.browser.quant_view, as the build draws it;
+  bits, bit_widths): the block drawn by tokenwalk_app.quant_view, as the build draws it;
 - simulate(settings): `walk_request(...).to_dict()`; explain(settings): which numbers are
   measured, computed or assumed;
 - inspect_gguf(data, file_size, name): a GGUF header from the first bytes of a file the
@@ -218,7 +218,7 @@ def quantize_view(weights: list, bits: int, bit_widths: list) -> dict:
     """Figure 10, live: the block at `bits` drawn as the build draws it (quant_view's SVG,
     with the mean error at each of `bit_widths`), the live summary's HTML, and the numbers
     the page keeps (mean_error_share, bits_per_weight as text)."""
-    from tokenwalk.browser import quant_view
+    from tokenwalk_app import quant_view
 
     widths = [int(b) for b in bit_widths]
     if int(bits) not in widths:
@@ -498,11 +498,11 @@ def explain(walk: dict) -> dict:
 
 
 def simulate_view(settings: dict) -> dict:
-    """simulate() plus the result panel's HTML (tokenwalk.browser.view) for the page:
+    """simulate() plus the result panel's HTML (tokenwalk_app.view) for the page:
     {"walk": the walk's dict, "explain": explain(walk), "html": markup, "summary": one
     sentence for the live region, "settings": the settings as parsed (settings_from_form),
     "link": the page's address for them (link_from_settings)}. `settings` may be the form's fields as typed."""
-    from tokenwalk.browser.view import live_summary, walk_html
+    from tokenwalk_app.view import live_summary, walk_html
 
     settings = settings_from_form(settings)
     walk = simulate(settings)

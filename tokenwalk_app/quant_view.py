@@ -1,6 +1,6 @@
 """Figure 10's drawing: one block of weights quantized at n bits, as SVG markup. One
 function for the build's static rendering and for the page (the worker returns this
-markup after each change), as `tokenwalk.browser.view` is for the simulator.
+markup after each change), as `tokenwalk_app.view` is for the simulator.
 
 The drawing: a chart with one line per integer level (to scale, STEP_H units a level),
 each weight as a dot, the value read back as a bar on its level and the error between

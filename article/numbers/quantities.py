@@ -98,7 +98,7 @@ QUANTITIES: dict[str, Quantity] = {
                                             "measured decode speeds with a fixed cost per layer", "pct", decimals=1),
 }
 
-# The simulator's numbers (Walk.to_dict() keys, tokenwalk.browser.view's data-walk-key spans) and
+# The simulator's numbers (Walk.to_dict() keys, tokenwalk_app.view's data-walk-key spans) and
 # the quantity each prints for the article's request.
 WALK_KEYS = {"ttft_s": "request_ttft_s", "prefill_s": "request_prefill_s", "prefill_tok_s": "request_prefill_tok_s",
              "decode_tok_s": "request_decode_tok_s", "decode_s": "request_decode_s", "load_s": "cold_load_s",

@@ -199,7 +199,7 @@ function send(w, message, transfer, ms, fn) {
   });
 }
 
-/** tokenwalk.browser.entry.<fn>(...args) in the worker: resolves to its result, rejects
+/** tokenwalk_app.entry.<fn>(...args) in the worker: resolves to its result, rejects
  * with a one-line Error (error.retry: Python restarted for another call's sake). */
 export async function call(fn, ...args) {
   return send(await running(), { fn, args }, [], limit(fn), fn);
@@ -218,7 +218,7 @@ export async function callKept(fn, ...args) {
   return out;
 }
 
-/** tokenwalk.browser.entry.inspect_gguf (or another of its GGUF_FUNCTIONS, `fn`) on the
+/** tokenwalk_app.entry.inspect_gguf (or another of its GGUF_FUNCTIONS, `fn`) on the
  * first bytes of a file (an ArrayBuffer); a header read in full is kept for restarted workers. */
 export async function callGguf(buffer, size, name, fn = "inspect_gguf") {
   const w = await running();

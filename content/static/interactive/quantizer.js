@@ -1,5 +1,5 @@
 // Figure 10, live: the reader picks the bits (8, 4, 3, 2) and can draw a new block; the
-// quantization (tokenwalk.physics.quantization) and its drawing (tokenwalk.browser.quant_view,
+// quantization (tokenwalk.physics.quantization) and its drawing (tokenwalk_app.quant_view,
 // the build's drawing too) run in the browser; this module inserts the markup it returns.
 import { el } from "./dom.js";
 

@@ -1,8 +1,8 @@
 // TokenWalk, the simulator, live: every change of the form walks the request again with
-// tokenwalk.walk in the browser (tokenwalk.browser.entry.simulate_view) and shows the stages,
+// tokenwalk.walk in the browser (tokenwalk_app.entry.simulate_view) and shows the stages,
 // the timeline and the memory to scale, the three numbers and where each comes from.
 // The settings live in the page's URL (shareable): every field the walk used, as Python
-// wrote it (tokenwalk.browser.entry.link_from_settings), so a link reopens to the same walk.
+// wrote it (tokenwalk_app.entry.link_from_settings), so a link reopens to the same walk.
 // A GGUF file is read here, header only, through File.slice: it never leaves the reader's
 // machine, so a link to its result asks for the file again and shows nothing until then.
 import { el } from "./dom.js";
@@ -18,7 +18,7 @@ const FILE_PREFIX = "file:";  // the picker's value of a file read here (entry.G
 const MAX_HEADER = 512 << 20;
 
 // The form as typed: strings, checkboxes as booleans. Python parses and checks them
-// (tokenwalk.browser.entry.settings_from_form), once, and returns the settings it used.
+// (tokenwalk_app.entry.settings_from_form), once, and returns the settings it used.
 function formValues(form) {
   const values = { warm: form.elements.warm.checked, spec: form.elements.spec.checked };
   for (const name of ["model", "machine", "kv_type", ...NUMBER_FIELDS, ...CHOICE_FIELDS]) {
@@ -116,7 +116,7 @@ export function enhanceSimulator(figure, api) {
         return;
       }
       result.hidden = false;
-      result.innerHTML = out.html;  // markup from tokenwalk.browser.view: every text escaped there
+      result.innerHTML = out.html;  // markup from tokenwalk_app.view: every text escaped there
       result.dataset.walk = JSON.stringify(out.walk);
       live.textContent = out.summary;
       result.dataset.ms = String(out.ms);

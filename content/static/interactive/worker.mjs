@@ -1,8 +1,8 @@
 // The page's Python: a module Web Worker that boots Pyodide from this site (never another
-// host), unpacks the tokenwalk core wheel and answers calls to tokenwalk.browser.entry.
+// host), unpacks the tokenwalk core wheel and answers calls to tokenwalk_app.entry.
 // Messages in:  {type: "boot", pyodide: URL of pyodide.mjs, wheel: URL of the wheel}
-//               {id, fn, args}                       -> tokenwalk.browser.entry.call(fn, JSON args)
-//               {id, gguf: ArrayBuffer, size, name}  -> tokenwalk.browser.entry.call_gguf(...)
+//               {id, fn, args}                       -> tokenwalk_app.entry.call(fn, JSON args)
+//               {id, gguf: ArrayBuffer, size, name}  -> tokenwalk_app.entry.call_gguf(...)
 // Messages out: {type: "ready", ms} | {type: "failed", error}
 //               {type: "begin", id} when a call starts (its time limit counts from here)
 //               {id, json} (the JSON reply) | {id, error, fatal} (one line; fatal: Python's
@@ -114,7 +114,7 @@ async function boot(pyodideUrl, wheelUrl) {
       // quarter of a second of compiling, publish/stdlib.py)
       pyodide.runPython(`import sys\nfinder = sys.path_importer_cache.get(${JSON.stringify(sitePackages)})\n`
         + "if finder is not None: finder.invalidate_caches()");
-      entry = pyodide.pyimport("tokenwalk.browser.entry");
+      entry = pyodide.pyimport("tokenwalk_app.entry");
     } catch (error) {
       console.warn("tokenwalk: the core does not import:", error.message);
       throw new Error(`the tokenwalk core did not load (${lastLine(error.message)})`);
@@ -151,7 +151,7 @@ self.onmessage = async (event) => {
     self.postMessage({ id: msg.id, json });
   } catch (error) {
     const python = pyodide && error instanceof pyodide.ffi.PythonError;
-    console.warn(`tokenwalk.browser.entry.${msg.fn || "call_gguf"}:`, (error && error.message) || error);
+    console.warn(`tokenwalk_app.entry.${msg.fn || "call_gguf"}:`, (error && error.message) || error);
     // a Python exception other than these leaves Python usable; anything else (a JavaScript
     // error, Pyodide's fatal error) may not
     const fatal = !python || FATAL.has(error.type);

@@ -9,15 +9,22 @@
   there is one (the laptop's 55 s), else the default (1.0, the disk's spec as a bound).
 - Template and tokenizer: CPU stages, negligible estimates with their sources.
 
+A walk resolves its machine once for its model (`timed_machine`, a `TimedMachine`: the fit's
+row or the calibration's solve, the peaks, the disk and the load efficiency) and times every
+stage from it; the functions taking a model and a machine build the same numbers afresh.
+
 Units: seconds; tokens.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+
 from tokenwalk.data_refs import read_data_json, resolve
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.roofline import memory_time_s
 from tokenwalk.timing import model as timing_model
+from tokenwalk.timing.model import MachineTiming
 
 PHASES = ("decode", "prefill", "load")
 
@@ -96,29 +103,58 @@ def efficiency(machine, phase: str) -> float:
     if phase != "load":
         coeffs = timing_model.coefficients(machine)
         return coeffs.bandwidth_efficiency if phase == "decode" else coeffs.compute_efficiency
+    return load_efficiency(machine)[0]
+
+
+def load_efficiency(machine) -> tuple[float, str]:
+    """(load efficiency, "calibrated" or "default"): the calibration on the machine's measured
+    cold load (its spec's calibration.load), else the default of timing_load.json."""
     calibration = (machine.calibration or {}).get("load")
     if calibration is None:
-        return float(timing_data()["defaults"]["load"]["value"])
+        return float(timing_data()["defaults"]["load"]["value"]), "default"
     where = f"{machine.spec_file or machine.name}: calibration.load"
-    key = (where, repr(calibration), machine.bandwidth_gbs, machine.disk_gbs)
-    if key not in _CALIBRATED:
-        # Keyed on the machine's numbers too, so an edited spec recalibrates.
-        _CALIBRATED[key] = _calibrate_load(machine, calibration, where)
-    return _CALIBRATED[key]
+    return _calibrate_load(machine, calibration, where), "calibrated"
 
 
 def efficiencies(machine) -> dict:
     """{phase: efficiency} for `machine`, with where each comes from ("calibrated" or "default")."""
-    calibrations = machine.calibration or {}
-    coeffs = timing_model.coefficients(machine)
+    return _efficiencies(timing_model.coefficients(machine), *load_efficiency(machine))
+
+
+def _efficiencies(coeffs: "timing_model.Coefficients", load: float, load_from: str) -> dict:
     # a calibration that could not meet its measurements says so where the walk shows its source
     fitted = coeffs.row + (f" ({coeffs.note})" if coeffs.note else "")
-    return {phase: {"value": efficiency(machine, phase),
-                    "from": f"fitted: {fitted}" if phase != "load" else
-                    "calibrated" if phase in calibrations else "default"} for phase in PHASES}
+    values = {"decode": coeffs.bandwidth_efficiency, "prefill": coeffs.compute_efficiency, "load": load}
+    return {phase: {"value": values[phase], "from": f"fitted: {fitted}" if phase != "load" else load_from}
+            for phase in PHASES}
 
 
-_CALIBRATED: dict = {}
+@dataclass(frozen=True)
+class TimedMachine(MachineTiming):
+    """A machine made ready to time one model's walk, resolved once before its first stage
+    (`timed_machine`): the step timing (peaks, fit row or calibration, efficiencies) and the
+    load's disk bandwidth and efficiency. The walk's stages read these fields only."""
+
+    disk_gbs: float
+    load_efficiency: float
+    load_from: str  # "calibrated" or "default"
+
+    def load_s(self) -> float:
+        """Seconds of a cold load (`load_s`)."""
+        return memory_time_s(self.model.size_bytes, self.disk_gbs) / self.load_efficiency
+
+    def efficiencies(self) -> dict:
+        """{phase: {"value", "from"}} as `efficiencies` gives them: the row before the model's factors."""
+        return _efficiencies(self.row_coefficients, self.load_efficiency, self.load_from)
+
+
+def timed_machine(model, machine, fit: dict | None = None) -> TimedMachine:
+    """`model` on `machine` resolved for a walk: the fit's row or the calibration's solve, the
+    peaks, the disk and the load efficiency, each once."""
+    steps = timing_model.machine_timing(model, machine, fit)
+    load, load_from = load_efficiency(machine)
+    return TimedMachine(**{f.name: getattr(steps, f.name) for f in fields(steps)},
+                        disk_gbs=disk_bandwidth_gbs(machine), load_efficiency=load, load_from=load_from)
 
 
 def _calibrate_load(machine, entry: dict, where: str) -> float:

@@ -20,9 +20,9 @@ def test_a_walk_solves_the_calibration_once(monkeypatch, request_):
     calls = []
     solve = calibration.solve
 
-    def counted(machine, bounds):
+    def counted(machine, bounds, store=None):
         calls.append(machine.name)
-        return solve(machine, bounds)
+        return solve(machine, bounds, store)
 
     monkeypatch.setattr(calibration, "solve", counted)
     walk = walk_request(qwen(), laptop(), request_)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from tokenwalk.data_refs import DataStore
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.chunked_prefill import ChunkPlan
 from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
@@ -211,8 +212,10 @@ class Walk:
         }
 
 
-def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
+def walk_request(model: Model, machine: Machine, request: Request, store: DataStore | None = None) -> Walk:
     """Walk `request` on `model` and `machine`: every stage, the three numbers, the memory check.
+    Data files (the fit, calibrations, CPU stage estimates) are read from `store`, the default
+    data store if None.
 
     Raises TokenwalkError for a request that cannot be walked (a bad field, num_ctx
     smaller than the request). A request that does not fit in memory is walked anyway and
@@ -223,13 +226,13 @@ def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
     prompt, output = request.prompt_tokens, request.output_tokens
     # the machine resolved once for this model (fit row or calibration, peaks, disk); every
     # stage reads it
-    timed = timing.timed_machine(model, machine)
+    timed = timing.timed_machine(model, machine, store=store)
     stages = []
 
     if not request.warm:
         stages.append(Stage("load", timed.load_s(), float(model.size_bytes), "disk", {"disk_gbs": timed.disk_gbs}))
-    stages.append(Stage("template", timing.template_s(), 0.0, "cpu"))
-    stages.append(Stage("tokenize", timing.tokenize_s(prompt), 0.0, "cpu", {"tokens": prompt}))
+    stages.append(Stage("template", timing.template_s(store), 0.0, "cpu"))
+    stages.append(Stage("tokenize", timing.tokenize_s(prompt, store), 0.0, "cpu", {"tokens": prompt}))
     stages.append(_prefill_stage(timed, prompt, request.chunk_tokens, kv_type))
     if output > 0:
         stages.append(_decode_stage(timed, request, kv_type))
@@ -263,18 +266,18 @@ def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
         efficiency=timed.efficiencies(),
         warnings=tuple(warnings),
     )
-    return replace(walk, ranges=None if timed.calibrated else _ranges(walk))
+    return replace(walk, ranges=None if timed.calibrated else _ranges(walk, store))
 
 
-def _ranges(walk: Walk) -> dict:
+def _ranges(walk: Walk, store) -> dict:
     """The likely ranges of the three timed numbers on a machine the fit has not measured:
     the band of the timing model's leave-one-family-out errors set to hold 80 % of a chip
     family's runs when that family is left out (`timing_model.error_band`). None on a
     machine calibrated on its own measurements, whose speeds are the measured ones."""
     from tokenwalk.timing.model import error_band
 
-    p_low, p_high = error_band("prefill")
-    d_low, d_high = error_band("decode")
+    p_low, p_high = error_band("prefill", store=store)
+    d_low, d_high = error_band("decode", store=store)
     out = {"prefill_tok_s": (walk.prefill_tok_s / p_high, walk.prefill_tok_s / p_low),
            "ttft_s": (walk.ttft_s * p_low, walk.ttft_s * p_high)}
     if walk.request.output_tokens:

@@ -86,13 +86,13 @@ class Coefficients:
     note: str = ""
 
 
-def load_fit(path: str | Path | None = None) -> dict:
-    """The fitted coefficients (the JSON `tokenwalk fit` writes): data/timing_fit.json, or
-    the file at `path` (both read through `data_refs`, the data folder's copy cached)."""
+def load_fit(path: str | Path | None = None, store: data_refs.DataStore | None = None) -> dict:
+    """The fitted coefficients (the JSON `tokenwalk fit` writes): the data store's
+    timing_fit.json (the default store's if None), or the file at `path`."""
     missing = missing_fit()
     if path is None:
         try:
-            return data_refs.read_data_json(FIT_FILE)
+            return data_refs.store_or_default(store).read_json(FIT_FILE)
         except TokenwalkError as error:
             raise SpecError(str(error).replace("no such data file", missing)) from None
     return _load(str(path))
@@ -168,7 +168,8 @@ def year_trend_formula(trend: dict) -> str:
     return f"exp({trend['per_year']:.3f} x ({year} - {trend['reference_year']}))"
 
 
-def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None) -> Coefficients:
+def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None,
+                 store: data_refs.DataStore | None = None) -> Coefficients:
     """The coefficients for `machine`: its own calibration if its preset
     names it (the article's laptop, this-machine when engine.json exists: solved from its
     measurements now), else the fit's row of its backend on its
@@ -178,14 +179,14 @@ def coefficients(machine: Machine, fit: dict | None = None, model: Model | None 
     ("default"). With `model`, a fitted row's efficiencies are scaled by the fit's factors
     for the model's weight format (`quant_factor`) and its bandwidth efficiency by the trend
     with the machine's `architecture_year` (`year_factor`); a calibrated machine's are its
-    own (solved on its own model)."""
-    fit = fit if fit is not None or timing_calibration.is_calibrated(machine) else load_fit()
-    return _for_model(_machine_coefficients(machine, fit), machine, model, fit)
+    own (solved on its own model). Files are read from the data `store` (the default one if None)."""
+    fit = fit if fit is not None or timing_calibration.is_calibrated(machine) else load_fit(store=store)
+    return _for_model(_machine_coefficients(machine, fit, store), machine, model, fit)
 
 
-def _machine_coefficients(machine, fit: dict | None) -> Coefficients:
+def _machine_coefficients(machine, fit: dict | None, store) -> Coefficients:
     """The calibration's coefficients, or the fit's row as fitted (no model's factors)."""
-    solved = timing_calibration.solve(machine, BOUNDS)
+    solved = timing_calibration.solve(machine, BOUNDS, store)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
         values = rounded(e_bw, overhead, e_c)
@@ -281,12 +282,14 @@ class MachineTiming:
         return self.step_s(self.prompt_step(chunk_tokens, context_before, kv_type))
 
 
-def machine_timing(model: Model, machine: Machine, fit: dict | None = None) -> MachineTiming:
-    """`model` on `machine` resolved for timing: its row or calibration found (solved) once."""
+def machine_timing(model: Model, machine: Machine, fit: dict | None = None,
+                   store: data_refs.DataStore | None = None) -> MachineTiming:
+    """`model` on `machine` resolved for timing: its row or calibration found (solved) once,
+    from the data `store` (the default one if None)."""
     _require_bandwidth(machine)
     calibrated = timing_calibration.is_calibrated(machine)
-    fit = fit if fit is not None or calibrated else load_fit()
-    row = _machine_coefficients(machine, fit)
+    fit = fit if fit is not None or calibrated else load_fit(store=store)
+    row = _machine_coefficients(machine, fit, store)
     return MachineTiming(model=model, machine=machine, peaks=roofline.peaks(machine),
                          coefficients=_for_model(row, machine, model, fit), row_coefficients=row,
                          calibrated=calibrated)
@@ -323,7 +326,7 @@ def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = Non
                for before, n in roofline.prompt_chunks(prompt_tokens, chunk_tokens or prompt_tokens))
 
 
-def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
+def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore | None = None) -> tuple[float, float]:
     """(low, high) multipliers of a predicted time for a machine the fit has not seen: from
     the leave-one-family-out speed ratios (measured / predicted) of `phase` ("decode" or
     "prefill"), the band whose percentiles held 80 % of each family's runs when set without
@@ -332,7 +335,7 @@ def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
     measurements, so for it the band is wider than its error at the measured sizes."""
     if phase not in ("decode", "prefill"):
         raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
-    fit = fit if fit is not None else load_fit()
+    fit = fit if fit is not None else load_fit(store=store)
     try:
         cv = fit["cross_validation"]
         band = cv.get(f"{phase}_range") or {"speed_ratio_low": cv[phase]["speed_ratio_p10"],

@@ -1,48 +1,45 @@
-"""Tests that change a data file without touching it: `tokenwalk.data_refs.read_data_json`
-is patched so one file reads as a changed copy, and the cached reads of tokenwalk and of
-the article layer are forgotten. The file is named relative to tokenwalk/data/ or, with
-`article=True`, to article/data/ (the article reads its own data through the same reader)."""
+"""Tests that change a data file without touching it: a new data store
+(`tokenwalk.data_refs.DataStore`) reads one file as a changed copy and becomes the default
+store for the test, so tokenwalk and the article layer read, solve and derive everything
+afresh from it, and the store the test replaced, with what it had read, comes back after.
+The file is named relative to tokenwalk/data/ or, with `article=True`, to article/data/
+(the article reads its own data through the same store)."""
 
 from __future__ import annotations
 
 import copy
-import functools
-import sys
 from pathlib import Path
 
 from tokenwalk import data_refs
 from tokenwalk.errors import TokenwalkError
 
 
-def clear_tokenwalk_caches() -> None:
-    """Forget cached data files so a substituted file is read (not the tokenizer, which no
-    data file feeds and which is slow to rebuild)."""
-    keep = {"_tokenizer", "_request_tokens"}
-    for name, module in list(sys.modules.items()):
-        if not name.startswith(("tokenwalk", "article")):
-            continue
-        for attr, value in list(vars(module).items()):
-            if attr not in keep and isinstance(value, functools._lru_cache_wrapper):
-                value.cache_clear()
+class ChangedStore(data_refs.DataStore):
+    """The data folder with the file `relative_path` (under `root`, the store's own folder if
+    None) read as `change(deep copy)`; `change` returning None makes the file missing."""
 
+    def __init__(self, relative_path: str, change, root=None):
+        super().__init__()
+        self.changed_path, self.change, self.changed_root = relative_path, change, root
 
-def substitute_data_file(monkeypatch, relative_path: str, change, article: bool = False) -> None:
-    """Read data file `relative_path` (under tokenwalk/data/) as `change(deep copy)`;
-    `change` returning None makes the file missing. Undo with monkeypatch.undo() and
-    clear_tokenwalk_caches()."""
-    original = data_refs.read_data_json
-    want_root = None
-    if article:
-        from article._data import DATA as want_root
-
-    def substituted(path: str, root=None) -> dict:
-        data = original(path, root)
-        if path == relative_path and (root is None) == (want_root is None) and \
-                (root is None or Path(root) == Path(want_root)):
-            data = change(copy.deepcopy(data))
+    def read_json(self, relative_path: str, root=None):
+        data = super().read_json(relative_path, root)
+        if relative_path == self.changed_path and (root is None) == (self.changed_root is None) and \
+                (root is None or Path(root) == Path(self.changed_root)):
+            data = self.change(copy.deepcopy(data))
             if data is None:
                 raise TokenwalkError(f"tokenwalk/data/{relative_path}: cannot read (no such file)")
         return data
 
-    monkeypatch.setattr(data_refs, "read_data_json", substituted)
-    clear_tokenwalk_caches()
+
+def substitute_data_file(monkeypatch, relative_path: str, change, article: bool = False) -> ChangedStore:
+    """Make a store that reads data file `relative_path` (under tokenwalk/data/, or
+    article/data/ with `article`) as `change(deep copy)` the default store until
+    monkeypatch.undo(); `change` returning None makes the file missing."""
+    root = None
+    if article:
+        from article._data import DATA as root
+
+    store = ChangedStore(relative_path, change, root)
+    monkeypatch.setattr(data_refs, "default_store", lambda: store)
+    return store

@@ -15,7 +15,7 @@ from article.claims import CLAIMS, ClaimError, evaluate, explain
 from publish import BuildError
 from publish.chapters import chapter_files, render_sources
 from publish.markdown import Article, check_claims, render_chapters
-from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
+from tests._data_substitute import substitute_data_file
 from tests.build_support import build_fixture, copy_fixture
 from tests.test_build_failures import assert_failed_cleanly
 
@@ -40,13 +40,6 @@ def _first_line(name: str) -> tuple[str, int]:
     raise AssertionError(f"no chapter names {name}")
 
 
-@pytest.fixture
-def restore_caches(monkeypatch):
-    yield
-    monkeypatch.undo()
-    clear_tokenwalk_caches()
-
-
 def test_every_claim_is_named_in_a_chapter_and_every_marker_is_a_claim():
     named = {name for path in chapter_files(CONTENT) for name in MARKER.findall(path.read_text(encoding="utf-8"))}
     assert named == set(CLAIMS), (sorted(named - set(CLAIMS)), sorted(set(CLAIMS) - named))
@@ -57,7 +50,7 @@ def test_every_claim_holds_for_the_articles_numbers(numbers):
     assert _check(numbers) == len(CLAIMS)
 
 
-def test_a_changed_measurement_that_breaks_a_claim_stops_with_one_line(monkeypatch, restore_caches):
+def test_a_changed_measurement_that_breaks_a_claim_stops_with_one_line(monkeypatch):
     """The laptop's prefill measured at 200 tok/s instead of 93: the timing model's time to
     first token falls to about half a minute, and the lede's "a bit more than a minute" is
     false. The failure names the chapter file, the marker's line, the claim and its numbers."""

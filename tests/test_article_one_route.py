@@ -9,29 +9,13 @@ import re
 import pytest
 
 from tests._content_helpers import render_chapters
-from tests._data_substitute import clear_tokenwalk_caches
+from tests._data_substitute import substitute_data_file
 
 
 @pytest.fixture
 def h100_at_3345(monkeypatch):
     """The H100 preset read with a bandwidth of 3,345 GB/s (as an edit of h100-sxm.json)."""
-    from tokenwalk.specs import machine as machine_spec
-    from tokenwalk.specs import schema as spec_json
-
-    real = spec_json.read_preset
-
-    def patched(folder, name):
-        data, label = real(folder, name)
-        if folder == "machines" and name == "h100-sxm":
-            data = dict(data, bandwidth_gbs=3345)
-        return data, label
-
-    monkeypatch.setattr(spec_json, "read_preset", patched)
-    monkeypatch.setattr(machine_spec, "read_preset", patched)
-    clear_tokenwalk_caches()
-    yield
-    monkeypatch.undo()
-    clear_tokenwalk_caches()
+    substitute_data_file(monkeypatch, "machines/h100-sxm.json", lambda data: dict(data, bandwidth_gbs=3345))
 
 
 def test_the_balance_point_prints_the_same_in_the_paragraph_and_in_figure_16(h100_at_3345):

@@ -2,8 +2,8 @@
 figures that use it and of no others: the build's cache decides what re-renders.
 
 Each run is a fresh subprocess (no cached namespace or preset leaks between them); the
-"bump" run raises h100-sxm's bandwidth_gbs by 1 % at the preset reader, as an edit of
-tokenwalk/data/machines/h100-sxm.json would.
+"bump" run reads h100-sxm's bandwidth_gbs 1 % higher through a data store of its own, as an
+edit of tokenwalk/data/machines/h100-sxm.json would.
 """
 
 import json
@@ -15,23 +15,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 KEYS = r"""
 import json, sys
+from contextlib import nullcontext
 from pathlib import Path
 root = Path(sys.argv[1]); sys.path.insert(0, str(root))
+store = nullcontext()
 if sys.argv[2] == "bump":
-    from tokenwalk.specs import machine as machine_spec
-    from tokenwalk.specs import schema as spec_json
-    real = spec_json.read_preset
-    def patched(folder, name):
-        data, label = real(folder, name)
-        if folder == "machines" and name == "h100-sxm":
-            data = dict(data, bandwidth_gbs=data["bandwidth_gbs"] * 1.01)
-        return data, label
-    spec_json.read_preset = machine_spec.read_preset = patched
-from publish import registry
-figs = registry.discover(root / "figures", root)
-from article.context import build_context
-ctx = build_context()
-print(json.dumps({f.id: registry.compute_key(f, ctx) for f in figs}))
+    from tests._data_substitute import ChangedStore
+    from tokenwalk import data_refs
+    bump = lambda data: dict(data, bandwidth_gbs=data["bandwidth_gbs"] * 1.01)
+    store = data_refs.use_store(ChangedStore("machines/h100-sxm.json", bump))
+with store:
+    from publish import registry
+    figs = registry.discover(root / "figures", root)
+    from article.context import build_context
+    ctx = build_context()
+    print(json.dumps({f.id: registry.compute_key(f, ctx) for f in figs}))
 """
 
 # Figures drawn on the H100 (the dense 7B's steps, the memory ladder, the KV growth) and

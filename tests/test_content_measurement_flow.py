@@ -15,7 +15,7 @@ import jinja2
 import pytest
 
 from tests._content_helpers import chapter_files, default_numbers, jinja_env
-from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
+from tests._data_substitute import substitute_data_file
 
 MEASUREMENT = "decode_tok_s_moe"
 LAPTOP_FILE = "measurements/laptop.json"
@@ -46,7 +46,6 @@ def moved_numbers(monkeypatch):
         yield article_numbers()
     finally:
         monkeypatch.undo()
-        clear_tokenwalk_caches()
 
 
 def moved_names(base: dict, moved: dict) -> set[str]:

@@ -8,15 +8,8 @@ import re
 import pytest
 
 from tests._content_helpers import render_chapters
-from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
+from tests._data_substitute import substitute_data_file
 from tokenwalk import format as fmt
-
-
-@pytest.fixture
-def restore_caches(monkeypatch):
-    yield
-    monkeypatch.undo()
-    clear_tokenwalk_caches()
 
 
 def _block(text: str, start: str, end: str = "\n:::") -> str:
@@ -66,7 +59,7 @@ def test_published_shares_count_what_a_token_reads():
     assert untied > 100
 
 
-def test_envelope_prefill_row_does_not_divide_the_measurement_by_itself(numbers, monkeypatch, restore_caches):
+def test_envelope_prefill_row_does_not_divide_the_measurement_by_itself(numbers, monkeypatch):
     """The row divided 0.56e12 by 6e9 to get 93 tok/s, where 0.56e12 came from the measured 93.
     Now its ceiling comes from the spec sheet alone: a changed measurement moves the share,
     never the ceiling; and the printed operands give the printed ceiling."""

@@ -15,7 +15,7 @@ import pytest
 
 from tests._content_helpers import jinja_env
 from tests._context import fresh_context
-from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
+from tests._data_substitute import substitute_data_file
 
 ENGINE_FILE = "measurements/engine.json"
 CHAPTER = "07-numbers.md"
@@ -31,14 +31,6 @@ def _engine_file() -> dict:
 def _substitute(monkeypatch, change):
     """engine.json reads as `change(copy)` (None: the file is missing)."""
     substitute_data_file(monkeypatch, ENGINE_FILE, change)
-
-
-@pytest.fixture
-def restore_caches(monkeypatch):
-    """Undo the substitution, then forget what was cached from it."""
-    yield
-    monkeypatch.undo()
-    clear_tokenwalk_caches()
 
 
 def _box(numbers: dict) -> str:
@@ -64,7 +56,7 @@ def test_article_numbers_expose_every_value_of_engine_json():
         values["bytes_read_per_token"]["value"] / (values["measured_bandwidth_gbs"]["value"] * 1e9) * 1e3)
 
 
-def test_tokenwalk_aside_shows_the_measured_decode_speed_and_follows_the_file(monkeypatch, restore_caches):
+def test_tokenwalk_aside_shows_the_measured_decode_speed_and_follows_the_file(monkeypatch):
     from article.numbers import article_numbers
     from tests._content_helpers import default_numbers
 
@@ -91,7 +83,7 @@ def test_tokenwalk_aside_shows_the_measured_decode_speed_and_follows_the_file(mo
     assert moved["decode_tok_s_moe"] == base["decode_tok_s_moe"]
 
 
-def test_without_engine_json_the_box_says_the_machine_was_not_measured(monkeypatch, restore_caches):
+def test_without_engine_json_the_box_says_the_machine_was_not_measured(monkeypatch):
     from article.numbers import article_numbers
     from tokenwalk.specs.machine import has_measured_machine
 
@@ -125,7 +117,7 @@ def test_this_machine_preset_has_the_measured_bandwidth_and_prefill_rate():
     assert "lower bound" in machine.sources["fp16_tflops"]
 
 
-def test_this_machine_follows_a_changed_bandwidth(monkeypatch, restore_caches):
+def test_this_machine_follows_a_changed_bandwidth(monkeypatch):
     from tokenwalk.specs.machine import load_machine
 
     def halved(data):
@@ -137,7 +129,7 @@ def test_this_machine_follows_a_changed_bandwidth(monkeypatch, restore_caches):
     assert load_machine("this-machine").bandwidth_gbs == pytest.approx(base / 2)
 
 
-def test_this_machine_without_engine_json_is_a_one_line_error(monkeypatch, restore_caches):
+def test_this_machine_without_engine_json_is_a_one_line_error(monkeypatch):
     from tokenwalk.errors import SpecError
     from tokenwalk.specs.machine import load_machine
 
@@ -168,7 +160,7 @@ def test_simulator_lists_this_machine_and_the_browser_resolves_it():
     assert walk["machine"] == "this-machine"
 
 
-def test_a_second_models_measurement_adds_a_column_to_the_aside(monkeypatch, restore_caches):
+def test_a_second_models_measurement_adds_a_column_to_the_aside(monkeypatch):
     """`tokenwalk measure --model gemma3-270m` writes engine-gemma3-270m.json; the aside's table
     gains a column with that run's numbers, beside the SmolLM2 run."""
     import copy

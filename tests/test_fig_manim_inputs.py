@@ -3,12 +3,12 @@ tokenwalk gives them, and nothing of their own. Fast: no rendering here."""
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 
 import pytest
 
 from tests._context import default_context, fresh_context
+from tests._data_substitute import substitute_data_file
 from tokenwalk.specs import model as model_spec
 
 MODULES = ["residual_layer", "decode_head", "kv_cache"]
@@ -65,16 +65,8 @@ def test_decode_head_toy_weights_follow_attention_row():
 @pytest.mark.parametrize("name", MODULES)
 def test_changing_the_preset_changes_inputs(name, monkeypatch):
     """Another layer count and head size in the preset reach inputs() and the alt text."""
-    real = model_spec.load_model
-
-    def patched(which):
-        spec = real(which)
-        if which != "gpt3-175b":
-            return spec
-        return dataclasses.replace(spec, layers=48, kv_layers=48, head_dim=64)
-
     before = _module(name).inputs(default_context())
-    monkeypatch.setattr(model_spec, "load_model", patched)
+    substitute_data_file(monkeypatch, "models/gpt3-175b.json", lambda data: dict(data, layers=48, head_dim=64))
     after = _module(name).inputs(fresh_context())
     assert after["head_dim"] == 64 != before["head_dim"]
     alt = _module(name).alt(after)

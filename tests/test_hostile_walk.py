@@ -96,8 +96,10 @@ def test_the_walk_sums_equal_the_step_by_step_sums(monkeypatch, scenario):
 
 
 def _counted_walk(monkeypatch, model, machine, request):
+    """The walk with its step evaluations counted: the timed machine's prefill chunks and
+    decode steps, which every stage reads."""
     calls = {"prefill": 0, "decode": 0}
-    prefill, decode = timing.prefill_chunk_s, timing.decode_step_s
+    prefill, decode = timing.TimedMachine.prefill_chunk_s, timing.TimedMachine.decode_step
 
     def counted_prefill(*args, **kwargs):
         calls["prefill"] += 1
@@ -107,8 +109,8 @@ def _counted_walk(monkeypatch, model, machine, request):
         calls["decode"] += 1
         return decode(*args, **kwargs)
 
-    monkeypatch.setattr(timing, "prefill_chunk_s", counted_prefill)
-    monkeypatch.setattr(timing, "decode_step_s", counted_decode)
+    monkeypatch.setattr(timing.TimedMachine, "prefill_chunk_s", counted_prefill)
+    monkeypatch.setattr(timing.TimedMachine, "decode_step", counted_decode)
     start = time.perf_counter()
     walk = walk_request(model, machine, request)
     return walk, calls, time.perf_counter() - start
@@ -124,6 +126,7 @@ def test_the_work_does_not_grow_with_the_request(monkeypatch, name, prompt, outp
                                          Request(prompt_tokens=prompt, output_tokens=output, chunk_tokens=1))
     assert walk.prefill_s > 0 and walk.decode_s > 0
     assert calls["prefill"] <= 2 * 300 and calls["decode"] <= 2 * 300, calls
+    assert calls["prefill"] >= 17 and calls["decode"] >= min(output, 17), calls  # the samples were counted
     assert seconds < 3, seconds
     assert walk.stage("prefill").detail["chunk_count"] == prompt
     assert len(walk.stage("prefill").detail["chunks"]) <= 300

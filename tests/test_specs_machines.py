@@ -130,15 +130,11 @@ def test_unknown_machine():
 def test_figure_11_ladder_follows_the_h100_preset(monkeypatch):
     """Figure 11: the HBM, L2 and shared-memory rungs are the h100-sxm preset's numbers,
     so editing the preset moves the ladder too (one place for each fact)."""
-    import dataclasses
-
+    from tests._data_substitute import substitute_data_file
     from tokenwalk.specs import machine as machine_spec
 
-    h100 = machine_spec.load_machine("h100-sxm")
-    faster = dataclasses.replace(h100, bandwidth_gbs=4000.0, compute_units=100)
-    real_load = machine_spec.load_machine
-    monkeypatch.setattr(machine_spec, "load_machine",
-                        lambda name: faster if name == "h100-sxm" else real_load(name))
+    substitute_data_file(monkeypatch, "machines/h100-sxm.json",
+                         lambda data: dict(data, bandwidth_gbs=4000.0, compute_units=100))
     rungs = {r.role: r for r in machine_spec.memory_ladder()}
     assert rungs["vram"].bandwidth_gbs == 4000.0
     assert rungs["sm"].count == 100 and rungs["sm"].capacity_label == "228 KB x 100 SMs"

@@ -1,12 +1,12 @@
 """The laptop timed on its own measurements, solved when it is timed (section 'Decode in
 practice'): an edited measurement reaches the walk at the next build, with no refit."""
 
-import copy
 import subprocess
 import sys
 
 import pytest
 
+from tests._data_substitute import substitute_data_file
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
 from tokenwalk.specs.machine import load_machine
@@ -20,22 +20,19 @@ MEASURED = data_refs.read_data_json(LAPTOP_FILE)["values"]
 
 @pytest.fixture
 def edit_laptop(monkeypatch):
-    """edit_laptop(key=value, ...): measurements/laptop.json as the author would edit it."""
-    original = data_refs.read_data_json
+    """edit_laptop(key=value, ...): measurements/laptop.json as the author would edit it, read
+    by a data store of its own (the default one until the test ends)."""
 
     def apply(**values):
-        def substituted(relative_path: str, root=None) -> dict:
-            data = original(relative_path, root)
-            if relative_path == LAPTOP_FILE and root is None:
-                data = copy.deepcopy(data)
-                for key, value in values.items():
-                    if value is None:
-                        del data["values"][key]
-                    else:
-                        data["values"][key]["value"] = value
+        def edited(data: dict) -> dict:
+            for key, value in values.items():
+                if value is None:
+                    del data["values"][key]
+                else:
+                    data["values"][key]["value"] = value
             return data
 
-        monkeypatch.setattr(data_refs, "read_data_json", substituted)
+        substitute_data_file(monkeypatch, LAPTOP_FILE, edited)
         return timing_model.coefficients(load_machine("laptop-860m"))
 
     return apply

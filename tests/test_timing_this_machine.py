@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests._data_substitute import clear_tokenwalk_caches, substitute_data_file
+from tests._data_substitute import substitute_data_file
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
 from tokenwalk.specs.machine import MEASURED_MACHINE, has_measured_machine, load_machine, measured_model
@@ -40,13 +40,12 @@ def _chunk_measured() -> int:
 @pytest.fixture
 def substitute(monkeypatch):
     """substitute(file, change): data file `file` read as change(copy); change returning None
-    makes the file missing. Caches are forgotten before and after."""
+    makes the file missing, in a data store of its own, the default until the test ends."""
     def apply(file: str, change):
         substitute_data_file(monkeypatch, file, change)
 
     yield apply
     monkeypatch.undo()
-    clear_tokenwalk_caches()
 
 
 def _measured_walk():

@@ -4,7 +4,9 @@ Stages: load (disk to memory, skipped when the model is already loaded), templat
 tokenize, prefill in chunks (the KV cache filling), decode one token per step (the cache
 growing, every step reading the weights and the whole cache), stop. Each stage has its
 seconds, the bytes it moves and what bounds it (disk, cpu, memory or compute), from the
-roofline and the timing model (`tokenwalk.timing.stages`). Then the three numbers a user feels:
+roofline and the timing model (`tokenwalk.timing.stages`), read off one timed machine resolved
+before the first stage (`timing.stages.timed_machine`: the fit's row or the machine's
+calibration, its peaks, its disk and load efficiency). Then the three numbers a user feels:
 load, time to first token (prefill) and decode speed, and a check that the weights and
 the reserved cache fit in the machine's memory.
 
@@ -24,11 +26,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
+from tokenwalk.data_refs import DataStore
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.chunked_prefill import ChunkPlan
 from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
 from tokenwalk.physics.memory_budget import memory_budget
-from tokenwalk.physics.roofline import decode_step, prefill_step, step_time
+from tokenwalk.physics.roofline import prefill_step, step_time
 from tokenwalk.specs.protocols import Machine, Model
 from tokenwalk.specs.schema import MAX_CONTEXT_TOKENS, REQUEST_DOMAINS, check_domains
 from tokenwalk.timing import stages as timing
@@ -209,8 +212,10 @@ class Walk:
         }
 
 
-def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
+def walk_request(model: Model, machine: Machine, request: Request, store: DataStore | None = None) -> Walk:
     """Walk `request` on `model` and `machine`: every stage, the three numbers, the memory check.
+    Data files (the fit, calibrations, CPU stage estimates) are read from `store`, the default
+    data store if None.
 
     Raises TokenwalkError for a request that cannot be walked (a bad field, num_ctx
     smaller than the request). A request that does not fit in memory is walked anyway and
@@ -219,16 +224,18 @@ def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
     request.check()
     kv_type = str(request.kv_type).lower()
     prompt, output = request.prompt_tokens, request.output_tokens
+    # the machine resolved once for this model (fit row or calibration, peaks, disk); every
+    # stage reads it
+    timed = timing.timed_machine(model, machine, store=store)
     stages = []
 
     if not request.warm:
-        load_s, disk_gbs = _load_time(model, machine)
-        stages.append(Stage("load", load_s, float(model.size_bytes), "disk", {"disk_gbs": disk_gbs}))
-    stages.append(Stage("template", timing.template_s(), 0.0, "cpu"))
-    stages.append(Stage("tokenize", timing.tokenize_s(prompt), 0.0, "cpu", {"tokens": prompt}))
-    stages.append(_prefill_stage(model, machine, prompt, request.chunk_tokens, kv_type))
+        stages.append(Stage("load", timed.load_s(), float(model.size_bytes), "disk", {"disk_gbs": timed.disk_gbs}))
+    stages.append(Stage("template", timing.template_s(store), 0.0, "cpu"))
+    stages.append(Stage("tokenize", timing.tokenize_s(prompt, store), 0.0, "cpu", {"tokens": prompt}))
+    stages.append(_prefill_stage(timed, prompt, request.chunk_tokens, kv_type))
     if output > 0:
-        stages.append(_decode_stage(model, machine, request, kv_type))
+        stages.append(_decode_stage(timed, request, kv_type))
     stages.append(Stage("stop", 0.0, 0.0, "cpu", {"reason": "end-of-turn token sampled"}))
 
     per_token = kv_bytes_per_token(model, kv_type)
@@ -256,24 +263,21 @@ def walk_request(model: Model, machine: Machine, request: Request) -> Walk:
         kv_used_bytes=kv_cache_bytes(model, prompt + output, kv_type) * request.users,
         kv_bytes_per_token=per_token,
         memory=budget.to_dict(),
-        efficiency=timing.efficiencies(machine),
+        efficiency=timed.efficiencies(),
         warnings=tuple(warnings),
     )
-    return replace(walk, ranges=_ranges(machine, walk))
+    return replace(walk, ranges=None if timed.calibrated else _ranges(walk, store))
 
 
-def _ranges(machine, walk: Walk) -> dict | None:
+def _ranges(walk: Walk, store) -> dict:
     """The likely ranges of the three timed numbers on a machine the fit has not measured:
     the band of the timing model's leave-one-family-out errors set to hold 80 % of a chip
     family's runs when that family is left out (`timing_model.error_band`). None on a
     machine calibrated on its own measurements, whose speeds are the measured ones."""
-    from tokenwalk.timing.calibration import is_calibrated
     from tokenwalk.timing.model import error_band
 
-    if is_calibrated(machine):
-        return None
-    p_low, p_high = error_band("prefill")
-    d_low, d_high = error_band("decode")
+    p_low, p_high = error_band("prefill", store=store)
+    d_low, d_high = error_band("decode", store=store)
     out = {"prefill_tok_s": (walk.prefill_tok_s / p_high, walk.prefill_tok_s / p_low),
            "ttft_s": (walk.ttft_s * p_low, walk.ttft_s * p_high)}
     if walk.request.output_tokens:
@@ -281,27 +285,14 @@ def _ranges(machine, walk: Walk) -> dict | None:
     return out
 
 
-_LOAD_TIMES: dict = {}
-
-
-def _load_time(model, machine) -> tuple:
-    """(seconds, disk GB/s) of a cold load, remembered per model and machine numbers: the
-    simulator walks on every keystroke and the disk rung comes from a data file."""
-    key = (model.name, model.size_bytes, machine.name, machine.bandwidth_gbs, machine.disk_gbs,
-           repr((machine.calibration or {}).get("load")))
-    if key not in _LOAD_TIMES:
-        _LOAD_TIMES[key] = (timing.load_s(model, machine), timing.disk_bandwidth_gbs(machine))
-    return _LOAD_TIMES[key]
-
-
-def _prefill_stage(model, machine, prompt: int, chunk: int, kv_type: str) -> Stage:
+def _prefill_stage(timed, prompt: int, chunk: int, kv_type: str) -> Stage:
     plan = ChunkPlan(prompt, chunk)
     chunks = []
 
     def one_chunk(i: int) -> tuple:
         before, tokens = plan.chunk(i)
-        roof = prefill_step(model, machine, tokens, before, kv_type)
-        seconds = timing.prefill_chunk_s(model, machine, tokens, before, kv_type)
+        roof = prefill_step(timed.model, timed.peaks, tokens, before, kv_type)
+        seconds = timed.prefill_chunk_s(tokens, before, kv_type)
         return seconds, roof.bytes_moved, seconds if roof.bound == "compute" else 0.0, roof.bound
 
     # the full chunks as one piecewise-linear sum, the shorter last chunk on its own
@@ -317,14 +308,14 @@ def _prefill_stage(model, machine, prompt: int, chunk: int, kv_type: str) -> Sta
     detail = {
         "chunk_count": plan.count,
         "chunk_tokens": chunk,
-        "kv_written_bytes": prompt * kv_bytes_per_token(model, kv_type),
+        "kv_written_bytes": prompt * kv_bytes_per_token(timed.model, kv_type),
         "chunks": chunks,
         "chunks_sampled": len(chunks) < plan.count,
     }
     return Stage("prefill", total_s, total_bytes, bound, detail)
 
 
-def _decode_stage(model, machine, request: Request, kv_type: str) -> Stage:
+def _decode_stage(timed, request: Request, kv_type: str) -> Stage:
     prompt, output, users = request.prompt_tokens, request.output_tokens, request.users
     speculative = request.spec_alpha is not None
     if speculative:
@@ -340,14 +331,14 @@ def _decode_stage(model, machine, request: Request, kv_type: str) -> Stage:
     def one_step(i: int) -> tuple:
         if not speculative:
             context = prompt + i  # one token a step
-            roof = decode_step(model, machine, context, users, kv_type)
+            roof = timed.decode_step(context, users, kv_type)
             # the bound at the fitted efficiencies, which set the step's time
-            bound = timing.decode_step_bound(model, machine, context, users, kv_type)
-            seconds = timing.decode_step_s(model, machine, context, users, kv_type)
+            bound = timed.step_bound(roof)
+            seconds = timed.step_s(roof)
         else:
             # rounds spread evenly over the answer's contexts (a line in i, so summed exactly)
             context = prompt + (step_span * i / (steps - 1) if steps > 1 else 0)
-            seconds, roof = _speculative_round(model, machine, context, users, request.spec_gamma, kv_type)
+            seconds, roof = _speculative_round(timed, context, users, request.spec_gamma, kv_type)
             bound = roof.bound
         return seconds, roof.bytes_moved, 1.0 if bound == "memory" else 0.0, roof.bytes_moved
 
@@ -369,7 +360,7 @@ def _decode_stage(model, machine, request: Request, kv_type: str) -> Stage:
     return Stage("decode", total_s, total_bytes, bound, detail)
 
 
-def _speculative_round(model, machine, context: int, users: int, gamma: int, kv_type: str):
+def _speculative_round(timed, context: int, users: int, gamma: int, kv_type: str):
     """One speculative round: gamma draft steps and one check of gamma + 1 positions.
 
     First-order cost: the check is the timing model's decode step scaled by the roofline
@@ -379,13 +370,13 @@ def _speculative_round(model, machine, context: int, users: int, gamma: int, kv_
     multi-token-prediction block).
     """
     checked = gamma + 1
-    plain = decode_step(model, machine, context, users, kv_type)
-    roof = step_time(model, machine, checked * users, kv_tokens_read=context * users,
+    plain = timed.decode_step(context, users, kv_type)
+    roof = step_time(timed.model, timed.peaks, checked * users, kv_tokens_read=context * users,
                      kv_tokens_written=checked * users, query_key_pairs=users * checked * (context + checked / 2),
                      kv_type=kv_type, kv_streams=users)
-    step_s = timing.decode_step_s(model, machine, context, users, kv_type)
+    step_s = timed.step_s(plain)
     check_s = step_s * roof.step_s / plain.step_s
-    draft_s = gamma * step_s / model.layers
+    draft_s = gamma * step_s / timed.model.layers
     return check_s + draft_s, roof
 
 

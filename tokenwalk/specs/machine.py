@@ -122,10 +122,12 @@ class MemoryRung:
     count: int = 1
 
 
-def machine_from_dict(data: dict, label: str) -> MachineSpec:
+def machine_from_dict(data: dict, label: str, store=None) -> MachineSpec:
     """A MachineSpec from a JSON object; SpecError names `label` and the field. A number
-    given as a reference into a measurements file is resolved (`data_refs.resolve`)."""
-    data = {k: data_refs.resolve(v, f"{label}: {k}")
+    given as a reference into a measurements file is resolved (`DataStore.resolve`, in the
+    data `store`, the default one if None)."""
+    store = data_refs.store_or_default(store)
+    data = {k: store.resolve(v, f"{label}: {k}")
             if (REQUIRED_FIELDS.get(k) or OPTIONAL_FIELDS.get(k)) == "number" else v for k, v in data.items()}
     values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS, MACHINE_DOMAINS)
     for name in ("bandwidth_gbs", "fp16_tflops", "memory_gb"):
@@ -139,22 +141,23 @@ def machine_from_dict(data: dict, label: str) -> MachineSpec:
     return MachineSpec(**values, spec_file=label)
 
 
-def list_machine_presets() -> list[str]:
-    """Names of the machine presets (tokenwalk/data/machines/*.json)."""
-    return preset_names("machines")
+def list_machine_presets(store=None) -> list[str]:
+    """Names of the machine presets (tokenwalk/data/machines/*.json, or the `store`'s folder's)."""
+    return preset_names("machines", store)
 
 
-def load_machine(name_or_path) -> MachineSpec:
-    """A MachineSpec from a preset name or a JSON file; SpecError otherwise."""
+def load_machine(name_or_path, store=None) -> MachineSpec:
+    """A MachineSpec from a preset name (of the data `store`, the default one if None) or a
+    JSON file; SpecError otherwise."""
     text = os.fspath(name_or_path)
     if text.lower().endswith(".json"):
-        return machine_from_dict(read_json_object(text), text)
+        return machine_from_dict(read_json_object(text), text, store)
     if text == MEASURED_MACHINE:
-        return this_machine()
-    presets = list_machine_presets()
+        return this_machine(store)
+    presets = list_machine_presets(store)
     if text in presets:
-        data, label = read_preset("machines", text)
-        return machine_from_dict(data, label)
+        data, label = read_preset("machines", text, store)
+        return machine_from_dict(data, label, store)
     if os.sep in text or "/" in text or os.path.exists(text):
         raise SpecError(f"{text}: a machine is a preset name or a .json file")
     raise SpecError(f"{text}: not a machine preset ({', '.join(presets + [MEASURED_MACHINE])}), nor a .json file")
@@ -162,43 +165,44 @@ def load_machine(name_or_path) -> MachineSpec:
 
 # ----------------------------------------------------------------- the measured machine
 
-def engine_measurements() -> dict | None:
-    """data/measurements/engine.json parsed (read through data_refs, so a test can substitute
-    it), or None when this build machine has not been measured (no file)."""
+def engine_measurements(store=None) -> dict | None:
+    """data/measurements/engine.json parsed (read through the data store, so a test can
+    substitute it), or None when this build machine has not been measured (no file)."""
     try:
-        return data_refs.read_data_json(MEASUREMENTS_FILE)
+        return data_refs.store_or_default(store).read_json(MEASUREMENTS_FILE)
     except TokenwalkError:
         return None
 
 
-def other_engine_measurements() -> list[tuple[str, dict]]:
+def other_engine_measurements(store=None) -> list[tuple[str, dict]]:
     """The measurements of the other models the engine ran on this build machine
     (data/measurements/engine-<model>.json, written by `tokenwalk measure --model <model>`), as
     (file, parsed) pairs in file-name order; engine.json (the SmolLM2 run the simulator's
     measured preset stands on) is not among them."""
-    folder = data_refs.data_root() / MEASUREMENTS_FILE.rpartition("/")[0]
+    store = data_refs.store_or_default(store)
+    folder = store.root / MEASUREMENTS_FILE.rpartition("/")[0]
     names = sorted(p.name for p in folder.glob("engine-*.json")) if folder.is_dir() else []
-    return [(f"measurements/{name}", data_refs.read_data_json(f"measurements/{name}")) for name in names]
+    return [(f"measurements/{name}", store.read_json(f"measurements/{name}")) for name in names]
 
 
-def has_measured_machine() -> bool:
+def has_measured_machine(store=None) -> bool:
     """Whether `this-machine` exists: engine.json is there."""
-    return engine_measurements() is not None
+    return engine_measurements(store) is not None
 
 
-def measured_model(file_name: str):
+def measured_model(file_name: str, store=None):
     """The model preset of the GGUF file `file_name` (its sources cite the file by name);
     SpecError when no preset describes it."""
     from tokenwalk.specs.model import list_model_presets, load_model
 
-    for name in list_model_presets():
-        model = load_model(name)
+    for name in list_model_presets(store):
+        model = load_model(name, store)
         if any(str(src).startswith(file_name + ":") for src in model.sources.values()):
             return model
     raise SpecError(f"tokenwalk/data/{MEASUREMENTS_FILE}: model: no model preset describes {file_name!r}")
 
 
-def this_machine() -> MachineSpec:
+def this_machine(store=None) -> MachineSpec:
     """The machine that built the page, as `tokenwalk measure` measured it (engine.json).
 
     bandwidth_gbs: the read bandwidth its OpenCL kernel measured. fp16_tflops: the useful rate
@@ -212,7 +216,7 @@ def this_machine() -> MachineSpec:
     """
     from tokenwalk.physics.roofline import attention_flops, flops_per_token, prefill_query_key_pairs
 
-    data = engine_measurements()
+    data = engine_measurements(store)
     label = f"tokenwalk/data/{MEASUREMENTS_FILE}"
     if data is None:
         raise SpecError(f"{label}: not found; this machine has not been measured (run `tokenwalk measure`)")
@@ -224,12 +228,12 @@ def this_machine() -> MachineSpec:
         when, model_file = data["when"], data["model"]
     except (KeyError, TypeError) as error:
         raise SpecError(f"{label}: missing field {error} (run `tokenwalk measure` again)") from None
-    model = measured_model(model_file)
+    model = measured_model(model_file, store)
     prefill_flops = (prompt_tokens * flops_per_token(model)
                      + attention_flops(model, prefill_query_key_pairs(prompt_tokens)))
     achieved_tflops = prefill_flops / (prompt_tokens / prefill) / 1e12
     cpu = "portable computing language" in (device + " " + str(data.get("where", ""))).lower()
-    calibration_file, calibration_label = read_preset("machines", THIS_MACHINE_FILE)
+    calibration_file, calibration_label = read_preset("machines", THIS_MACHINE_FILE, store)
     measured = f"tokenwalk measure on this machine, {when}"
     machine = machine_from_dict({
         "name": MEASURED_MACHINE,
@@ -252,18 +256,18 @@ def this_machine() -> MachineSpec:
             "memory_gb": f"{measured}: physical memory (page size x physical pages)",
             "calibration": calibration_label,
         },
-    }, label)
+    }, label, store)
     # errors in the calibration name the file it comes from
     return replace(machine, spec_file=calibration_label)
 
 
-def memory_ladder() -> list[MemoryRung]:
+def memory_ladder(store=None) -> list[MemoryRung]:
     """The rungs of an H100 server's memory ladder, from the disk down to SM shared memory.
 
     A rung that names a `machine` takes its numbers from that preset, so the H100's
     bandwidth, memory, L2 and shared memory are written once (in h100-sxm.json).
     """
-    data, label = read_preset("machines", LADDER_FILE)
+    data, label = read_preset("machines", LADDER_FILE, store)
     rungs = data.get("rungs")
     if not isinstance(rungs, list):
         raise SpecError(f"{label}: missing field 'rungs' (a list)")
@@ -273,7 +277,7 @@ def memory_ladder() -> list[MemoryRung]:
         if not isinstance(rung, dict):
             raise SpecError(f"{where}: expected an object")
         if "machine" in rung:
-            out.append(_rung_from_machine(rung, where))
+            out.append(_rung_from_machine(rung, where, store))
             continue
         values = check_fields(rung, where, {"name": "str", "role": "str", "capacity_label": "str", "source": "str"},
                               {"bandwidth_gbs": "number", "capacity_bytes": "int", "count": "int"})
@@ -285,10 +289,10 @@ def memory_ladder() -> list[MemoryRung]:
     return out
 
 
-def _rung_from_machine(rung: dict, where: str) -> MemoryRung:
+def _rung_from_machine(rung: dict, where: str, store=None) -> MemoryRung:
     """A vram, l2 or sm rung whose numbers are the named machine preset's."""
     values = check_fields(rung, where, {"name": "str", "role": "str", "source": "str", "machine": "str"}, {})
-    machine = load_machine(values["machine"])
+    machine = load_machine(values["machine"], store)
     role = values["role"]
     if role == "vram":
         capacity = int(machine.memory_gb * 1e9)

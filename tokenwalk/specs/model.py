@@ -284,13 +284,14 @@ def model_to_preset(model: ModelSpec) -> dict:
     return out
 
 
-def list_model_presets() -> list[str]:
-    """Names of the model presets (tokenwalk/data/models/*.json)."""
-    return preset_names("models")
+def list_model_presets(store=None) -> list[str]:
+    """Names of the model presets (tokenwalk/data/models/*.json, or the `store`'s folder's)."""
+    return preset_names("models", store)
 
 
-def load_model(name_or_path) -> ModelSpec:
-    """A ModelSpec from a preset name, a .gguf file or a .json file.
+def load_model(name_or_path, store=None) -> ModelSpec:
+    """A ModelSpec from a preset name (of the data `store`, the default one if None), a .gguf
+    file or a .json file.
 
     Raises SpecError (unknown preset, bad JSON, missing field) or GGUFError (a file
     that is not a readable GGUF), each one line naming the file and the field.
@@ -301,9 +302,9 @@ def load_model(name_or_path) -> ModelSpec:
         return model_from_dict(read_json_object(text), text)
     if lower.endswith(".gguf") or os.path.isfile(text):
         return model_from_gguf(read_gguf_header(text))
-    presets = list_model_presets()
+    presets = list_model_presets(store)
     if text in presets:
-        data, label = read_preset("models", text)
+        data, label = read_preset("models", text, store)
         return model_from_dict(data, label)
     if os.sep in text or "/" in text:
         check_regular_file(text, SpecError)  # a folder or a FIFO says what it is

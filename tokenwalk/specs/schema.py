@@ -238,20 +238,21 @@ def _check_kind(value, kind: str, label: str, name: str):
     return value
 
 
-def preset_names(folder: str) -> list[str]:
+def preset_names(folder: str, store: data_refs.DataStore | None = None) -> list[str]:
     """Names of the JSON presets in the data folder's <folder>/ (file names without .json;
     a name starting with '_' is a helper file, not a preset)."""
-    return [name[:-5] for name in data_refs.data_file_names(folder)
+    return [name[:-5] for name in data_refs.store_or_default(store).file_names(folder)
             if name.endswith(".json") and not name.startswith("_")]
 
 
-def read_preset(folder: str, name: str) -> tuple[dict, str]:
-    """(object, label) of the preset <folder>/<name>.json in the data folder, read through
-    `data_refs.read_data_json` (cached: build a new object from it, never change it)."""
+def read_preset(folder: str, name: str, store: data_refs.DataStore | None = None) -> tuple[dict, str]:
+    """(object, label) of the preset <folder>/<name>.json in the store's data folder (the
+    store's parsed copy: build a new object from it, never change it)."""
+    store = data_refs.store_or_default(store)
     relative = f"{folder}/{name}.json"
-    label = data_refs.data_label(relative)
+    label = store.label(relative)
     try:
-        data = data_refs.read_data_json(relative)
+        data = store.read_json(relative)
     except SpecError:
         raise
     except TokenwalkError as error:

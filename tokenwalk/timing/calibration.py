@@ -13,9 +13,10 @@ plain Python from the measurements the calibration names:
 - prefill: the compute efficiency at which the measured prompt, read in chunks, takes its
   measured time (the model's prefill time falls as the efficiency rises: bisection).
 
-The solve runs whenever a calibrated machine is timed, cached on the values it uses (the
-measured speeds, the context, the machine's bandwidth and FP16 figure), so editing a
-measurement changes the walk at the next build without a refit. Measurements that cannot
+The solve runs when a calibrated machine is timed and is kept by the data store that holds
+the measurements (`DataStore.remember`), under the values it uses (the measured speeds, the
+context, the machine's bandwidth and FP16 figure), so editing a measurement changes the walk
+at the next build without a refit. Measurements that cannot
 both hold within the fit's bounds (a negative per-layer cost, more than the spec
 bandwidth) give the closest coefficients within those bounds, with a note saying so.
 
@@ -25,7 +26,6 @@ Units: seconds, tokens, tok/s.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
@@ -37,24 +37,24 @@ def is_calibrated(machine) -> bool:
     return bool(machine.calibration)
 
 
-def calibrated_machines() -> list[str]:
+def calibrated_machines(store=None) -> list[str]:
     """Names of the machine presets (and `this-machine`, once measured) whose spec carries a
     calibration: the machines the published fit does not time."""
     from tokenwalk.specs.machine import MEASURED_MACHINE, has_measured_machine, list_machine_presets, load_machine
 
-    names = list_machine_presets() + ([MEASURED_MACHINE] if has_measured_machine() else [])
-    return sorted(name for name in names if is_calibrated(load_machine(name)))
+    names = list_machine_presets(store) + ([MEASURED_MACHINE] if has_measured_machine(store) else [])
+    return sorted(name for name in names if is_calibrated(load_machine(name, store)))
 
 
-def calibration_inputs(machine) -> tuple | None:
+def calibration_inputs(machine, store=None) -> tuple | None:
     """The values the solve for `machine` uses, as a hashable key, or None if its spec
     carries no calibration: (name, bandwidth_gbs, fp16_tflops, ((model, tok/s), ...) one or
     two decode points, decode context tokens, (model, tok/s, prompt tokens, chunk tokens),
-    fixed layer_overhead_s or None). Read afresh on every call (the data files themselves
-    are cached), so a substituted measurement is seen."""
+    fixed layer_overhead_s or None), read from the data `store` (the default one if None)."""
     entry = machine.calibration
     if not entry:
         return None
+    store = data_refs.store_or_default(store)
     name = machine.name
     where = f"{machine.spec_file or name}: calibration"
     try:
@@ -62,17 +62,17 @@ def calibration_inputs(machine) -> tuple | None:
         if not isinstance(decode, list) or len(decode) not in (1, 2):
             count = len(decode) if isinstance(decode, list) else "not a list"
             raise SpecError(f"{where}.decode: needs one or two measured speeds, has {count}")
-        points = tuple(_measured(ref, f"{where}.decode[{i}]") for i, ref in enumerate(decode))
+        points = tuple(_measured(ref, f"{where}.decode[{i}]", store) for i, ref in enumerate(decode))
         fixed_overhead = None
         if len(points) == 1:
-            fixed_overhead = _seconds(entry["layer_overhead_s"], f"{where}.layer_overhead_s")
+            fixed_overhead = _seconds(entry["layer_overhead_s"], f"{where}.layer_overhead_s", store)
         elif "layer_overhead_s" in entry:
             raise SpecError(f"{where}.layer_overhead_s: two decode speeds solve the per-layer cost; "
                             "fix it only with one")
-        context = _count(entry["decode_context_tokens"], f"{where}.decode_context_tokens")
-        prefill_model, prefill_tok_s = _measured(entry["prefill"], f"{where}.prefill")
-        prompt = _count(entry["prefill_prompt_tokens"], f"{where}.prefill_prompt_tokens")
-        chunk = _count(entry["prefill_chunk_tokens"], f"{where}.prefill_chunk_tokens")
+        context = _count(entry["decode_context_tokens"], f"{where}.decode_context_tokens", store)
+        prefill_model, prefill_tok_s = _measured(entry["prefill"], f"{where}.prefill", store)
+        prompt = _count(entry["prefill_prompt_tokens"], f"{where}.prefill_prompt_tokens", store)
+        chunk = _count(entry["prefill_chunk_tokens"], f"{where}.prefill_chunk_tokens", store)
     except KeyError as error:
         raise SpecError(f"{where}: field {error.args[0]!r} is missing") from None
     if chunk <= 0 or prompt <= 0:
@@ -84,25 +84,28 @@ def calibration_inputs(machine) -> tuple | None:
             (prefill_model, prefill_tok_s, prompt, chunk), fixed_overhead)
 
 
-def solve(machine, bounds: dict) -> tuple[float, float, float, str] | None:
+def solve(machine, bounds: dict, store=None) -> tuple[float, float, float, str] | None:
     """(bandwidth_efficiency, layer_overhead_s, compute_efficiency, note) of `machine` solved
-    from its measurements (unrounded), or None if it has no calibration. `bounds`: the fit's
-    {coefficient: (low, high)}; note is "" when the measurements are met exactly."""
-    key = calibration_inputs(machine)
+    from its measurements in the data `store` (unrounded), or None if it has no calibration.
+    `bounds`: the fit's {coefficient: (low, high)}; note is "" when the measurements are met
+    exactly. The store keeps the solve under its inputs."""
+    store = data_refs.store_or_default(store)
+    key = calibration_inputs(machine, store)
     if key is None:
         return None
-    return _solve(key, tuple(sorted(bounds.items())))
+    bounds_items = tuple(sorted(bounds.items()))
+    return store.remember(("calibration", key, bounds_items), lambda: _solve(key, bounds_items, store))
 
 
 # ------------------------------------------------------------------------------------------
 
-def _measured(ref: dict, where: str) -> tuple[str, float]:
+def _measured(ref: dict, where: str, store) -> tuple[str, float]:
     """(model name, value) of a {"from": file, "key": name} reference to a measurement."""
     if not isinstance(ref, dict) or "from" not in ref or "key" not in ref:
         raise SpecError(f"{where}: expected a reference {{\"from\": file, \"key\": name}} to a measurement")
     file, key = ref["from"], ref["key"]
     try:
-        entry = data_refs.read_data_json(file)["values"][key]
+        entry = store.read_json(file)["values"][key]
         value, model = float(entry["value"]), entry.get("model") or ref.get("model")
     except (KeyError, TypeError, ValueError):
         raise SpecError(f"tokenwalk/data/{file}: values.{key}.value: missing or not a number (referenced from {where})") from None
@@ -113,8 +116,8 @@ def _measured(ref: dict, where: str) -> tuple[str, float]:
     return str(model), value
 
 
-def _seconds(ref, where: str) -> float:
-    value = data_refs.resolve(ref, where)
+def _seconds(ref, where: str, store) -> float:
+    value = store.resolve(ref, where)
     try:
         value = float(value)
     except (TypeError, ValueError):
@@ -124,16 +127,15 @@ def _seconds(ref, where: str) -> float:
     return value
 
 
-def _count(ref, where: str) -> int:
-    value = data_refs.resolve(ref, where)
+def _count(ref, where: str, store) -> int:
+    value = store.resolve(ref, where)
     try:
         return int(value)
     except (TypeError, ValueError):
         raise SpecError(f"{where}: {value!r} is not a token count") from None
 
 
-@lru_cache(maxsize=32)
-def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
+def _solve(key: tuple, bounds_items: tuple, store) -> tuple[float, float, float, str]:
     from tokenwalk.specs.model import load_model
 
     name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed = key
@@ -142,7 +144,7 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
     equations = []  # (bytes at spec bandwidth s, layers, measured s) per decode point
     decode_compute_s = []  # the decode steps' arithmetic at the FP16 figure, checked below
     for model_name, tok_s in points:
-        model = load_model(model_name)
+        model = load_model(model_name, store)
         step = roofline.decode_step(model, machine, context, 1)
         equations.append((step.memory_s, model.layers, 1.0 / tok_s))
         decode_compute_s.append(step.compute_s)
@@ -155,7 +157,7 @@ def _solve(key: tuple, bounds_items: tuple) -> tuple[float, float, float, str]:
     if not fp16_tflops:
         return e_bw, overhead, bounds["compute_efficiency"][1], note + (
             "; " if note else "") + "no FP16 figure: compute efficiency not solved"
-    model = load_model(prefill_model)
+    model = load_model(prefill_model, store)
     chunks = []
     for before, n in roofline.prompt_chunks(prompt, chunk):
         step = roofline.prompt_step(model, machine, n, before)

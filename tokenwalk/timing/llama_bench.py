@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from tokenwalk import data_refs
@@ -181,48 +180,48 @@ def bandwidth_share(tok_s: float, bytes_per_token: float, bandwidth_gbs: float) 
     return tok_s * bytes_per_token / (bandwidth_gbs * GB)
 
 
-def _read_json(path: Path):
-    """A llama-bench data file: from the data folder (`data_refs.read_data_json`, cached)
-    when `path` is the default folder's, else the file at `path`."""
-    if path.parent == data_refs.data_root() / DATA_FOLDER:
-        return data_refs.read_data_json(f"{DATA_FOLDER}/{path.name}")
+def _read_json(path: Path, store: data_refs.DataStore):
+    """A llama-bench data file: the data store's parsed copy when `path` is in the store's
+    folder, else the file at `path`."""
+    if path.parent == store.root / DATA_FOLDER:
+        return store.read_json(f"{DATA_FOLDER}/{path.name}")
     return data_refs.read_json(path, path.name, missing=f"file not found in {path.parent.name}/", error=SpecError)
 
 
-def _models(path: Path) -> dict:
-    facts = _read_json(path).get("models", {})
+def _models(path: Path, store: data_refs.DataStore) -> dict:
+    facts = _read_json(path, store).get("models", {})
     return {name: dict(values) for name, values in facts.items()}
 
 
-def _fp16_overrides(path: Path) -> dict:
+def _fp16_overrides(path: Path, store: data_refs.DataStore) -> dict:
     """{machine name: FP16 figure in the presets' convention} (see fp16_convention.json)."""
     if not path.exists():
         return {}
-    return {name: float(entry["fp16_tflops"]) for name, entry in _read_json(path).get("overrides", {}).items()}
+    return {name: float(entry["fp16_tflops"]) for name, entry in _read_json(path, store).get("overrides", {}).items()}
 
 
-def _machine_facts(path: Path) -> dict:
+def _machine_facts(path: Path, store: data_refs.DataStore) -> dict:
     """{machine name: its entry of machines.json} ({} when the folder has no such file)."""
     if not path.exists():
         return {}
-    return {entry["name"]: entry for entry in _read_json(path)}
+    return {entry["name"]: entry for entry in _read_json(path, store)}
 
 
-def _family_years(path: Path) -> dict:
+def _family_years(path: Path, store: data_refs.DataStore) -> dict:
     """{family: the year its first chip shipped} from families.json ({} without the file)."""
     if not path.exists():
         return {}
-    return {name: int(entry["architecture_year"]) for name, entry in _read_json(path).get("families", {}).items()}
+    return {name: int(entry["architecture_year"]) for name, entry in _read_json(path, store).get("families", {}).items()}
 
 
-def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machines_path: Path | None = None,
-               families_path: Path | None = None) -> tuple:
-    models = _models(models_path)
-    fp16 = _fp16_overrides(convention_path)
-    facts_of = _machine_facts(machines_path) if machines_path is not None else {}
-    years = _family_years(families_path) if families_path is not None else {}
+def _runs_from(store: data_refs.DataStore, bench_path: Path, models_path: Path, convention_path: Path,
+               machines_path: Path | None = None, families_path: Path | None = None) -> tuple:
+    models = _models(models_path, store)
+    fp16 = _fp16_overrides(convention_path, store)
+    facts_of = _machine_facts(machines_path, store) if machines_path is not None else {}
+    years = _family_years(families_path, store) if families_path is not None else {}
     runs = []
-    for index, row in enumerate(_read_json(bench_path)):
+    for index, row in enumerate(_read_json(bench_path, store)):
         for key in ("machine", "backend", "model", "params", "quant", "size_bytes", "test", "tok_s", "source"):
             if row.get(key) in (None, ""):
                 raise SpecError(f"{bench_path.name}: run {index} has no {key!r}")
@@ -252,16 +251,14 @@ def _runs_from(bench_path: Path, models_path: Path, convention_path: Path, machi
     return tuple(runs)
 
 
-@lru_cache(maxsize=4)
-def _cached_runs(data_dir: str) -> tuple:
-    base = Path(data_dir)
-    return _runs_from(base / "benchmarks.json", base / "models.json", base / "fp16_convention.json", base / "machines.json",
-                      base / "families.json")
-
-
-def load_runs(data_dir: str | Path | None = None) -> list[BenchRun]:
-    """Every published run (decode and prefill), in file order."""
-    return list(_cached_runs(str(Path(data_dir) if data_dir else data_refs.data_root() / DATA_FOLDER)))
+def load_runs(data_dir: str | Path | None = None, store: data_refs.DataStore | None = None) -> list[BenchRun]:
+    """Every published run (decode and prefill), in file order: of the folder `data_dir`, or
+    of the data `store`'s llama-bench/ (the default store's if None), which keeps them."""
+    store = data_refs.store_or_default(store)
+    base = Path(data_dir) if data_dir else store.root / DATA_FOLDER
+    return list(store.remember(("llama-bench runs", str(base)), lambda: _runs_from(
+        store, base / "benchmarks.json", base / "models.json", base / "fp16_convention.json", base / "machines.json",
+        base / "families.json")))
 
 
 def published_bandwidth_shares(data_dir: str | Path | None = None) -> list[dict]:

@@ -86,13 +86,13 @@ class Coefficients:
     note: str = ""
 
 
-def load_fit(path: str | Path | None = None) -> dict:
-    """The fitted coefficients (the JSON `tokenwalk fit` writes): data/timing_fit.json, or
-    the file at `path` (both read through `data_refs`, the data folder's copy cached)."""
+def load_fit(path: str | Path | None = None, store: data_refs.DataStore | None = None) -> dict:
+    """The fitted coefficients (the JSON `tokenwalk fit` writes): the data store's
+    timing_fit.json (the default store's if None), or the file at `path`."""
     missing = missing_fit()
     if path is None:
         try:
-            return data_refs.read_data_json(FIT_FILE)
+            return data_refs.store_or_default(store).read_json(FIT_FILE)
         except TokenwalkError as error:
             raise SpecError(str(error).replace("no such data file", missing)) from None
     return read_fit_file(str(path))
@@ -169,27 +169,40 @@ def year_trend_formula(trend: dict) -> str:
     return f"exp({trend['per_year']:.3f} x ({year} - {trend['reference_year']}))"
 
 
-def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None) -> Coefficients:
+def coefficients(machine: Machine, fit: dict | None = None, model: Model | None = None,
+                 store: data_refs.DataStore | None = None) -> Coefficients:
     """The coefficients for `machine`: its own calibration if its preset
     names it (the article's laptop, this-machine when engine.json exists: solved from its
-    measurements now, cached on their values), else the fit's row of its backend on its
+    measurements now), else the fit's row of its backend on its
     class of device ("ROCm/discrete"; a maker's chips, "Vulkan/Intel", where the fit has
     such rows; "CUDA/HBM" for a machine whose `memory_type` is HBM, where the fit has it),
     else of its `backend`, else the row fitted on all GPU runs together
     ("default"). With `model`, a fitted row's efficiencies are scaled by the fit's factors
     for the model's weight format (`quant_factor`) and its bandwidth efficiency by the trend
     with the machine's `architecture_year` (`year_factor`); a calibrated machine's are its
-    own (solved on its own model)."""
-    solved = timing_calibration.solve(machine, BOUNDS)
+    own (solved on its own model). Files are read from the data `store` (the default one if None)."""
+    fit = fit if fit is not None or timing_calibration.is_calibrated(machine) else load_fit(store=store)
+    return _for_model(_machine_coefficients(machine, fit, store), machine, model, fit)
+
+
+def _machine_coefficients(machine, fit: dict | None, store) -> Coefficients:
+    """The calibration's coefficients, or the fit's row as fitted (no model's factors)."""
+    solved = timing_calibration.solve(machine, BOUNDS, store)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
         values = rounded(e_bw, overhead, e_c)
         return Coefficients(row=machine.name, note=note, **values)
-    fit = fit if fit is not None else load_fit()
     backends = fit.get("backends", {})
     key = row_key(backends, machine.backend, getattr(machine, "device_class", None), getattr(machine, "vendor", None),
                   getattr(machine, "memory_type", None))
-    coeffs = _row(backends[key], key) if key is not None else _row(fit["default"], "default")
+    return _row(backends[key], key) if key is not None else _row(fit["default"], "default")
+
+
+def _for_model(coeffs: Coefficients, machine, model, fit: dict | None) -> Coefficients:
+    """A fitted row scaled for the model's weight format and the machine's family year; a
+    calibration (solved on the machine's own models) as it is."""
+    if timing_calibration.is_calibrated(machine):
+        return coeffs
     file_type = getattr(model, "file_type", None) if model is not None else None
     factor = quant_factor(fit, file_type, "prefill")
     bw_factor = quant_factor(fit, file_type, "decode") * year_factor(fit, getattr(machine, "architecture_year", None))
@@ -228,22 +241,74 @@ def step_bound(step: "roofline.StepTime", coeffs: Coefficients) -> str:
     return "memory" if memory >= compute else "compute"
 
 
+@dataclass(frozen=True)
+class MachineTiming:
+    """One model on one machine, resolved once for timing its steps (`machine_timing`): the
+    spec sheet's peaks, the coefficients of the machine's fit row or calibration scaled for
+    the model (`coefficients`), and the row as fitted or calibrated, before the model's
+    factors (what a walk reports as the machine's efficiencies). Every step is then timed
+    from these fields, with no lookup, file read or solve."""
+
+    model: Model
+    machine: Machine
+    peaks: roofline.Peaks
+    coefficients: Coefficients
+    row_coefficients: Coefficients
+    calibrated: bool
+
+    def step_s(self, step: "roofline.StepTime") -> float:
+        """Seconds of a roofline step of this model on this machine (`step_s`)."""
+        return step_s(step, self.model.layers, self.coefficients)
+
+    def step_bound(self, step: "roofline.StepTime") -> str:
+        """"memory" or "compute" at the fitted efficiencies (`step_bound`)."""
+        return step_bound(step, self.coefficients)
+
+    def decode_step(self, context_tokens: float = 0, users: int = 1, kv_type: str = "f16") -> "roofline.StepTime":
+        """The roofline's decode step at the machine's peaks."""
+        return roofline.decode_step(self.model, self.peaks, context_tokens, users, kv_type)
+
+    def decode_step_s(self, context_tokens: float = 0, users: int = 1, kv_type: str = "f16") -> float:
+        """Seconds of one decode step (`decode_step_s`)."""
+        return self.step_s(self.decode_step(context_tokens, users, kv_type))
+
+    def prompt_step(self, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> "roofline.StepTime":
+        """The prompt step the model times (`prefill_step`) at the machine's peaks."""
+        return roofline.prompt_step(self.model, self.peaks, chunk_tokens, context_before, kv_type)
+
+    def prefill_chunk_s(self, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> float:
+        """Seconds of one prefill step (`prefill_chunk_s`)."""
+        if not self.machine.fp16_tflops:
+            raise SpecError(f"machine {self.machine.name!r}: field 'fp16_tflops' is missing; prefill timing needs it")
+        return self.step_s(self.prompt_step(chunk_tokens, context_before, kv_type))
+
+
+def machine_timing(model: Model, machine: Machine, fit: dict | None = None,
+                   store: data_refs.DataStore | None = None) -> MachineTiming:
+    """`model` on `machine` resolved for timing: its row or calibration found (solved) once,
+    from the data `store` (the default one if None)."""
+    _require_bandwidth(machine)
+    calibrated = timing_calibration.is_calibrated(machine)
+    fit = fit if fit is not None or calibrated else load_fit(store=store)
+    row = _machine_coefficients(machine, fit, store)
+    return MachineTiming(model=model, machine=machine, peaks=roofline.peaks(machine),
+                         coefficients=_for_model(row, machine, model, fit), row_coefficients=row,
+                         calibrated=calibrated)
+
+
 def decode_step_s(model: Model, machine: Machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                   fit: dict | None = None) -> float:
     """Seconds of one decode step: `users` conversations, each `context_tokens` deep, one
     new token each. 1 / this is one user's tok/s. A machine with no FP16 figure is timed by
     its bytes alone (one stream's arithmetic is negligible next to its reads)."""
-    _require_bandwidth(machine)
-    coeffs = coefficients(machine, fit, model)
-    step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type)
-    return step_s(step, model.layers, coeffs)
+    return machine_timing(model, machine, fit).decode_step_s(context_tokens, users, kv_type)
 
 
 def decode_step_bound(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
                       fit: dict | None = None) -> str:
     """What bounds one decode step at the fitted efficiencies: "memory" or "compute"."""
-    step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, users, kv_type)
-    return step_bound(step, coefficients(machine, fit, model))
+    timed = machine_timing(model, machine, fit)
+    return timed.step_bound(timed.decode_step(context_tokens, users, kv_type))
 
 
 def prefill_chunk_s(model: Model, machine: Machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
@@ -251,22 +316,18 @@ def prefill_chunk_s(model: Model, machine: Machine, chunk_tokens: int, context_b
     """Seconds of one prefill step of `chunk_tokens` prompt tokens after `context_before`
     tokens already in the cache: the arithmetic at the fitted share of the FP16 peak,
     never less than one read of the weights (and the cache) per chunk."""
-    _require_bandwidth(machine)
-    if not machine.fp16_tflops:
-        raise SpecError(f"machine {machine.name!r}: field 'fp16_tflops' is missing; prefill timing needs it")
-    coeffs = coefficients(machine, fit, model)
-    step = prefill_step(model, machine, chunk_tokens, context_before, kv_type)
-    return step_s(step, model.layers, coeffs)
+    return machine_timing(model, machine, fit).prefill_chunk_s(chunk_tokens, context_before, kv_type)
 
 
 def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = None, kv_type: str = "f16",
               fit: dict | None = None) -> float:
     """Seconds to prefill `prompt_tokens`, in chunks of `chunk_tokens` (one step if None)."""
-    return sum(prefill_chunk_s(model, machine, n, before, kv_type, fit)
+    timed = machine_timing(model, machine, fit)
+    return sum(timed.prefill_chunk_s(n, before, kv_type)
                for before, n in roofline.prompt_chunks(prompt_tokens, chunk_tokens or prompt_tokens))
 
 
-def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
+def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore | None = None) -> tuple[float, float]:
     """(low, high) multipliers of a predicted time for a machine the fit has not seen: from
     the leave-one-family-out speed ratios (measured / predicted) of `phase` ("decode" or
     "prefill"), the band whose percentiles held 80 % of each family's runs when set without
@@ -275,7 +336,7 @@ def error_band(phase: str, fit: dict | None = None) -> tuple[float, float]:
     measurements, so for it the band is wider than its error at the measured sizes."""
     if phase not in ("decode", "prefill"):
         raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
-    fit = fit if fit is not None else load_fit()
+    fit = fit if fit is not None else load_fit(store=store)
     try:
         cv = fit["cross_validation"]
         band = cv.get(f"{phase}_range") or {"speed_ratio_low": cv[phase]["speed_ratio_p10"],
@@ -323,10 +384,10 @@ def decode_breakdown(model, machine, context_tokens: float = 0, kv_type: str = "
     fixed cost, so it reaches a smaller share: on the laptop the MoE about half the dense
     model's share.
     """
-    _require_bandwidth(machine)
-    coeffs = coefficients(machine, fit, model)
-    step = roofline.decode_step(model, roofline.peaks(machine), context_tokens, 1, kv_type)
-    total = step_s(step, model.layers, coeffs)
+    timed = machine_timing(model, machine, fit)
+    coeffs = timed.coefficients
+    step = timed.decode_step(context_tokens, 1, kv_type)
+    total = timed.step_s(step)
     overhead = model.layers * coeffs.layer_overhead_s
     return {
         "tok_s": 1.0 / total,

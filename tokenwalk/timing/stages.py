@@ -9,22 +9,30 @@
   there is one (the laptop's 55 s), else the default (1.0, the disk's spec as a bound).
 - Template and tokenizer: CPU stages, negligible estimates with their sources.
 
+A walk resolves its machine once for its model (`timed_machine`, a `TimedMachine`: the fit's
+row or the calibration's solve, the peaks, the disk and the load efficiency) and times every
+stage from it; the functions taking a model and a machine build the same numbers afresh.
+
 Units: seconds; tokens.
 """
 
 from __future__ import annotations
 
-from tokenwalk.data_refs import read_data_json, resolve
+from dataclasses import dataclass, fields
+
+from tokenwalk.data_refs import DataStore, store_or_default
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.roofline import memory_time_s
 from tokenwalk.timing import model as timing_model
+from tokenwalk.timing.model import MachineTiming
 
 PHASES = ("decode", "prefill", "load")
 
 
-def timing_data() -> dict:
-    """The parsed `data/timing_load.json` (load default and calibrations, CPU stages)."""
-    return read_data_json("timing_load.json")
+def timing_data(store: DataStore | None = None) -> dict:
+    """The parsed `data/timing_load.json` (load default and calibrations, CPU stages) of the
+    data `store` (the default one if None)."""
+    return store_or_default(store).read_json("timing_load.json")
 
 
 def decode_step_s(model, machine, context_tokens: int, users: int = 1, kv_type: str = "f16") -> float:
@@ -51,40 +59,45 @@ def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int, kv_t
     return timing_model.prefill_chunk_s(model, machine, chunk_tokens, context_before, kv_type)
 
 
-def load_s(model, machine) -> float:
+def load_s(model, machine, store: DataStore | None = None) -> float:
     """Expected seconds to load the weights from disk into memory (a cold start).
 
     The file's bytes over the disk's bandwidth, divided by the load efficiency (the
     laptop: calibrated on Ollama's measured 55 s cold load).
     """
-    return memory_time_s(model.size_bytes, disk_bandwidth_gbs(machine)) / efficiency(machine, "load")
+    return memory_time_s(model.size_bytes, disk_bandwidth_gbs(machine, store)) / efficiency(machine, "load", store)
 
 
-def tokenize_s(tokens: int) -> float:
+def tokenize_s(tokens: int, store: DataStore | None = None) -> float:
     """Seconds to cut `tokens` tokens from text (an estimate, see timing_load.json)."""
-    return tokens / float(timing_data()["cpu_stages"]["tokenize_tokens_per_s"]["value"])
+    return tokens / float(timing_data(store)["cpu_stages"]["tokenize_tokens_per_s"]["value"])
 
 
-def template_s() -> float:
+def template_s(store: DataStore | None = None) -> float:
     """Seconds to fill the chat template (negligible, see timing_load.json)."""
-    return float(timing_data()["cpu_stages"]["template_s"]["value"])
+    return float(timing_data(store)["cpu_stages"]["template_s"]["value"])
 
 
-def disk_bandwidth_gbs(machine) -> float:
+def disk_bandwidth_gbs(machine, store: DataStore | None = None) -> float:
     """The disk's read bandwidth (GB/s): `machine.disk_gbs` if the spec has one, else the
-    disk rung of the memory ladder (an NVMe SSD)."""
+    disk rung of the memory ladder (an NVMe SSD) of the data `store`."""
     value = machine.disk_gbs
     if value:
         return float(value)
+    store = store_or_default(store)
+    return store.remember(("disk rung GB/s",), lambda: _ladder_disk_gbs(store))
+
+
+def _ladder_disk_gbs(store: DataStore) -> float:
     from tokenwalk.specs.machine import memory_ladder
 
-    for rung in memory_ladder():
+    for rung in memory_ladder(store):
         if _field(rung, "role") == "disk" and _field(rung, "bandwidth_gbs"):
             return float(_field(rung, "bandwidth_gbs"))
     raise TokenwalkError("tokenwalk/data/machines/_memory_ladder.json: no rung with role 'disk' and a bandwidth")
 
 
-def efficiency(machine, phase: str) -> float:
+def efficiency(machine, phase: str, store: DataStore | None = None) -> float:
     """Share of the roofline a phase reaches on `machine` (0 < e <= 1 in practice).
 
     Decode: the fitted share of the spec bandwidth; prefill: of the FP16 peak; load: the
@@ -94,43 +107,77 @@ def efficiency(machine, phase: str) -> float:
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {PHASES}, got {phase!r}")
     if phase != "load":
-        coeffs = timing_model.coefficients(machine)
+        coeffs = timing_model.coefficients(machine, store=store)
         return coeffs.bandwidth_efficiency if phase == "decode" else coeffs.compute_efficiency
+    return load_efficiency(machine, store)[0]
+
+
+def load_efficiency(machine, store: DataStore | None = None) -> tuple[float, str]:
+    """(load efficiency, "calibrated" or "default"): the calibration on the machine's measured
+    cold load (its spec's calibration.load), kept by the data `store` under the machine's
+    numbers, else the default of timing_load.json."""
+    store = store_or_default(store)
     calibration = (machine.calibration or {}).get("load")
     if calibration is None:
-        return float(timing_data()["defaults"]["load"]["value"])
+        return float(timing_data(store)["defaults"]["load"]["value"]), "default"
     where = f"{machine.spec_file or machine.name}: calibration.load"
-    key = (where, repr(calibration), machine.bandwidth_gbs, machine.disk_gbs)
-    if key not in _CALIBRATED:
-        # Keyed on the machine's numbers too, so an edited spec recalibrates.
-        _CALIBRATED[key] = _calibrate_load(machine, calibration, where)
-    return _CALIBRATED[key]
+    # keyed on the machine's numbers too, so an edited spec recalibrates
+    key = ("load calibration", where, repr(calibration), machine.bandwidth_gbs, machine.disk_gbs)
+    return store.remember(key, lambda: _calibrate_load(machine, calibration, where, store)), "calibrated"
 
 
-def efficiencies(machine) -> dict:
+def efficiencies(machine, store: DataStore | None = None) -> dict:
     """{phase: efficiency} for `machine`, with where each comes from ("calibrated" or "default")."""
-    calibrations = machine.calibration or {}
-    coeffs = timing_model.coefficients(machine)
+    return _efficiencies(timing_model.coefficients(machine, store=store), *load_efficiency(machine, store))
+
+
+def _efficiencies(coeffs: "timing_model.Coefficients", load: float, load_from: str) -> dict:
     # a calibration that could not meet its measurements says so where the walk shows its source
     fitted = coeffs.row + (f" ({coeffs.note})" if coeffs.note else "")
-    return {phase: {"value": efficiency(machine, phase),
-                    "from": f"fitted: {fitted}" if phase != "load" else
-                    "calibrated" if phase in calibrations else "default"} for phase in PHASES}
+    values = {"decode": coeffs.bandwidth_efficiency, "prefill": coeffs.compute_efficiency, "load": load}
+    return {phase: {"value": values[phase], "from": f"fitted: {fitted}" if phase != "load" else load_from}
+            for phase in PHASES}
 
 
-_CALIBRATED: dict = {}
+@dataclass(frozen=True)
+class TimedMachine(MachineTiming):
+    """A machine made ready to time one model's walk, resolved once before its first stage
+    (`timed_machine`): the step timing (peaks, fit row or calibration, efficiencies) and the
+    load's disk bandwidth and efficiency. The walk's stages read these fields only."""
+
+    disk_gbs: float
+    load_efficiency: float
+    load_from: str  # "calibrated" or "default"
+
+    def load_s(self) -> float:
+        """Seconds of a cold load (`load_s`)."""
+        return memory_time_s(self.model.size_bytes, self.disk_gbs) / self.load_efficiency
+
+    def efficiencies(self) -> dict:
+        """{phase: {"value", "from"}} as `efficiencies` gives them: the row before the model's factors."""
+        return _efficiencies(self.row_coefficients, self.load_efficiency, self.load_from)
 
 
-def _calibrate_load(machine, entry: dict, where: str) -> float:
+def timed_machine(model, machine, fit: dict | None = None, store: DataStore | None = None) -> TimedMachine:
+    """`model` on `machine` resolved for a walk: the fit's row or the calibration's solve, the
+    peaks, the disk and the load efficiency, each once, from the data `store` (the default
+    one if None)."""
+    steps = timing_model.machine_timing(model, machine, fit, store)
+    load, load_from = load_efficiency(machine, store)
+    return TimedMachine(**{f.name: getattr(steps, f.name) for f in fields(steps)},
+                        disk_gbs=disk_bandwidth_gbs(machine, store), load_efficiency=load, load_from=load_from)
+
+
+def _calibrate_load(machine, entry: dict, where: str, store: DataStore) -> float:
     """Roofline time of the measured cold load (file bytes / disk bandwidth) / its measured time."""
     from tokenwalk.specs.model import load_model
 
     try:
-        model = load_model(entry["model"])
+        model = load_model(entry["model"], store)
     except KeyError:
         raise TokenwalkError(f"{where}: field 'model' is missing") from None
-    roofline_s = memory_time_s(model.size_bytes, disk_bandwidth_gbs(machine))
-    return roofline_s / float(resolve(entry["measured_s"], where))
+    roofline_s = memory_time_s(model.size_bytes, disk_bandwidth_gbs(machine, store))
+    return roofline_s / float(store.resolve(entry["measured_s"], where))
 
 
 def _field(obj, key):

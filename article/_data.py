@@ -1,7 +1,7 @@
 """The article's own data files (article/data/: cited facts, toy inputs, the scenario
 sizes), read with tokenwalk's JSON reader given this folder as its root, so one reader
 serves tokenwalk's data and the article's, and a test substitutes either the same way
-(tests/_data_substitute.py)."""
+(tests/support/data_substitute.py)."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ itself: every number it draws comes from `ctx.n` (a curve or series it needs is 
 namespace, article/numbers/) and every number it prints goes through tokenwalk.format (the
 prose's filters are the same functions); `render()` only draws the numbers it is given. Of the
 core a figure imports tokenwalk.format alone (an interactive one also tokenwalk_app, the
-view the worker runs): tests/test_core_import_graph.py. The cache key is a hash of the module's
+view the worker runs): tests/core/test_core_import_graph.py. The cache key is a hash of the module's
 source, `inputs(ctx)` (the numbers it receives) and the renderer's version, so a change in a
 data file re-renders exactly the figures whose numbers changed.
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +21,7 @@ def project_root() -> Path:
 @pytest.fixture(scope="session")
 def numbers() -> dict:
     """The article's namespace `n`, computed once per test session (do not mutate)."""
-    from tests._content_helpers import default_numbers
+    from tests.support.content import default_numbers
 
     return default_numbers()
 
@@ -29,7 +29,7 @@ def numbers() -> dict:
 @pytest.fixture
 def fixture_site(tmp_path) -> Path:
     """A writable copy of the fixture article (content/, figures/, numbers.json)."""
-    from tests.build_support import copy_fixture
+    from tests.support.build import copy_fixture
 
     return copy_fixture(tmp_path)
 
@@ -55,8 +55,8 @@ def real_article(tmp_path_factory):
     cache) and served on localhost: (base URL, site folder). Tests read it, never write into it."""
     import importlib.util
 
-    from build_support import run_build
-    from test_browser_site import serve
+    from tests.support.browser import serve
+    from tests.support.build import run_build
 
     if importlib.util.find_spec("article.numbers") is None:
         pytest.skip("article/numbers is missing: the real article cannot build")

@@ -5,7 +5,7 @@ A quantity printed in the prose, in figure 29 (request-trace) and in the simulat
 view is formatted by the same function of tokenwalk.format in all three, so a time reads
 "74.9 s" wherever it appears, never 75 s here and 74.9 s there. The chapters print it as
 `{{ n.q_request_ttft_s }}`: the string inside a `<span data-q="request_ttft_s">`, so
-tests/test_article_one_value.py can collect every place a quantity appears on the page
+tests/article/test_article_one_value.py can collect every place a quantity appears on the page
 (the chapters' spans, the figure's `data-q` tspans, the simulator's `data-walk-key` spans) and
 fail when two of them disagree.
 

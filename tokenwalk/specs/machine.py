@@ -58,7 +58,7 @@ MEMORY_KINDS = ("HBM", "GDDR", "LPDDR", "DDR")
 # (tokenwalk.timing.llama_bench.vendor_of).
 VENDORS = ("AMD", "Apple", "Intel", "NVIDIA")
 # What to write in a machine of one's own, field by field: the README's "Machine JSON" and the
-# simulator's "Your own numbers" form give these same hints (tests/test_timing_unseen.py).
+# simulator's "Your own numbers" form give these same hints (tests/core/test_timing_unseen.py).
 FIELD_HINTS = {
     "bandwidth_gbs": "the spec sheet's memory bandwidth, GB/s",
     "fp16_tflops": ("the dense FP16 matrix peak, without sparsity: NVIDIA's figure with FP16 accumulation, "

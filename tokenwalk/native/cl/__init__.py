@@ -10,7 +10,7 @@ One concern per module, as ggml's backend is split from llama.cpp's model code:
   quantized, bit for bit).
 - ``ops.py``: kernel launches (matrix-vector, matrix-matrix, any named kernel), queued as a
   list and enqueued without waiting; the read-bandwidth probe. (The one-off products the
-  kernel tests run live with the tests, in ``tests/_engine_kernels.py``.)
+  kernel tests run live with the tests, in ``tests/support/engine_kernels.py``.)
 
 The model's side (``tokenwalk.native.weights``, ``kv_cache``, ``graph_llama``) composes these
 operations and never imports pyopencl. Sizes are bytes, times seconds.

@@ -10,7 +10,7 @@ inline float silu(const float s) {
 
 // GELU, tanh form (as ggml_gelu): 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). The same
 // through exp_nonpos was faster but moves Gemma 3's logits by ~1e-6, enough to flip an 8-bit
-// rounding and a reference near-tie (tests/test_engine_peer.py): the library tanh stays.
+// rounding and a reference near-tie (tests/engine/test_engine_peer.py): the library tanh stays.
 inline float gelu(const float x) {
     return 0.5f * x * (1.0f + tanh(0.7978845608028654f * x * (1.0f + 0.044715f * x * x)));
 }

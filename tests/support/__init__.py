@@ -1,0 +1,1 @@
+"""Helpers the tests share: paths, stand-ins, builds, browsers, SVG checks."""

@@ -1,6 +1,6 @@
 """`make bench-engine`: tokenwalk's OpenCL engine and llama.cpp on the same GGUF files, with
 the same threads, runs interleaved (engine, llama.cpp, engine, ...), each side in a process of
-its own, for SmolLM2-135M (Q4_1) and Gemma 3 270M (Q4_K_M).
+its own, for SmolLM2-135M (Q4_1), Gemma 3 270M (Q4_K_M) and Qwen2.5-Coder 0.5B (Q4_K_M).
 
 load: seconds from the file to the first logits (open, upload or map, one decoded token;
       kernels and pages already cached by the warm-up run).
@@ -9,6 +9,13 @@ tg128: 128 tokens decoded one at a time from an empty cache, tokens per second (
 tg@N: 32 tokens decoded after an N-token prompt (default 6,000, --long 0 skips it): the
       long-context decode, where the KV cache is read as much as the weights.
 Bandwidth share: tg128 tok/s x bytes a decode step reads / measured read bandwidth.
+launches/step: the kernel launches the engine queues for one decode step (its graph's decode
+      launch list; besides them a step fills the row counters once and writes its inputs).
+us/launch: a tg128 step's time over its launches, microseconds (host work included).
+KV at 32K: bytes of the KV cache each side allocates for a context of 32,768 tokens (or the
+      model's own, if shorter): the engine's buffers, llama.cpp's as it reports them (its "KV
+      buffer size" lines, in MiB to two decimals), and without llama.cpp the core's count of
+      what llama.cpp allocates (tokenwalk.physics.kv_cache.kv_reservation_bytes).
 Each cell: mean ± standard deviation over the runs after one warm-up, and the best run (on a
 shared machine other processes slow some runs down). The ratio line is engine / llama.cpp
 (for load, llama.cpp / engine: above 1 means the engine is faster), means and best runs.
@@ -16,7 +23,7 @@ shared machine other processes slow some runs down). The ratio line is engine / 
 llama.cpp runs as its own tools do by default (flash attention, a sliding-window cache of the
 window's size; see PeerSide). It comes from the optional peer (pip install 'tokenwalk[peer]'); without it only the
 engine's side is printed. Usage: python -m benchmarks.engine_bench [--model NAME_OR_PATH ...]
-[--reps N] [--threads N] [--long N] [--json]
+[--reps N] [--threads N] [--long N] [--kv-ctx N] [--json]
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import gc
 import json
 import multiprocessing
 import os
+import re
 import statistics
 import sys
 import time
@@ -33,8 +41,9 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT_MODELS = ("smollm2-135m", "gemma3-270m")
+DEFAULT_MODELS = ("smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b")
 TG_LONG_TOKENS = 32
+KV_CTX_TOKENS = 32768  # the context the KV cache's size is compared at (Gemma 3's and Qwen2.5's own)
 TARGETS = {"pp512": 1.0, "tg128": 1.0, "tg_long": 1.0, "load": 0.5}  # engine / llama.cpp (load: speed ratio)
 
 
@@ -79,7 +88,24 @@ class EngineSide:
         from tokenwalk.native.measure import measure_bandwidth_gbs
 
         return {"device": self.engine.device_name(), "bytes_read_per_token": self.engine.bytes_read_per_token,
-                "bandwidth_gbs": measure_bandwidth_gbs(self.engine)}
+                "bandwidth_gbs": measure_bandwidth_gbs(self.engine),
+                "launches_per_step": decode_kernel_launches(self.engine.graph.decode_launches)}
+
+    def kv_bytes_at(self, ctx: int) -> tuple[int, int]:
+        """(context, bytes of the KV cache) of an engine opened for ``ctx`` tokens (at most the
+        model's context): what its buffers take, sliding-window layers as the engine keeps them."""
+        from tokenwalk.native.engine import Engine
+
+        self.engine = None
+        gc.collect()
+        big = Engine(self.model, ctx_tokens=ctx, chunk_tokens=128)
+        return big.ctx_tokens, big.kv_cache_bytes
+
+
+def decode_kernel_launches(launches) -> int:
+    """Kernel launches in a step's launch list (the tuples; the list also holds the fill of the
+    row counters and any row copies, which are not kernels)."""
+    return sum(1 for op in launches if isinstance(op, tuple))
 
 
 class PeerSide:
@@ -131,6 +157,37 @@ class PeerSide:
         weights = sum(t.n_bytes for t in read_gguf_header(self.model).tensors)
         return {"device": f"CPU, {self.threads} threads", "bytes_read_per_token": weights}
 
+    def kv_bytes_at(self, ctx: int) -> tuple[int, int]:
+        """(context, bytes of the KV cache) llama.cpp allocates for ``ctx`` tokens, as run here
+        (flash attention, sliding-window layers their window's cells): the sum of the "KV buffer
+        size = X MiB" lines it logs while creating the context (two where the model has sliding
+        layers)."""
+        import ctypes
+
+        from tokenwalk.specs.model import load_model
+
+        ctx = min(ctx, load_model(self.model).context_length)
+        lines = []
+
+        @self.llama_cpp.llama_log_callback
+        def capture(level, text, user_data):
+            lines.append(text.decode("utf-8", "replace"))
+
+        self.llm = None
+        gc.collect()
+        self.llama_cpp.llama_log_set(capture, ctypes.c_void_p(0))
+        try:
+            big = self.llama_cpp.Llama(model_path=str(self.model), n_ctx=ctx, n_batch=512, n_ubatch=512,
+                                       n_threads=self.threads, n_threads_batch=self.threads, flash_attn=True,
+                                       swa_full=False, verbose=False)
+        finally:
+            from llama_cpp import _logger
+
+            self.llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
+        mib = [float(x) for x in re.findall(r"KV buffer size = +([0-9.]+) MiB", "".join(lines))]
+        del big
+        return ctx, round(sum(mib) * 2**20) if mib else 0
+
 
 def _serve(conn, kind: str, model: str, ctx: int, threads: int) -> None:
     """A side in a process of its own: (method, args) in, (result, seconds) out, None ends."""
@@ -171,7 +228,7 @@ class Remote:
         self.proc.join()
 
 
-def bench_model(model: Path, reps: int, threads: int, long_tokens: int) -> list[dict]:
+def bench_model(model: Path, reps: int, threads: int, long_tokens: int, kv_ctx: int = KV_CTX_TOKENS) -> list[dict]:
     ctx = max(640, long_tokens + TG_LONG_TOKENS + 8)
     sides = [Remote("engine", model, ctx, threads)]
     try:
@@ -199,7 +256,16 @@ def bench_model(model: Path, reps: int, threads: int, long_tokens: int) -> list[
                     r["tg_long"].append(TG_LONG_TOKENS / tg_s)
     for side, r in zip(sides, results, strict=True):
         r.update(side("describe")[0])
+        if kv_ctx:  # last: it reopens the model with a cache of kv_ctx positions
+            r["kv_ctx"], r["kv_bytes"] = side("kv_bytes_at", kv_ctx)[0]
         side.close()
+    if kv_ctx:  # what llama.cpp allocates, counted from the header (beside its own report, if it ran)
+        from tokenwalk.physics.kv_cache import kv_reservation_bytes
+        from tokenwalk.specs.model import load_model
+
+        spec = load_model(model)
+        ctx = min(kv_ctx, spec.context_length)
+        results[0]["peer_kv_model"] = {"kv_ctx": ctx, "kv_bytes": int(kv_reservation_bytes(spec, ctx))}
     return results
 
 
@@ -221,6 +287,17 @@ def report(results: list[dict], long_tokens: int) -> None:
         r["bandwidth_share"] = statistics.mean(r["tg128"]) * r["bytes_read_per_token"] / (bw * 1e9)
         print(f"{r['name'][:34]:34} {_fmt(r['load'], 2, min):>24} {_fmt(r['pp512']):>26} {_fmt(r['tg128']):>26} "
               f"{_fmt(r['tg_long']):>26} {r['bytes_read_per_token'] / 1e6:9.1f} {r['bandwidth_share']:9.1%}")
+    step_us = 1e6 / statistics.mean(ours["tg128"])
+    ours["us_per_launch"] = step_us / ours["launches_per_step"]
+    print(f"engine decode step: {ours['launches_per_step']} kernel launches, {step_us:.0f} us a step (tg128 mean), "
+          f"{ours['us_per_launch']:.1f} us per launch")
+    for r in results:
+        if "kv_bytes" in r:
+            print(f"KV cache at {r['kv_ctx']:,} tokens, {r['name']}: {r['kv_bytes']:,} bytes ({r['kv_bytes'] / 2**20:.1f} MiB)")
+    if "peer_kv_model" in ours:
+        kv = ours["peer_kv_model"]
+        print(f"KV cache at {kv['kv_ctx']:,} tokens, llama.cpp's allocation as the core counts it: "
+              f"{kv['kv_bytes']:,} bytes ({kv['kv_bytes'] / 2**20:.1f} MiB)")
     if len(results) < 2:
         print("llama.cpp not installed (pip install 'tokenwalk[peer]'): engine only")
         return
@@ -242,15 +319,55 @@ def report(results: list[dict], long_tokens: int) -> None:
     print("engine / llama.cpp speed, means: " + "; ".join(parts))
 
 
+def _median_ratio(ours: dict, peer: dict, key: str) -> str:
+    """Engine / llama.cpp speed from the runs' medians (for load, a time: llama.cpp's over the engine's)."""
+    if not ours[key] or not peer[key]:
+        return "-"
+    a, b = statistics.median(ours[key]), statistics.median(peer[key])
+    return f"{(b / a if key == 'load' else a / b):.2f}"
+
+
+def summary_table(everything: list[dict], long_tokens: int) -> str:
+    """Every model's runs as one Markdown table (the README's): medians of the runs, the
+    engine's launches per decode step and microseconds per launch, the KV cache at 32K, and
+    for each model with llama.cpp beside it a row of engine / llama.cpp speeds."""
+    def med(xs, digits=1):
+        return f"{statistics.median(xs):,.{digits}f}" if xs else "-"
+
+    def kv(r):
+        return f"{r['kv_bytes'] / 2**20:,.1f} MiB at {r['kv_ctx']:,}" if r.get("kv_bytes") else "-"
+
+    tg_long = f"tg@{long_tokens:,}" if long_tokens else "tg@long"
+    lines = [f"| | load s | pp512 tok/s | tg128 tok/s | {tg_long} tok/s | launches/step | µs/launch | KV cache |",
+             "|---|---|---|---|---|---|---|---|"]
+    for model in dict.fromkeys(r["model"] for r in everything):
+        ours, *peers = [r for r in everything if r["model"] == model]
+        lines.append(f"| {model}, engine | {med(ours['load'], 2)} | {med(ours['pp512'])} | {med(ours['tg128'])} | "
+                     f"{med(ours['tg_long'])} | {ours['launches_per_step']} | "
+                     f"{1e6 / statistics.median(ours['tg128']) / ours['launches_per_step']:.1f} | {kv(ours)} |")
+        for peer in peers:
+            lines.append(f"| {model}, llama.cpp | {med(peer['load'], 2)} | {med(peer['pp512'])} | "
+                         f"{med(peer['tg128'])} | {med(peer['tg_long'])} | | | {kv(peer)} |")
+            cells = [_median_ratio(ours, peer, key) for key in ("load", "pp512", "tg128", "tg_long")]
+            lines.append(f"| engine / llama.cpp (speed) | {' | '.join(cells)} | | | |")
+        if not peers and "peer_kv_model" in ours:
+            k = ours["peer_kv_model"]
+            lines.append(f"| {model}, llama.cpp (not run; its KV cache as the core counts it) | | | | | | | "
+                         f"{k['kv_bytes'] / 2**20:,.1f} MiB at {k['kv_ctx']:,} |")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", nargs="+", default=list(DEFAULT_MODELS),
-                        help="model preset names or .gguf paths (default: smollm2-135m gemma3-270m)")
+                        help=f"model preset names or .gguf paths (default: {' '.join(DEFAULT_MODELS)})")
     parser.add_argument("--reps", type=int, default=3, help="timed runs after one warm-up run (default 3)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="llama.cpp threads (PoCL uses one thread per core: keep them equal)")
     parser.add_argument("--long", type=int, default=6000,
                         help="prompt tokens before the long-context decode (default 6000; 0 skips it)")
+    parser.add_argument("--kv-ctx", type=int, default=KV_CTX_TOKENS,
+                        help=f"context at which to compare the KV caches' sizes (default {KV_CTX_TOKENS}; 0 skips it)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from tokenwalk.cli._paths import model_path
@@ -266,9 +383,10 @@ def main(argv=None) -> int:
         if not path.exists():
             print(f"engine_bench: {path}: model file not found (run make setup)", file=sys.stderr)
             return 2
-        results = bench_model(path, args.reps, args.threads, args.long)
+        results = bench_model(path, args.reps, args.threads, args.long, args.kv_ctx)
         report(results, args.long)
         everything.extend(results)
+    print(f"\nmedians of {args.reps} runs after a warm-up:\n{summary_table(everything, args.long)}")
     if args.json:
         print(json.dumps(everything, indent=1))
     return 0

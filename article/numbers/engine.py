@@ -90,9 +90,12 @@ def other_models(n: dict) -> None:
             row["model"] = measured_model(row["model_file"]).title or row["model_file"]
         except TokenwalkError:
             row["model"] = row["model_file"]
+        # a run on another machine (its OpenCL device named otherwise) keeps its own probe and
+        # its column says so
+        row["same_machine"] = data.get("where") == (n.get("engine") or {}).get("where")
         # one machine, one bandwidth: each run probes it again (the shared machine gave 36 to 49 GB/s
         # over a day), so the page prints the first run's probe once and every share against it
-        if n.get("engine_measured_bandwidth_gbs"):
+        if n.get("engine_measured_bandwidth_gbs") and row["same_machine"]:
             row["measured_bandwidth_gbs"] = n["engine_measured_bandwidth_gbs"]
             row["decode_bandwidth_share"] = (row["decode_tok_s"] * row["bytes_read_per_token"]
                                              / (row["measured_bandwidth_gbs"] * 1e9))
@@ -106,13 +109,15 @@ def other_models(n: dict) -> None:
         return "".join(f" {text(o)} |" for o in others)
 
     n["engine_other_cells"] = {
-        "header": cells(lambda o: "The same machine"), "rule": cells(lambda o: "---"),
+        "header": cells(lambda o: "The same machine" if o["same_machine"] else f"Another build machine, {o['when']}"),
+        "rule": cells(lambda o: "---"),
         "model": cells(lambda o: o["model"]), "load": cells(lambda o: f"{fmt.fixed(o['load_s'], 2)} s"),
         "prefill": cells(lambda o: f"{fmt.fixed(o['prefill_tok_s'], 1)} tok/s over {fmt.comma(o['prompt_tokens'])} tokens"),
         "ttft": cells(lambda o: f"{fmt.fixed(o['ttft_s'], 1)} s"),
         "decode": cells(lambda o: f"{fmt.fixed(o['decode_tok_s'], 1)} tok/s"),
         "weights": cells(lambda o: fmt.mb(o["bytes_read_per_token"])),
-        "bandwidth": cells(lambda o: f"{fmt.fixed(o['measured_bandwidth_gbs'], 1)} GB/s (one probe for both)"),
+        "bandwidth": cells(lambda o: f"{fmt.fixed(o['measured_bandwidth_gbs'], 1)} GB/s, "
+                           + ("the same probe" if o["same_machine"] else "its own probe")),
         "share": cells(lambda o: fmt.pct(o["decode_bandwidth_share"])),
     }
 

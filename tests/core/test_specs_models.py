@@ -22,7 +22,7 @@ from tokenwalk.specs.model import (
 from tokenwalk.specs.schema import read_preset
 
 PRESETS = ["qwen3.6-35b-a3b", "qwen3.8-27b", "llama3.1-70b", "dense-7b-fp16", "gpt3-175b", "smollm2-135m",
-           "gemma3-270m"]
+           "gemma3-270m", "qwen2.5-coder-0.5b"]
 
 
 def test_the_agreed_presets_exist():
@@ -204,3 +204,23 @@ def test_gguf_without_the_keys_a_model_needs(tmp_path):
     path = write_gguf(tmp_path / "bare.gguf", "llama", [], [("token_embd.weight", (32, 4), Q.F32)])
     with pytest.raises(GGUFError, match=r"bare.gguf: metadata key 'llama.block_count' is missing"):
         load_model(path)
+
+
+QWEN2_FILE = SMOLLM2.parent / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+
+
+@pytest.mark.skipif(not QWEN2_FILE.exists(), reason="Qwen2.5-Coder file not fetched (make setup)")
+def test_qwen2_coder_preset_is_the_file_stored_as_json():
+    """The third engine model's preset (the aside's column and the simulator name it) is its
+    header: 24 layers of width 896, 14 heads and 2 KV heads of 64, an untied Q8_0 head, so a
+    token reads 391.9 MB of the 485.5 MB of tensors (the embedding one row)."""
+    m = model_from_gguf(read_gguf_header(QWEN2_FILE), name="qwen2.5-coder-0.5b")
+    assert (m.architecture, m.layers, m.embedding_length, m.head_count, m.head_count_kv, m.head_dim) == \
+        ("qwen2", 24, 896, 14, 2, 64)
+    assert (m.context_length, m.vocab_size, m.size_bytes, m.tied_embeddings) == (32_768, 151_936, 491_400_064, False)
+    assert round(m.bytes_read_per_token / 1e6, 1) == 391.9 and round(m.tensor_bytes / 1e6, 1) == 485.5
+    preset = model_to_preset(load_model("qwen2.5-coder-0.5b"))
+    from_file = model_to_preset(m)
+    assert {k: v for k, v in preset.items() if k not in ("title", "sources")} == \
+        {k: v for k, v in from_file.items() if k != "sources"}
+    assert load_model("qwen2.5-coder-0.5b").title == "Qwen2.5-Coder 0.5B Q4_K_M"

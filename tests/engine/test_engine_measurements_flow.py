@@ -200,3 +200,30 @@ def test_measure_writes_each_named_model_to_its_own_file():
     assert measurements_file(None) == measurements_file("smollm2-135m") == MEASUREMENTS_FILE
     assert measurements_file("gemma3-270m").name == "engine-gemma3-270m.json"
     assert measurements_file("some/file.gguf") == MEASUREMENTS_FILE
+
+
+def test_a_run_on_another_machine_says_so_and_keeps_its_own_probe(monkeypatch, restore_caches):
+    """Runs from two machines: the column of the one whose OpenCL device differs from engine.json's
+    is headed with its date and prints its own bandwidth and share (issue #28, item 4)."""
+    import copy
+
+    from article.numbers import article_numbers
+    from tokenwalk.specs import machine
+
+    same, other = copy.deepcopy(_engine_file()), copy.deepcopy(_engine_file())
+    same["model"] = "gemma-3-270m-q4_k_m.gguf"
+    other["model"], other["when"] = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "2026-12-03"
+    other["where"] = "pthread-haswell-AMD EPYC (Portable Computing Language, 2 compute units, OpenCL device)"
+    other["values"]["measured_bandwidth_gbs"]["value"] = 20.41
+    other["values"]["decode_tok_s"]["value"] = 11.12
+    other["values"]["decode_bandwidth_share"]["value"] = 0.2135  # as measure wrote it, against its own probe
+    monkeypatch.setattr(machine, "other_engine_measurements",
+                        lambda: [("measurements/engine-gemma3-270m.json", same),
+                                 ("measurements/engine-qwen2.5-coder-0.5b.json", other)])
+    box = _box(article_numbers())
+    rows = {line.split("|")[1].strip(): line for line in box.splitlines() if line.startswith("|")}
+    assert rows[""].count("|") == 6 and "The same machine" in rows[""]
+    assert "Another build machine, 2026-12-03" in rows[""] and "Qwen2.5-Coder 0.5B Q4_K_M" in rows["Model"]
+    assert "20.4 GB/s, its own probe" in rows["Memory bandwidth"] and "the same probe" in rows["Memory bandwidth"]
+    assert rows["Share of it decode uses"].split("|")[4].strip() == "21\u00a0%"
+    assert "the next columns run the same request through Gemma 3 270M Q4_K_M" in " ".join(box.split())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 
 NAME = "measure"
@@ -17,6 +18,7 @@ Run from the repository root (the default paths are relative to it).
 examples:
   tokenwalk measure --json
   tokenwalk measure --model gemma3-270m --out gemma3-measurements.json
+  tokenwalk measure --model qwen2.5-coder-0.5b --repeats 3 --note "machine shared with other work"
 """
 
 
@@ -45,6 +47,25 @@ def add_arguments(parser):
                         f"{DEFAULT_CTX_TOKENS:,}: the article's request and its answer fit)")
     parser.add_argument("--output-tokens", type=_checked("output_tokens"), help="tokens to decode (default: the request's, 300)")
     parser.add_argument("--chunk", type=_checked("chunk_tokens"), default=128, help="prefill chunk in tokens (default 128)")
+    parser.add_argument("--repeats", type=_repeats, default=1,
+                        help=f"runs in a row, each timed value the median of them (1 to {MAX_REPEATS}; default 1)")
+    parser.add_argument("--note", default="", help="what else to record of the machine's state "
+                        "(with --repeats; the load average is recorded anyway)")
+
+
+MAX_REPEATS = 9  # a run of the article's request takes about a minute on two cores
+
+
+def _repeats(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 1 <= value <= MAX_REPEATS:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_REPEATS}, not {value}")
+    return value
 
 
 def writable_out(out) -> None:
@@ -74,19 +95,44 @@ def writable_out(out) -> None:
         raise TokenwalkError(f"{out}: --out: cannot write in {parent} (no permission)")
 
 
+def _command(args) -> str:
+    """The command line that measured (the options that change what is measured; not --out or
+    --json, which only say where the result goes)."""
+    options = [("--model", args.model), ("--request", args.request), ("--device", args.device), ("--ctx", args.ctx),
+               ("--output-tokens", args.output_tokens), ("--chunk", args.chunk if args.chunk != 128 else None),
+               ("--repeats", args.repeats), ("--note", args.note or None)]
+    return " ".join(["tokenwalk measure", *(f"{flag} {shlex.quote(str(value))}" for flag, value in options
+                                            if value is not None)])
+
+
 def run(args) -> int:
     from pathlib import Path
 
     from tokenwalk.cli._paths import ARTICLE_REQUEST, found, measurements_file, model_path
     from tokenwalk.errors import TokenwalkError
-    from tokenwalk.native.measure import measure, read_request
+    from tokenwalk.native.measure import load_average, measure, median_of_runs, read_request
 
     out = Path(args.out) if args.out else measurements_file(args.model)
     writable_out(out)  # before the model loads and the request runs, not after
     request = read_request(args.request or found(ARTICLE_REQUEST))
     what = {"what": ARTICLE_WHAT} if not args.request else {}
-    result = measure(model_path(args.model), request, device=args.device, ctx_tokens=args.ctx or DEFAULT_CTX_TOKENS,
-                     output_tokens=args.output_tokens, chunk_tokens=args.chunk, **what)
+    path = model_path(args.model)
+    before = load_average()
+    runs = []
+    for i in range(args.repeats):
+        runs.append(measure(path, request, device=args.device, ctx_tokens=args.ctx or DEFAULT_CTX_TOKENS,
+                            output_tokens=args.output_tokens, chunk_tokens=args.chunk, **what))
+        if args.repeats > 1:  # a run takes about a minute: say how far it is
+            got = runs[-1]["values"]
+            print(f"run {i + 1} of {args.repeats}: prefill {got['prefill_tok_s']['value']} tok/s, "
+                  f"decode {got['decode_tok_s']['value']} tok/s", file=sys.stderr)
+    if args.repeats == 1:
+        result = runs[0]
+    else:
+        try:
+            result = median_of_runs(runs, _command(args), (before, load_average()), args.note)
+        except ValueError as error:
+            raise TokenwalkError(f"{out}: the {args.repeats} runs cannot be combined ({error})") from None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

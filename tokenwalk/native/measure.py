@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,3 +157,68 @@ def measure(model, request: Request, device=None, ctx_tokens=None, output_tokens
             **extra,
         },
     }
+
+
+# Values a run measures (the rest follow from the model and the request, the same in every run),
+# and the shares computed from them, recomputed from the medians so that they stay their quotient.
+TIMED_VALUES = ("load_s", "prefill_tok_s", "ttft_s", "decode_tok_s", "measured_bandwidth_gbs")
+_ROUNDING = {"load_s": 3, "prefill_tok_s": 2, "ttft_s": 3, "decode_tok_s": 2, "measured_bandwidth_gbs": 2}
+
+
+def load_average() -> float | None:
+    """The one-minute load average of this machine (processes running or waiting for a core),
+    None where the OS does not say."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return None
+
+
+def machine_cpu() -> str:
+    """The CPU as the OS names it ('model name' in /proc/cpuinfo) and the logical CPUs it
+    gives this process; 'unknown CPU' where it does not say."""
+    name = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            name = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "")
+    except OSError:
+        pass
+    count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{name or 'unknown CPU'}, {count} logical CPUs"
+
+
+def median_of_runs(runs: list[dict], command: str, loads: tuple = (None, None), note: str = "") -> dict:
+    """One measurements file from ``runs`` (``measure``'s results for one model and request):
+    each timed value (TIMED_VALUES) the median of the runs', the bandwidth shares recomputed
+    from those medians, everything else as the runs agree on it. On a machine shared with other
+    work a median sets aside the runs another process slowed; every run's timed values are kept
+    under "runs". ``command`` is the command line that measured them, ``loads`` the one-minute
+    load average before and after them, ``note`` what else the measurer says of the machine's
+    state. ValueError when the runs measured different things."""
+    if not runs:
+        raise ValueError("no runs to combine")
+    first = runs[0]
+    for run in runs[1:]:
+        for key, entry in run["values"].items():
+            if key not in TIMED_VALUES and not key.startswith("decode_bandwidth_share") \
+                    and entry["value"] != first["values"][key]["value"]:
+                raise ValueError(f"the runs differ in {key}: {first['values'][key]['value']} and {entry['value']}")
+    out = {**first, "values": {k: dict(e) for k, e in first["values"].items()}}
+    values = out["values"]
+    for key in TIMED_VALUES:
+        median = statistics.median(run["values"][key]["value"] for run in runs)
+        values[key]["value"] = round(median, _ROUNDING[key])
+        values[key]["what"] += f" (median of {len(runs)} runs)"
+    decode, bandwidth = values["decode_tok_s"]["value"], values["measured_bandwidth_gbs"]["value"]
+    weights, kv = values["bytes_read_per_token"]["value"], values["kv_bytes_read_per_token"]["value"]
+    values["decode_bandwidth_share"]["value"] = round(decode * weights / (bandwidth * 1e9), 4)
+    values["decode_bandwidth_share_with_kv"]["value"] = round(decode * (weights + kv) / (bandwidth * 1e9), 4)
+    out["how"] = (f"{first['how']} Run {len(runs)} times in a row, each loading the model again; each timed "
+                  "value is the median of the runs (every run's under \"runs\").")
+    before, after = loads
+    state = [] if before is None else [f"one-minute load average {before:g} before the runs, {after:g} after them"]
+    out["conditions"] = "; ".join(state + ([note] if note else [])) or "not recorded"
+    out["cpu"] = machine_cpu()
+    out["command"] = command
+    out["runs"] = [{key: run["values"][key]["value"] for key in TIMED_VALUES} for run in runs]
+    return out

@@ -10,18 +10,23 @@
 #define MODE_GEGLU 3
 
 // The decode matrix-vector product, y = W x, with what surrounds it fused in: optionally
-// a normed residual add first (res, below), then RMSNorm of x (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
+// a normed residual add first (res_t, below), then RMSNorm of x (norm_w not null: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
 // MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU y[r] = silu(s_r) * s_{r+rows}
 // (MODE_GEGLU: gelu(s_r) * s_{r+rows}) over a fused [gate | up] matrix of 2 rows rows.
 // y is written from float yoff on. Each work-item keeps a private copy of the (normalised)
 // input, read from its L1 cache for every row, and takes rows rows_per_item at a time (below).
-kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
-                   global float *y, const int rows, const int cols, const int rows_per_item,
-                   const int mode, const int norm, global const float *norm_w, const float eps,
-                   const int yoff, const int splits, const int res, global const float *res_t,
-                   global const float *res_w, global float *res_out, global int *counters,
-                   const int counter_slot) {
-    global int *row_counter = counters ? counters + counter_slot : 0;
+// One phase of a work-item: the matvec kernel runs one, decode_chain (decode_chain.cl) several.
+// row_counter: where the rows are handed out (null: work-item `item` owns the item-th range);
+// done (or null): where the rows this work-item has finished are counted, for the next phase.
+inline void matvec_phase(global const WQ_T *wq, global const WD_T *wd, global const float *x,
+                         global float *y, const int rows, const int cols, const int rows_per_item,
+                         const int mode, global const float *norm_w, const float eps, const int yoff,
+                         const int splits, global const float *res_t, global const float *res_w,
+                         global float *res_out, global int *row_counter, global int *done, const int item) {
+    // the first rows are taken before the input is prepared: a work-item that comes when every
+    // row is gone (a core that joins a launch late) prepares nothing
+    int first = row_counter ? atomic_add(row_counter, rows_per_item) : item * rows_per_item;
+    if (first >= rows) return;
     const int nb = cols / 32;
     global const float8 *x8 = (global const float8 *)x;
     float8 xv[MAX_BLOCKS * 4];
@@ -47,21 +52,21 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
         }
     } else {
         for (int i = 0; i < nb * 4; i++) xv[i] = x8[i];
-        if (res) {
+        if (res_t) {
             // the input is x + RMSNorm(res_t) * res_w: the residual add of the block before,
             // after its own norm (Gemma's post-attention and post-MLP norms), done here rather
-            // than in a launch of its own; work-item 0 keeps the sum in res_out (another
-            // buffer than x, which the other work-items are still reading).
+            // than in a launch of its own; the work-item with the first rows keeps the sum in
+            // res_out (another buffer than x, which the other work-items are still reading).
             global const float8 *t8 = (global const float8 *)res_t;
             global const float8 *w8 = (global const float8 *)res_w;
             float8 ts = 0.0f;
             for (int i = 0; i < nb * 4; i++) ts += t8[i] * t8[i];
             const float tscale = rsqrt(hsum8(ts) / cols + eps);
             for (int i = 0; i < nb * 4; i++) xv[i] += t8[i] * tscale * w8[i];
-            if (get_global_id(0) == 0)
+            if (first == 0)
                 for (int i = 0; i < nb * 4; i++) ((global float8 *)res_out)[i] = xv[i];
         }
-        if (norm) {
+        if (norm_w) {
             float8 ss = 0.0f;
             for (int i = 0; i < nb * 4; i++) ss += xv[i] * xv[i];
             const float scale = rsqrt(hsum8(ss) / cols + eps);
@@ -81,9 +86,7 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
     // Rows are handed out rows_per_item at a time from the launch's counter (zeroed before the
     // step), so each work-item prepares its input once and a work-item on a busy core takes
     // fewer rows; without counters (null), work-item i owns the i-th range.
-    for (int first = row_counter ? atomic_add(row_counter, rows_per_item) : get_global_id(0) * rows_per_item;
-         first < rows;
-         first = row_counter ? atomic_add(row_counter, rows_per_item) : rows) {
+    for (; first < rows; first = row_counter ? atomic_add(row_counter, rows_per_item) : rows) {
         const int last = first + rows_per_item < rows ? first + rows_per_item : rows;
         for (int r = first; r < last; r++) {
             float s;
@@ -96,7 +99,20 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
                 y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
             }
         }
+        if (done) atomic_add(done, last - first);  // after the rows' writes: the next phase may read them
     }
+}
+
+// One matrix-vector product as a launch of its own (matvec_phase; counters: null, or the
+// step's counters, this launch's at counter_slot).
+kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
+                   global float *y, const int rows, const int cols, const int rows_per_item,
+                   const int mode, global const float *norm_w, const float eps,
+                   const int yoff, const int splits, global const float *res_t,
+                   global const float *res_w, global float *res_out, global int *counters,
+                   const int counter_slot) {
+    matvec_phase(wq, wd, x, y, rows, cols, rows_per_item, mode, norm_w, eps, yoff, splits, res_t, res_w, res_out,
+                 counters ? counters + counter_slot : 0, 0, get_global_id(0));
 }
 
 // The prefill matrix-matrix product: a work-item owns a chunk of rows and a tile of TT

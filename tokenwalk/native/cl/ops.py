@@ -173,7 +173,8 @@ def matvec(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: fl
 
 # decode_chain's phases in order (kernels/decode_chain.cl): two products, attention, three products
 CHAIN_PHASES = ("M", "M", "A", "M", "M", "M")
-CHAIN_COUNTERS = 2 * len(CHAIN_PHASES)  # a counter that hands out and one that counts what is done, per phase
+# per phase a counter that hands out and one that counts what is done; the waiters asleep
+CHAIN_COUNTERS = 2 * len(CHAIN_PHASES) + 1
 _UNUSED_MATVEC = (None, None, None, None, np.int32(0), np.int32(0), np.int32(0), np.int32(0), None, np.int32(0),
                   np.int32(0), None, None, None)
 

@@ -11,26 +11,8 @@
 // waits until the previous phase's work is all done. It waits only for work that a running
 // work-item has taken, so the launch completes whether its work-items run at the same time
 // or one after another. Counters: per phase p, [slot + 2p] hands out, [slot + 2p + 1] counts
-// what is done; the step's first launch zeroes them all (tokenwalk/native/cl/ops.py).
-
-// Give the core away while waiting: on a machine shared with other work, the work-item that
-// holds the rest of a phase may be waiting for a core that this one would otherwise spin on
-// (measured at load 7 on 2 cores: spinning alone made chained decode 25 % slower than one
-// launch per product). x86-64 Linux: the sched_yield system call (24); PoCL links no libc.
-inline void yield_core(void) {
-#if defined(__x86_64__)
-    long ret;
-    __asm__ volatile("syscall" : "=a"(ret) : "0"(24L) : "rcx", "r11", "memory");
-#endif
-}
-
-// wait until `total` units of the phase counted at `done` are finished (null: no phase before)
-inline void wait_for_phase(global int *done, const int total) {
-    if (!done) return;
-    for (int spins = 0; *(volatile global int *)done < total; spins++)
-        if (spins >= 64) yield_core();  // a short wait spins, a long one yields
-    mem_fence(CLK_GLOBAL_MEM_FENCE);  // the phase's results are read after the count
-}
+// what is done, and [slot + 12] counts the work-items asleep waiting (products.cl,
+// wait_for_phase); the step's first launch zeroes them all (tokenwalk/native/cl/ops.py).
 
 // the parameters of one matrix-vector phase n (matvec_phase's; rows 0: no such phase)
 #define MV_PARAMS(n)                                                                      \
@@ -41,9 +23,9 @@ inline void wait_for_phase(global int *done, const int total) {
 // phase p: the product of parameters n, after the phase before it
 #define MV_RUN(n, p)                                                                      \
     if (rows##n > 0) {                                                                    \
-        wait_for_phase(prev_done, prev_total);                                           \
+        wait_for_phase(prev_done, prev_total, sleepers);                                           \
         matvec_phase(wq##n, wd##n, x##n, y##n, rows##n, cols##n, rpi##n, mode##n, nw##n, mv_eps, yoff##n, \
-                     splits##n, rt##n, rw##n, ro##n, counters + slot + 2 * (p), counters + slot + 2 * (p) + 1, 0); \
+                     splits##n, rt##n, rw##n, ro##n, counters + slot + 2 * (p), counters + slot + 2 * (p) + 1, sleepers, 0); \
         prev_done = counters + slot + 2 * (p) + 1;                                       \
         prev_total = rows##n;                                                             \
     }
@@ -53,18 +35,19 @@ kernel void decode_chain(global int *counters, const int slot, const float mv_ep
                          global ushort *v_cache, global float *part, global const int *state, const int heads,
                          const int kv_heads, const int rows, const float scale, const int splits,
                          const int window ATTN_EXTRA_PARAMS, MV_PARAMS(2), MV_PARAMS(3), MV_PARAMS(4)) {
+    global int *sleepers = counters + slot + 12;  // work-items asleep in wait_for_phase
     global int *prev_done = 0;
     int prev_total = 0;
     MV_RUN(0, 0)
     MV_RUN(1, 1)
     if (kv_heads > 0) {  // attention: (KV head, key range) units
-        wait_for_phase(prev_done, prev_total);
+        wait_for_phase(prev_done, prev_total, sleepers);
         global int *take = counters + slot + 4, *done = counters + slot + 5;
         const int units = kv_heads * splits;
         for (int u = atomic_add(take, 1); u < units; u = atomic_add(take, 1)) {
             attention_unit(u / splits, u % splits, qkv, rope, k_cache, v_cache, part, state, heads, kv_heads, rows,
                            scale, splits, window ATTN_EXTRA_ARGS);
-            atomic_add(done, 1);
+            phase_done(done, 1, sleepers);
         }
         prev_done = done;
         prev_total = units;

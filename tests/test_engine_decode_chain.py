@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tokenwalk.native.cl.ops import AttentionPhase, MatvecPhase, _chains
+from tokenwalk.native.cl.ops import AttentionPhase, MatvecPhase, chain_runs
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 MODELS = ROOT / ".cache" / "models"
@@ -38,14 +38,14 @@ def _attention():
 def test_runs_follow_the_chain_order_and_break_where_the_layout_changes():
     a, b = "Q4_1", "Q6_K"
     llama_layer = [_product(a), _attention(), _product(a), _product(a), _product(a)]
-    runs = _chains(llama_layer * 2 + [_product(b)])
+    runs = chain_runs(llama_layer * 2 + [_product(b)])
     assert [[slot for slot, _ in run] for run in runs] == [[0, 2, 3, 4, 5], [0, 2, 3, 4, 5], [0]]
     # Q|K and V of other layouts, then attention: V opens a run that attention joins
-    runs = _chains([_product(a), _product(b), _attention(), _product(b), _product(a), _product(a)])
+    runs = chain_runs([_product(a), _product(b), _attention(), _product(b), _product(a), _product(a)])
     assert [[slot for slot, _ in run] for run in runs] == [[0], [0, 2, 3], [0, 1]]
     # a second attention, or a fourth product after attention, starts a new run
-    assert [len(r) for r in _chains([_attention(), _attention()])] == [1, 1]
-    assert [len(r) for r in _chains([_attention()] + [_product(a)] * 4)] == [4, 1]
+    assert [len(r) for r in chain_runs([_attention(), _attention()])] == [1, 1]
+    assert [len(r) for r in chain_runs([_attention()] + [_product(a)] * 4)] == [4, 1]
 
 
 def _decode(engine):

@@ -179,7 +179,7 @@ _UNUSED_MATVEC = (None, None, None, None, np.int32(0), np.int32(0), np.int32(0),
                   np.int32(0), None, None, None)
 
 
-def _chains(phases: list) -> list[list]:
+def chain_runs(phases: list) -> list[list]:
     """``phases`` in runs that decode_chain can run as one launch: in CHAIN_PHASES order, the
     products of one weight layout (one program), each run as long as it can be."""
     runs, run, at, program = [], [], 0, None
@@ -197,13 +197,12 @@ def _chains(phases: list) -> list[list]:
     return [*runs, run] if run else runs
 
 
-def decode_step_launches(device: Device, programs: Programs, phases: list, items: int,
-                         chain: bool) -> tuple[RowCounters, list]:
+def decode_step_launches(device: Device, phases: list, items: int, chain: bool) -> tuple[RowCounters, list]:
     """The launches of a decode step of ``phases`` (MatvecPhase, AttentionPhase, in order) on
     ``items`` work-items: with ``chain``, runs of them as single decode_chain launches (CPU
     devices: see kernels/decode_chain.cl), else one launch each. Returns the step's row
     counters (kept alive with the launches) and the launches, the counters' zeroing first."""
-    runs = _chains(phases) if chain else [[(0, ph)] for ph in phases]
+    runs = chain_runs(phases) if chain else [[(0, ph)] for ph in phases]
     singles = sum(1 for run in runs if len(run) == 1 and isinstance(run[0][1], MatvecPhase))
     counters = RowCounters(device, singles + CHAIN_COUNTERS * sum(1 for run in runs if len(run) > 1))
     attention = next((ph for ph in phases if isinstance(ph, AttentionPhase)), None)
@@ -219,9 +218,8 @@ def decode_step_launches(device: Device, programs: Programs, phases: list, items
                 seq.append(_matvec_launch(ph, items, counters))
             continue
         by_slot = dict(run)
-        products_ = [ph for ph in by_slot.values() if isinstance(ph, MatvecPhase)]
-        program = products_[0].m.program if products_ else programs.get("F32")
-        eps = {ph.eps for ph in products_} or {0.0}
+        products_ = [ph for ph in by_slot.values() if isinstance(ph, MatvecPhase)]  # a run of two or more has one
+        eps = {ph.eps for ph in products_}
         if len(eps) > 1:
             raise ValueError("the products of a decode chain differ in their norm's epsilon")
         slot = counters.take()
@@ -234,7 +232,7 @@ def decode_step_launches(device: Device, programs: Programs, phases: list, items
                 args += ph.args if ph is not None else no_attention
             else:
                 args += (ph.m.qs, ph.m.scales, *ph.args) if ph is not None else _UNUSED_MATVEC
-        seq.append(kernel(program, "decode_chain", (max(1, min(items, 64)),), *args))
+        seq.append(kernel(products_[0].m.program, "decode_chain", (max(1, items),), *args))
     return counters, seq
 
 

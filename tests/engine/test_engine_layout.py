@@ -56,10 +56,11 @@ def test_the_kernels_are_one_file_per_concern_joined_in_a_stated_order():
     assert starts == sorted(starts) and starts[0] == 0
     defined = {name: re.findall(r"^kernel void (\w+)\(", (KERNEL_DIR / name).read_text(), re.M) for name in KERNEL_FILES}
     every = [k for ks in defined.values() for k in ks]
-    assert len(every) == len(set(every)) == 16
+    assert len(every) == len(set(every)) == 17
     assert defined["products.cl"] == ["matvec", "matmul", "quantize_tiles", "matmul_q8", "matmul_q8_shape",
                                       "decode_rounds_input"]
     assert defined["attention.cl"] == ["attention", "attention_decode"]
+    assert defined["decode_chain.cl"] == ["decode_chain"]
     assert defined["common.cl"] == defined["quants.cl"] == defined["kv_cache.cl"] == []  # helpers and macros only
 
 

@@ -59,12 +59,14 @@ class Engine:
     decode matrix-vector product (default one per compute unit); ``defines``: more compiler
     macros for the kernels (NO_INT_DOT=1: the float products GPUs run, on any device);
     ``swa_full``: sliding-window layers keep every position, as global ones do (llama.cpp's
-    --swa-full), instead of a ring of the window and a chunk (kv_cache.py).
+    --swa-full), instead of a ring of the window and a chunk (kv_cache.py); ``decode_chains``:
+    run a decode step's runs of products and attention as single launches (default: on CPU
+    devices, see cl/kernels/decode_chain.cl), else one launch each.
     """
 
     def __init__(self, model_path, device: str | None = None, ctx_tokens: int | None = None,
                  chunk_tokens: int = DEFAULT_CHUNK_TOKENS, decode_items: int | None = None, header=None,
-                 defines: dict | None = None, swa_full: bool = False):
+                 defines: dict | None = None, swa_full: bool = False, decode_chains: bool | None = None):
         t0 = time.perf_counter()
         self.model: OpenModel = open_model(model_path, header)
         cfg = self.config = self.model.config
@@ -80,8 +82,9 @@ class Engine:
         self.programs = Programs(self.dev, cfg.head_dim, **arch.graph.program_defines(cfg), **(defines or {}))
         self.weights = arch.weights(self.dev, self.programs, self.model)
         self.kv = allocate_kv_cache(self.dev, cfg, self.ctx_tokens, self.chunk_tokens, swa_full)
+        chains = self.dev.is_cpu if decode_chains is None else bool(decode_chains)
         self.graph = self.model.architecture.graph(self.dev, self.programs, cfg, self.weights, self.kv,
-                                                   self.chunk_tokens, self.decode_items)
+                                                   self.chunk_tokens, self.decode_items, chain=chains)
         self.load_s = time.perf_counter() - t0
 
     # what the measurements and the tests read

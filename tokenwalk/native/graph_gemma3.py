@@ -25,7 +25,18 @@ import math
 import numpy as np
 
 from tokenwalk.native.cl.device import Device
-from tokenwalk.native.cl.ops import MODE_GEGLU, MODE_WRITE, CopyRow, RoundedInput, RowCounters, kernel, matvec, products
+from tokenwalk.native.cl.ops import (
+    MODE_GEGLU,
+    MODE_WRITE,
+    AttentionPhase,
+    CopyRow,
+    RoundedInput,
+    decode_step_launches,
+    kernel,
+    matvec,
+    matvec_phase,
+    products,
+)
 from tokenwalk.native.cl.programs import PAD_TOKENS, QUERY_TILE, Programs
 from tokenwalk.native.graph_base import GraphBase
 from tokenwalk.native.hparams import Gemma3Config
@@ -43,7 +54,7 @@ class Gemma3Graph(GraphBase):
         return {"GROUP": cfg.head_count // cfg.head_count_kv, "MAX_BLOCKS": widest // 32, "QK_NORM": 1}
 
     def __init__(self, device: Device, programs: Programs, config: Gemma3Config, weights: ModelWeights,
-                 kv: KVCache, chunk_tokens: int, decode_items: int):
+                 kv: KVCache, chunk_tokens: int, decode_items: int, chain: bool = False):
         self.device, self.programs, self.config = device, programs, config
         self.weights, self.kv = weights, kv
         self.decode_items = int(decode_items)
@@ -77,10 +88,9 @@ class Gemma3Graph(GraphBase):
         self.inv_freq_global = cfg.rope_scale_global * cfg.rope_base ** exps
         self.inv_freq_local = cfg.rope_base_swa ** exps
         self.embed_scale = np.float32(math.sqrt(e))
-        # one row counter per decode product (at most 6 * layers and the head)
-        self.counters = RowCounters(device, 6 * cfg.layers + 1)
+        # chain: runs of a decode step's products and attention as single launches (cl/ops.py)
+        self.counters, self.decode_launches = decode_step_launches(device, self._decode_phases(), self.decode_items, chain)
         device.finish()
-        self.decode_launches = [self.counters.zero, *self._decode_launches()]
 
     def set_inputs(self, ids, pos0: int):
         """Queue the inputs of a step over ``ids`` at positions pos0..: scaled embeddings,
@@ -98,9 +108,10 @@ class Gemma3Graph(GraphBase):
         self.device.write(self.rope_local, tables[1])
         self.device.write(self.x, self._host_x)
 
-    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0, splits=0, residual=None, counted=True):
-        return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
-                      yoff=yoff, splits=splits, residual=residual, counters=self.counters if counted else None)
+    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, yoff=0, splits=0, residual=None):
+        """A decode product (cl/ops.py matvec_phase) on the step's work-items."""
+        return matvec_phase(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps,
+                            rows=rows, yoff=yoff, splits=splits, residual=residual)
 
     def _qk_prepare(self, i, L, ntok):
         cfg, kv = self.config, self.kv
@@ -110,8 +121,9 @@ class Gemma3Graph(GraphBase):
                       self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]), L.q_norm, L.k_norm,
                       np.float32(cfg.rms_eps), np.int32(self.qkv_width))
 
-    def _decode_launches(self) -> list:
-        """The launches of one decode step: six (or seven) per layer and one for the head.
+    def _decode_phases(self) -> list:
+        """A decode step: per layer Q|K|V (and V where its type differs), attention, the output
+        product, gate|up, down; the head (launches: cl/ops.py decode_step_launches).
 
         Each block's post-norm and residual add run inside the next matrix product: the
         attention's (t, post_attn_norm) in gate|up, which reads x and keeps the sum in x2;
@@ -132,10 +144,10 @@ class Gemma3Graph(GraphBase):
             if L.v is not None:
                 seq.append(self._matvec(L.v, self.x, self.qkv, MODE_WRITE, L.attn_norm, yoff=(H + KV) * hd))
             rope = self.rope_local if cfg.layer_windows[i] else self.rope_global
-            seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, rope, kv.k[i],
-                              kv.v[i], self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
-                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits),
-                              np.int32(cfg.layer_windows[i]), L.q_norm, L.k_norm, np.float32(cfg.rms_eps)))
+            seq.append(AttentionPhase(prg, (self.qkv, rope, kv.k[i], kv.v[i], self.part, self.state, np.int32(H),
+                                            np.int32(KV), np.int32(kv.rows[i]), np.float32(1.0 / math.sqrt(hd)),
+                                            np.int32(self.splits), np.int32(cfg.layer_windows[i]), L.q_norm,
+                                            L.k_norm, np.float32(cfg.rms_eps)), KV, self.splits))
             seq.append(self._matvec(L.out, self.part, self.t, MODE_WRITE, splits=self.splits))
             seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_GEGLU, L.ffn_norm,
                                     rows=cfg.feed_forward_length, residual=(self.t, L.post_attn_norm, self.x2)))
@@ -174,5 +186,6 @@ class Gemma3Graph(GraphBase):
             seq += products(self.h, ntok, [(w.head, self.all_logits_buffer(), False, None, 0)], self.rounded)
         elif head:
             seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
-            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm, counted=False))
+            seq.append(matvec(w.head, self.last, self.logits, MODE_WRITE, items=self.decode_items,
+                              norm_w=w.output_norm, eps=cfg.rms_eps))
         return seq

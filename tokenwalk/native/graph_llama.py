@@ -23,11 +23,13 @@ from tokenwalk.native.cl.ops import (
     MODE_ACCUMULATE,
     MODE_SWIGLU,
     MODE_WRITE,
+    AttentionPhase,
     CopyRow,
     RoundedInput,
-    RowCounters,
+    decode_step_launches,
     kernel,
     matvec,
+    matvec_phase,
     products,
 )
 from tokenwalk.native.cl.programs import PAD_TOKENS, QUERY_TILE, Programs
@@ -40,8 +42,6 @@ from tokenwalk.native.weights import ModelWeights
 class LlamaGraph(GraphBase):
     """Activations and launch lists of the llama forward pass over ``weights`` and ``kv``."""
 
-    DECODE_PRODUCTS_PER_LAYER = 5  # matrix-vector launches of a decode step per layer (row counters)
-
     @staticmethod
     def program_defines(cfg: LlamaConfig) -> dict:
         """Compile-time shape of the kernels: query heads per KV head, the widest input in blocks."""
@@ -49,7 +49,7 @@ class LlamaGraph(GraphBase):
                 "MAX_BLOCKS": max(cfg.embedding_length, cfg.feed_forward_length) // 32}
 
     def __init__(self, device: Device, programs: Programs, config: LlamaConfig, weights: ModelWeights,
-                 kv: KVCache, chunk_tokens: int, decode_items: int):
+                 kv: KVCache, chunk_tokens: int, decode_items: int, chain: bool = False):
         self.device, self.programs, self.config = device, programs, config
         self.weights, self.kv = weights, kv
         self.decode_items = int(decode_items)
@@ -76,10 +76,9 @@ class LlamaGraph(GraphBase):
         self.last = buf(e)  # the last token's row of x, for the head
         half = hd // 2
         self.inv_freq = cfg.rope_base ** (-np.arange(half, dtype=np.float64) * 2.0 / hd)
-        # one row counter per decode product (at most DECODE_PRODUCTS_PER_LAYER * layers and the head)
-        self.counters = RowCounters(device, self.DECODE_PRODUCTS_PER_LAYER * cfg.layers + 1)
+        # chain: runs of a decode step's products and attention as single launches (cl/ops.py)
+        self.counters, self.decode_launches = decode_step_launches(device, self._decode_phases(), self.decode_items, chain)
         device.finish()
-        self.decode_launches = [self.counters.zero, *self._decode_launches()]
 
     def set_inputs(self, ids, pos0: int):
         """Queue the inputs of a step over ``ids`` at positions pos0..: embeddings, RoPE
@@ -92,26 +91,31 @@ class LlamaGraph(GraphBase):
         self.device.write(self.rope, self._host_rope)
         self.device.write(self.x, self._host_x)
 
-    def _matvec(self, m, x, y, mode, norm_w=None, rows=None, splits=0, counted=True):
-        return matvec(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps, rows=rows,
-                      splits=splits, counters=self.counters if counted else None)
+    def _phase(self, m, x, y, mode, norm_w=None, rows=None, splits=0, yoff=0):
+        """A decode product (cl/ops.py matvec_phase) on the step's work-items."""
+        return matvec_phase(m, x, y, mode, items=self.decode_items, norm_w=norm_w, eps=self.config.rms_eps,
+                            rows=rows, splits=splits, yoff=yoff)
 
-    def _decode_launches(self) -> list:
-        """The launches of one decode step: five per layer and one for the head."""
+    def _head_launch(self, w):
+        """Prefill's head: the last token's logits, one launch over fixed row ranges."""
+        return matvec(w.head, self.last, self.logits, MODE_WRITE, items=self.decode_items, norm_w=w.output_norm,
+                      eps=self.config.rms_eps)
+
+    def _decode_phases(self) -> list:
+        """A decode step: per layer QKV, attention, the output product, gate|up, down; the head."""
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
         seq = []
         for i, L in enumerate(w.layers):
-            seq.append(self._matvec(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
-            seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, self.rope, kv.k[i], kv.v[i],
-                              self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
-                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits), np.int32(0)))
-            seq.append(self._matvec(L.out, self.part, self.x, MODE_ACCUMULATE, splits=self.splits))
-            seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm,
-                                    rows=cfg.feed_forward_length))
-            seq.append(self._matvec(L.down, self.act, self.x, MODE_ACCUMULATE))
-        seq.append(self._matvec(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
+            seq.append(self._phase(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
+            seq.append(AttentionPhase(prg, (self.qkv, self.rope, kv.k[i], kv.v[i], self.part, self.state, np.int32(H),
+                                            np.int32(KV), np.int32(kv.rows[i]), np.float32(1.0 / math.sqrt(hd)),
+                                            np.int32(self.splits), np.int32(0)), KV, self.splits))
+            seq.append(self._phase(L.out, self.part, self.x, MODE_ACCUMULATE, splits=self.splits))
+            seq.append(self._phase(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm, rows=cfg.feed_forward_length))
+            seq.append(self._phase(L.down, self.act, self.x, MODE_ACCUMULATE))
+        seq.append(self._phase(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
         return seq
 
     def _prefill_launches(self, ntok: int, logits_all: bool, head: bool) -> list:
@@ -140,5 +144,5 @@ class LlamaGraph(GraphBase):
         elif head:
             # Only the last token's logits are needed: one matrix-vector product on its row.
             seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
-            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm, counted=False))
+            seq.append(self._head_launch(w))
         return seq

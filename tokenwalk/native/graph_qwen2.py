@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from tokenwalk.native.cl.ops import MODE_ACCUMULATE, MODE_SWIGLU, MODE_WRITE, CopyRow, kernel, matvec, products
+from tokenwalk.native.cl.ops import MODE_ACCUMULATE, MODE_SWIGLU, MODE_WRITE, AttentionPhase, CopyRow, kernel, products
 from tokenwalk.native.cl.programs import QUERY_TILE
 from tokenwalk.native.graph_llama import LlamaGraph
 from tokenwalk.native.hparams import LlamaConfig
@@ -27,39 +27,35 @@ from tokenwalk.native.hparams import LlamaConfig
 class Qwen2Graph(LlamaGraph):
     """Activations and launch lists of the Qwen2 forward pass (the llama graph's buffers)."""
 
-    DECODE_PRODUCTS_PER_LAYER = 6  # Q|K and V apart where their types differ
-
     @staticmethod
     def program_defines(cfg: LlamaConfig) -> dict:
         """The llama graph's compile-time shape, with the Q/K/V biases and NEOX RoPE."""
         return {**LlamaGraph.program_defines(cfg), "QKV_BIAS": 1}
 
-    def _qkv_matvecs(self, L) -> list:
+    def _qkv_phases(self, L) -> list:
         cfg = self.config
-        seq = [matvec(L.qkv, self.x, self.qkv, MODE_WRITE, items=self.decode_items, norm_w=L.attn_norm,
-                      eps=cfg.rms_eps, counters=self.counters)]
-        if L.v is not None:
-            seq.append(matvec(L.v, self.x, self.qkv, MODE_WRITE, items=self.decode_items, norm_w=L.attn_norm,
-                              eps=cfg.rms_eps, yoff=(cfg.head_count + cfg.head_count_kv) * cfg.head_dim,
-                              counters=self.counters))
+        seq = [self._phase(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm)]
+        if L.v is not None:  # Q|K and V apart where their types differ
+            seq.append(self._phase(L.v, self.x, self.qkv, MODE_WRITE, L.attn_norm,
+                                   yoff=(cfg.head_count + cfg.head_count_kv) * cfg.head_dim))
         return seq
 
-    def _decode_launches(self) -> list:
-        """The launches of one decode step: five (or six) per layer and one for the head."""
+    def _decode_phases(self) -> list:
+        """A decode step: per layer Q|K|V (or Q|K and V), attention, the output product, gate|up,
+        down; the head."""
         cfg, w, kv = self.config, self.weights, self.kv
         prg = self.programs.get("F32")
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
         seq = []
         for i, L in enumerate(w.layers):
-            seq += self._qkv_matvecs(L)
-            seq.append(kernel(prg, "attention_decode", (KV, self.splits), self.qkv, self.rope, kv.k[i], kv.v[i],
-                              self.part, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
-                              np.float32(1.0 / math.sqrt(hd)), np.int32(self.splits), np.int32(0), L.qkv_bias))
-            seq.append(self._matvec(L.out, self.part, self.x, MODE_ACCUMULATE, splits=self.splits))
-            seq.append(self._matvec(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm,
-                                    rows=cfg.feed_forward_length))
-            seq.append(self._matvec(L.down, self.act, self.x, MODE_ACCUMULATE))
-        seq.append(self._matvec(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
+            seq += self._qkv_phases(L)
+            seq.append(AttentionPhase(prg, (self.qkv, self.rope, kv.k[i], kv.v[i], self.part, self.state, np.int32(H),
+                                            np.int32(KV), np.int32(kv.rows[i]), np.float32(1.0 / math.sqrt(hd)),
+                                            np.int32(self.splits), np.int32(0), L.qkv_bias), KV, self.splits))
+            seq.append(self._phase(L.out, self.part, self.x, MODE_ACCUMULATE, splits=self.splits))
+            seq.append(self._phase(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm, rows=cfg.feed_forward_length))
+            seq.append(self._phase(L.down, self.act, self.x, MODE_ACCUMULATE))
+        seq.append(self._phase(w.head, self.x, self.logits, MODE_WRITE, w.output_norm))
         return seq
 
     def _prefill_launches(self, ntok: int, logits_all: bool, head: bool) -> list:
@@ -90,5 +86,5 @@ class Qwen2Graph(LlamaGraph):
             seq += products(self.h, ntok, [(w.head, self.all_logits_buffer(), False, None, 0)], self.rounded)
         elif head:
             seq.append(CopyRow(self.last, self.x, ntok - 1, cfg.embedding_length * 4))
-            seq.append(self._matvec(w.head, self.last, self.logits, MODE_WRITE, w.output_norm, counted=False))
+            seq.append(self._head_launch(w))
         return seq

@@ -94,6 +94,11 @@ class Device:
         self.queue = self.cl.CommandQueue(self.context)
 
     @property
+    def is_cpu(self) -> bool:
+        """Whether the device runs on this machine's cores (PoCL's CPU device)."""
+        return bool(self.device.type & self.cl.device_type.CPU)
+
+    @property
     def compute_units(self) -> int:
         return int(self.device.max_compute_units)
 

@@ -109,28 +109,131 @@ class ZeroBuffer:
     n_bytes: int
 
 
+@dataclass(frozen=True)
+class MatvecPhase:
+    """A decode matrix-vector product before it is a launch: ``m`` and the kernel's arguments
+    after the weights (x, y, rows, cols, rows per grab, mode, norm weights, yoff, splits, and
+    the residual's t, w and out), as kernels/products.cl's matvec_phase takes them."""
+
+    m: DeviceMatrix
+    args: tuple
+    eps: float
+
+    @property
+    def rows(self) -> int:
+        return int(self.args[2])
+
+
+@dataclass(frozen=True)
+class AttentionPhase:
+    """A decode attention before it is a launch: its program and attention_decode's arguments
+    (kernels/attention.cl), over ``kv_heads`` x ``splits`` units."""
+
+    program: object
+    args: tuple
+    kv_heads: int
+    splits: int
+
+
+def matvec_phase(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: float = 0.0,
+                 rows: int | None = None, yoff: int = 0, splits: int = 0, residual: tuple | None = None,
+                 counted: bool = True) -> MatvecPhase:
+    """y[yoff:] = W x over ``rows`` output rows (default all), fused with RMSNorm of x
+    (``norm_w``, ``eps``) and the output ``mode``, shared by ``items`` work-items.
+    ``splits`` > 0: x is attention_decode's partial softmaxes over that many key ranges,
+    merged inside the product. ``residual`` = (t, w, out): the input is x + RMSNorm(t) * w
+    (a post-norm and residual add fused in), which the product also writes to ``out`` (not x).
+    ``counted``: the work-items take rows from a counter, 16 grabs each on average; without,
+    work-item i computes the i-th of ``items`` equal ranges."""
+    rows = rows or m.packed.rows
+    items = min(items, rows)
+    rpi = math.ceil(rows / (16 * items)) if counted else math.ceil(rows / items)
+    t, w, out = residual or (None, None, None)
+    return MatvecPhase(m, (x, y, np.int32(rows), np.int32(m.packed.cols), np.int32(rpi), np.int32(mode), norm_w,
+                           np.int32(yoff), np.int32(splits), t, w, out), float(eps))
+
+
+def _matvec_launch(phase: MatvecPhase, items: int, counters: RowCounters | None) -> tuple:
+    rows, rpi = phase.rows, int(phase.args[4])
+    size = min(items, rows) if counters is not None else math.ceil(rows / rpi)
+    return kernel(phase.m.program, "matvec", (size,), phase.m.qs, phase.m.scales, *phase.args[:7],
+                  np.float32(phase.eps), *phase.args[7:], None if counters is None else counters.buffer,
+                  np.int32(0 if counters is None else counters.take()))
+
+
 def matvec(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: float = 0.0,
            rows: int | None = None, yoff: int = 0, splits: int = 0, residual: tuple | None = None,
            counters: RowCounters | None = None) -> tuple:
-    """One decode launch: y[yoff:] = W x over ``rows`` output rows (default all), fused with
-    RMSNorm of x (``norm_w``, ``eps``) and the output ``mode``, on ``items`` work-items.
-    ``splits`` > 0: x is attention_decode's partial softmaxes over that many key ranges,
-    merged inside the launch. ``residual`` = (t, w, out): the input is x + RMSNorm(t) * w
-    (a post-norm and residual add fused in), which the launch also writes to ``out`` (not x).
-    ``counters``: the work-items take rows from a counter of their own, 16 grabs each on
-    average; without, work-item i computes the i-th of ``items`` equal ranges."""
-    pm = m.packed
-    rows = rows or pm.rows
-    items = min(items, rows)
-    rpi = math.ceil(rows / (16 * items)) if counters is not None else math.ceil(rows / items)
-    t, w, out = residual or (x, x, y)
-    return kernel(m.program, "matvec", (items if counters is not None else math.ceil(rows / rpi),), m.qs, m.scales,
-                  x, y, np.int32(rows),
-                  np.int32(pm.cols), np.int32(rpi), np.int32(mode), np.int32(norm_w is not None),
-                  norm_w if norm_w is not None else x, np.float32(eps), np.int32(yoff), np.int32(splits),
-                  np.int32(residual is not None), t, w, out,
-                  None if counters is None else counters.buffer,
-                  np.int32(0 if counters is None else counters.take()))
+    """One decode launch of ``matvec_phase``'s product (``counters``: the step's row counters,
+    one taken for this launch; None: fixed ranges)."""
+    phase = matvec_phase(m, x, y, mode, items=items, norm_w=norm_w, eps=eps, rows=rows, yoff=yoff, splits=splits,
+                         residual=residual, counted=counters is not None)
+    return _matvec_launch(phase, items, counters)
+
+
+# decode_chain's phases in order (kernels/decode_chain.cl): two products, attention, three products
+CHAIN_PHASES = ("M", "M", "A", "M", "M", "M")
+# per phase a counter that hands out and one that counts what is done; the waiters asleep
+CHAIN_COUNTERS = 2 * len(CHAIN_PHASES) + 1
+_UNUSED_MATVEC = (None, None, None, None, np.int32(0), np.int32(0), np.int32(0), np.int32(0), None, np.int32(0),
+                  np.int32(0), None, None, None)
+
+
+def chain_runs(phases: list) -> list[list]:
+    """``phases`` in runs that decode_chain can run as one launch: in CHAIN_PHASES order, the
+    products of one weight layout (one program), each run as long as it can be."""
+    runs, run, at, program = [], [], 0, None
+    for ph in phases:
+        kind = "A" if isinstance(ph, AttentionPhase) else "M"
+        slot = next((i for i in range(at, len(CHAIN_PHASES)) if CHAIN_PHASES[i] == kind), None)
+        if slot is None or (kind == "M" and program is not None and ph.m.program is not program):
+            runs.append(run)
+            run, at, program = [], 0, None
+            slot = CHAIN_PHASES.index(kind)
+        run.append((slot, ph))
+        at = slot + 1
+        if kind == "M":
+            program = ph.m.program
+    return [*runs, run] if run else runs
+
+
+def decode_step_launches(device: Device, phases: list, items: int, chain: bool) -> tuple[RowCounters, list]:
+    """The launches of a decode step of ``phases`` (MatvecPhase, AttentionPhase, in order) on
+    ``items`` work-items: with ``chain``, runs of them as single decode_chain launches (CPU
+    devices: see kernels/decode_chain.cl), else one launch each. Returns the step's row
+    counters (kept alive with the launches) and the launches, the counters' zeroing first."""
+    runs = chain_runs(phases) if chain else [[(0, ph)] for ph in phases]
+    singles = sum(1 for run in runs if len(run) == 1 and isinstance(run[0][1], MatvecPhase))
+    counters = RowCounters(device, singles + CHAIN_COUNTERS * sum(1 for run in runs if len(run) > 1))
+    attention = next((ph for ph in phases if isinstance(ph, AttentionPhase)), None)
+    no_attention = () if attention is None else tuple(
+        None if not isinstance(a, np.generic) else type(a)(0) for a in attention.args)
+    seq = [counters.zero]
+    for run in runs:
+        if len(run) == 1:
+            ph = run[0][1]
+            if isinstance(ph, AttentionPhase):
+                seq.append(kernel(ph.program, "attention_decode", (ph.kv_heads, ph.splits), *ph.args))
+            else:
+                seq.append(_matvec_launch(ph, items, counters))
+            continue
+        by_slot = dict(run)
+        products_ = [ph for ph in by_slot.values() if isinstance(ph, MatvecPhase)]  # a run of two or more has one
+        eps = {ph.eps for ph in products_}
+        if len(eps) > 1:
+            raise ValueError("the products of a decode chain differ in their norm's epsilon")
+        slot = counters.take()
+        for _ in range(CHAIN_COUNTERS - 1):
+            counters.take()
+        args = [counters.buffer, np.int32(slot), np.float32(eps.pop())]
+        for i, kind in enumerate(CHAIN_PHASES):
+            ph = by_slot.get(i)
+            if kind == "A":
+                args += ph.args if ph is not None else no_attention
+            else:
+                args += (ph.m.qs, ph.m.scales, *ph.args) if ph is not None else _UNUSED_MATVEC
+        seq.append(kernel(products_[0].m.program, "decode_chain", (max(1, items),), *args))
+    return counters, seq
 
 
 def matmul(m: DeviceMatrix, x, y, ntok: int, accumulate: bool, ldy: int | None = None, yoff: int = 0) -> tuple:

@@ -10,6 +10,7 @@ of ``KERNEL_FILES`` (each file uses only what the files before it define):
 - ``kv_cache.cl``: the cache's layout and fp16 rounding;
 - ``norm_rope.cl``: RMSNorm, RoPE, and the prefill kernels that write keys and values;
 - ``attention.cl``: prefill and decode attention;
+- ``decode_chain.cl``: a run of a decode step's products and attention as one launch (CPU devices);
 - ``probe.cl``: the read-bandwidth probe.
 
 A program is the source compiled with macros: the weight layout
@@ -26,7 +27,7 @@ from tokenwalk.errors import TokenwalkError
 
 KERNEL_DIR = Path(__file__).with_name("kernels")
 KERNEL_FILES = ("common.cl", "quants.cl", "activations.cl", "products.cl", "kv_cache.cl", "norm_rope.cl",
-                "attention.cl", "probe.cl")
+                "attention.cl", "decode_chain.cl", "probe.cl")
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
 QUERY_TILE = 16  # QT: query tokens per work-item in the prefill attention
 INT_TILES = 2  # QTILES: tiles of the integer prefill product (matmul_q8) per work-item

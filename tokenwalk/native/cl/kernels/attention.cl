@@ -139,19 +139,25 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
 // partial softmax (running max m, sum l, weighted values acc) in part[h][split] =
 // [acc: HD][m, l, pad: 8], which the next matvec merges (its `splits` argument).
 
-kernel void attention_decode(global const float *qkv, global const float *rope, global ushort *k_cache,
-                             global ushort *v_cache, global float *part, global const int *state,
-                             const int heads, const int kv_heads, const int rows, const float scale,
-                             const int splits, const int window
+// the architecture's extra parameters of decode attention: the query and key norms (QK_NORM)
+// or the Q/K/V biases (QKV_BIAS, [Q | K | V] biases as a fused QKV row)
 #ifdef QK_NORM
-                             , global const float *q_norm, global const float *k_norm, const float eps
+#define ATTN_EXTRA_PARAMS , global const float *q_norm, global const float *k_norm, const float eps
+#define ATTN_EXTRA_ARGS , q_norm, k_norm, eps
+#elif defined(QKV_BIAS)
+#define ATTN_EXTRA_PARAMS , global const float *bias
+#define ATTN_EXTRA_ARGS , bias
+#else
+#define ATTN_EXTRA_PARAMS
+#define ATTN_EXTRA_ARGS
 #endif
-#ifdef QKV_BIAS
-                             , global const float *bias  // [Q | K | V] biases, as a fused QKV row
-#endif
-                             ) {
-    const int kvh = get_global_id(0);
-    const int sp = get_global_id(1);
+
+// one (KV head, key range) of decode attention: the attention_decode kernel runs one per
+// work-item, decode_chain (decode_chain.cl) hands them out from a counter
+inline void attention_unit(const int kvh, const int sp, global const float *qkv, global const float *rope,
+                           global ushort *k_cache, global ushort *v_cache, global float *part,
+                           global const int *state, const int heads, const int kv_heads, const int rows,
+                           const float scale, const int splits, const int window ATTN_EXTRA_PARAMS) {
     const int pos = state[0];
     const int n = pos + 1;
     const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
@@ -266,4 +272,12 @@ kernel void attention_decode(global const float *qkv, global const float *rope, 
         pp[HD] = m[g];
         pp[HD + 1] = l[g];
     }
+}
+
+kernel void attention_decode(global const float *qkv, global const float *rope, global ushort *k_cache,
+                             global ushort *v_cache, global float *part, global const int *state,
+                             const int heads, const int kv_heads, const int rows, const float scale,
+                             const int splits, const int window ATTN_EXTRA_PARAMS) {
+    attention_unit(get_global_id(0), get_global_id(1), qkv, rope, k_cache, v_cache, part, state, heads, kv_heads,
+                   rows, scale, splits, window ATTN_EXTRA_ARGS);
 }

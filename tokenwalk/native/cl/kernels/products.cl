@@ -9,19 +9,77 @@
 #define MODE_SWIGLU 2
 #define MODE_GEGLU 3
 
+// decode_chain's phases (decode_chain.cl): waiting for one, and counting its finished work.
+// Waiting for a phase: spin a little, then sleep on the done counter (a futex) until the
+// work-item finishing the phase wakes the sleepers. On a machine shared with other work, the
+// work-item that holds the rest of a phase may be waiting for a core: a waiter that spun (or
+// yielded) there kept taking the core from it (measured at load 9 on 2 cores: chained decode
+// 25 % slower than a launch per product, as PoCL's idle workers sleep between launches).
+// x86-64 Linux system calls (PoCL links no libc): futex (202), wait and wake, process-private.
+// Elsewhere the wait spins. The sleep ends after 1 ms at the latest, whatever happens.
+#if defined(__x86_64__)
+#define CHAIN_FUTEX 1
+inline void futex_wait(global int *word, const int value) {
+    long ts[2] = {0, 1000000};  // struct timespec: 1 ms
+    long ret;
+    __asm__ volatile("mov %5, %%r10\n\tsyscall" : "=a"(ret) : "0"(202L), "D"(word), "S"(128L), "d"((long)value),
+                     "r"((long)(size_t)ts) : "rcx", "r10", "r11", "memory");
+}
+inline void futex_wake(global int *word) {
+    long ret;
+    __asm__ volatile("syscall" : "=a"(ret) : "0"(202L), "D"(word), "S"(129L), "d"(0x7fffffffL)
+                     : "rcx", "r11", "memory");
+}
+#endif
+
+// wait until `total` units of the phase counted at `done` are finished (null: no phase
+// before); `sleepers` counts the work-items asleep on the chain's done counters
+inline void wait_for_phase(global int *done, const int total, global int *sleepers) {
+    if (!done) return;
+    for (int spins = 0;; spins++) {
+        const int seen = *(volatile global int *)done;
+        if (seen >= total) break;
+#ifdef CHAIN_FUTEX
+        if (spins >= 2000) {  // ~10-20 us of spinning: a short wait never sleeps
+            atomic_inc(sleepers);
+            if (*(volatile global int *)done == seen) futex_wait(done, seen);
+            atomic_dec(sleepers);
+        } else {
+            __builtin_ia32_pause();
+        }
+#endif
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE);  // the phase's results are read after the count
+}
+
+// count `n` finished units of a phase at `done`, waking the work-items asleep on it
+inline void phase_done(global int *done, const int n, global int *sleepers) {
+    atomic_add(done, n);
+#ifdef CHAIN_FUTEX
+    if (*(volatile global int *)sleepers) futex_wake(done);
+#endif
+}
+
 // The decode matrix-vector product, y = W x, with what surrounds it fused in: optionally
-// a normed residual add first (res, below), then RMSNorm of x (norm != 0: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
+// a normed residual add first (res_t, below), then RMSNorm of x (norm_w not null: x / rms(x) * norm_w), then MODE_WRITE y[r] = s,
 // MODE_ACCUMULATE y[r] += s (the residual add), or MODE_SWIGLU y[r] = silu(s_r) * s_{r+rows}
 // (MODE_GEGLU: gelu(s_r) * s_{r+rows}) over a fused [gate | up] matrix of 2 rows rows.
 // y is written from float yoff on. Each work-item keeps a private copy of the (normalised)
 // input, read from its L1 cache for every row, and takes rows rows_per_item at a time (below).
-kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
-                   global float *y, const int rows, const int cols, const int rows_per_item,
-                   const int mode, const int norm, global const float *norm_w, const float eps,
-                   const int yoff, const int splits, const int res, global const float *res_t,
-                   global const float *res_w, global float *res_out, global int *counters,
-                   const int counter_slot) {
-    global int *row_counter = counters ? counters + counter_slot : 0;
+// One phase of a work-item: the matvec kernel runs one, decode_chain (decode_chain.cl) several.
+// row_counter: where the rows are handed out (null: work-item `item` owns the item-th range);
+// done (or null): where the rows this work-item has finished are counted, for the next phase
+// (sleepers: decode_chain's count of work-items waiting for it).
+inline void matvec_phase(global const WQ_T *wq, global const WD_T *wd, global const float *x,
+                         global float *y, const int rows, const int cols, const int rows_per_item,
+                         const int mode, global const float *norm_w, const float eps, const int yoff,
+                         const int splits, global const float *res_t, global const float *res_w,
+                         global float *res_out, global int *row_counter, global int *done,
+                         global int *sleepers, const int item) {
+    // the first rows are taken before the input is prepared: a work-item that comes when every
+    // row is gone (a core that joins a launch late) prepares nothing
+    int first = row_counter ? atomic_add(row_counter, rows_per_item) : item * rows_per_item;
+    if (first >= rows) return;
     const int nb = cols / 32;
     global const float8 *x8 = (global const float8 *)x;
     float8 xv[MAX_BLOCKS * 4];
@@ -47,21 +105,21 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
         }
     } else {
         for (int i = 0; i < nb * 4; i++) xv[i] = x8[i];
-        if (res) {
+        if (res_t) {
             // the input is x + RMSNorm(res_t) * res_w: the residual add of the block before,
             // after its own norm (Gemma's post-attention and post-MLP norms), done here rather
-            // than in a launch of its own; work-item 0 keeps the sum in res_out (another
-            // buffer than x, which the other work-items are still reading).
+            // than in a launch of its own; the work-item with the first rows keeps the sum in
+            // res_out (another buffer than x, which the other work-items are still reading).
             global const float8 *t8 = (global const float8 *)res_t;
             global const float8 *w8 = (global const float8 *)res_w;
             float8 ts = 0.0f;
             for (int i = 0; i < nb * 4; i++) ts += t8[i] * t8[i];
             const float tscale = rsqrt(hsum8(ts) / cols + eps);
             for (int i = 0; i < nb * 4; i++) xv[i] += t8[i] * tscale * w8[i];
-            if (get_global_id(0) == 0)
+            if (first == 0)
                 for (int i = 0; i < nb * 4; i++) ((global float8 *)res_out)[i] = xv[i];
         }
-        if (norm) {
+        if (norm_w) {
             float8 ss = 0.0f;
             for (int i = 0; i < nb * 4; i++) ss += xv[i] * xv[i];
             const float scale = rsqrt(hsum8(ss) / cols + eps);
@@ -81,9 +139,7 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
     // Rows are handed out rows_per_item at a time from the launch's counter (zeroed before the
     // step), so each work-item prepares its input once and a work-item on a busy core takes
     // fewer rows; without counters (null), work-item i owns the i-th range.
-    for (int first = row_counter ? atomic_add(row_counter, rows_per_item) : get_global_id(0) * rows_per_item;
-         first < rows;
-         first = row_counter ? atomic_add(row_counter, rows_per_item) : rows) {
+    for (; first < rows; first = row_counter ? atomic_add(row_counter, rows_per_item) : rows) {
         const int last = first + rows_per_item < rows ? first + rows_per_item : rows;
         for (int r = first; r < last; r++) {
             float s;
@@ -96,7 +152,20 @@ kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const fl
                 y[r] = mode == MODE_ACCUMULATE ? y[r] + s : s;
             }
         }
+        if (done) phase_done(done, last - first, sleepers);  // after the rows' writes: the next phase reads them
     }
+}
+
+// One matrix-vector product as a launch of its own (matvec_phase; counters: null, or the
+// step's counters, this launch's at counter_slot).
+kernel void matvec(global const WQ_T *wq, global const WD_T *wd, global const float *x,
+                   global float *y, const int rows, const int cols, const int rows_per_item,
+                   const int mode, global const float *norm_w, const float eps,
+                   const int yoff, const int splits, global const float *res_t,
+                   global const float *res_w, global float *res_out, global int *counters,
+                   const int counter_slot) {
+    matvec_phase(wq, wd, x, y, rows, cols, rows_per_item, mode, norm_w, eps, yoff, splits, res_t, res_w, res_out,
+                 counters ? counters + counter_slot : 0, 0, 0, get_global_id(0));
 }
 
 // The prefill matrix-matrix product: a work-item owns a chunk of rows and a tile of TT

@@ -1,0 +1,81 @@
+"""A decode step's runs of products and attention as single launches (decode_chain, CPU
+devices) against one launch each: the same logits, bit for bit, and fewer launches.
+
+The chain's work-items take rows and attention units from counters and wait, before each
+phase, for the work of the phase before it; the logits are the same bits as with a launch
+per product because every row's sum is computed in the same order either way. One work-item
+runs the whole chain alone (what happens when PoCL's second worker comes after the first has
+finished), five contend for two cores. The runs are cut where the weight layout changes:
+SmolLM2 (Q4_1 throughout) runs a layer in one launch; Gemma 3 and Qwen2.5 (Q5_0 with Q4_K,
+Q6_K and Q8_0 tensors) in two to five.
+"""
+
+import pathlib
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tokenwalk.native.cl.ops import AttentionPhase, MatvecPhase, chain_runs
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MODELS = ROOT / ".cache" / "models"
+FILES = {"smollm2": MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf",
+         "gemma3": MODELS / "gemma-3-270m-q4_k_m.gguf",
+         "qwen2": MODELS / "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"}
+PROMPT = list(range(20, 45))
+STEPS = 6
+
+
+def _product(program):
+    return MatvecPhase(SimpleNamespace(program=program), (None,) * 12, 1e-6)
+
+
+def _attention():
+    return AttentionPhase("F32", (), 3, 3)
+
+
+def test_runs_follow_the_chain_order_and_break_where_the_layout_changes():
+    a, b = "Q4_1", "Q6_K"
+    llama_layer = [_product(a), _attention(), _product(a), _product(a), _product(a)]
+    runs = chain_runs(llama_layer * 2 + [_product(b)])
+    assert [[slot for slot, _ in run] for run in runs] == [[0, 2, 3, 4, 5], [0, 2, 3, 4, 5], [0]]
+    # Q|K and V of other layouts, then attention: V opens a run that attention joins
+    runs = chain_runs([_product(a), _product(b), _attention(), _product(b), _product(a), _product(a)])
+    assert [[slot for slot, _ in run] for run in runs] == [[0], [0, 2, 3], [0, 1]]
+    # a second attention, or a fourth product after attention, starts a new run
+    assert [len(r) for r in chain_runs([_attention(), _attention()])] == [1, 1]
+    assert [len(r) for r in chain_runs([_attention()] + [_product(a)] * 4)] == [4, 1]
+
+
+def _decode(engine):
+    logits = engine.prefill(PROMPT)
+    tok, out = int(np.argmax(logits)), []
+    for i in range(STEPS):
+        logits = engine.decode(tok, len(PROMPT) + i)
+        out.append(logits.copy())
+        tok = int(np.argmax(logits))
+    return np.array(out)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FILES))
+def test_chained_decode_gives_the_same_logits_in_fewer_launches(name):
+    path = FILES[name]
+    if not path.exists():
+        pytest.skip(f"{path.name} not fetched")
+    from tokenwalk.native.engine import Engine
+
+    single = Engine(path, ctx_tokens=128, decode_chains=False)
+    if not single.dev.is_cpu:
+        pytest.skip("decode chains run on CPU devices")
+    expected = _decode(single)
+    layers = single.config.layers
+    assert len(single.graph.decode_launches) >= 5 * layers + 2
+    for items in (2, 1, 5):
+        chained = Engine(path, ctx_tokens=128, decode_chains=True, decode_items=items)
+        launches = len(chained.graph.decode_launches)
+        assert launches < len(single.graph.decode_launches)
+        if name == "smollm2":
+            assert launches == layers + 2  # the counters' zeroing, a launch per layer, the head
+        assert np.array_equal(_decode(chained), expected), (name, items)

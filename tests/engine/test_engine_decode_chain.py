@@ -18,7 +18,7 @@ import pytest
 
 from tokenwalk.native.cl.ops import AttentionPhase, MatvecPhase, chain_runs
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 MODELS = ROOT / ".cache" / "models"
 FILES = {"smollm2": MODELS / "SmolLM2-135M-Instruct.Q4_1.gguf",
          "gemma3": MODELS / "gemma-3-270m-q4_k_m.gguf",

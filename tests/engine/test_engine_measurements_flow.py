@@ -202,9 +202,9 @@ def test_measure_writes_each_named_model_to_its_own_file():
     assert measurements_file("some/file.gguf") == MEASUREMENTS_FILE
 
 
-def test_a_run_on_another_machine_says_so_and_keeps_its_own_probe(monkeypatch, restore_caches):
+def test_a_run_on_another_machine_says_so_and_keeps_its_own_probe(monkeypatch):
     """Runs from two machines: the column of the one whose OpenCL device differs from engine.json's
-    is headed with its date and prints its own bandwidth and share (issue #28, item 4)."""
+    is headed with its date and prints its own bandwidth and share."""
     import copy
 
     from article.numbers import article_numbers
@@ -218,7 +218,7 @@ def test_a_run_on_another_machine_says_so_and_keeps_its_own_probe(monkeypatch, r
     other["values"]["decode_tok_s"]["value"] = 11.12
     other["values"]["decode_bandwidth_share"]["value"] = 0.2135  # as measure wrote it, against its own probe
     monkeypatch.setattr(machine, "other_engine_measurements",
-                        lambda: [("measurements/engine-gemma3-270m.json", same),
+                        lambda store=None: [("measurements/engine-gemma3-270m.json", same),
                                  ("measurements/engine-qwen2.5-coder-0.5b.json", other)])
     box = _box(article_numbers())
     rows = {line.split("|")[1].strip(): line for line in box.splitlines() if line.startswith("|")}

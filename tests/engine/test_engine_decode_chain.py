@@ -72,7 +72,10 @@ def test_chained_decode_gives_the_same_logits_in_fewer_launches(name):
     expected = _decode(single)
     layers = single.config.layers
     assert len(single.graph.decode_launches) >= 5 * layers + 2
-    for items in (2, 1, 5):
+    # the work-items a chain runs with: the default (two, a core each), and on the smallest model
+    # one (every phase in sequence) and five (more workers than cores, contending for rows):
+    # the waits are the same code for every layout
+    for items in (2, 1, 5) if name == "smollm2" else (2,):
         chained = Engine(path, ctx_tokens=128, decode_chains=True, decode_items=items)
         launches = len(chained.graph.decode_launches)
         assert launches < len(single.graph.decode_launches)

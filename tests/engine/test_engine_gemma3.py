@@ -65,12 +65,22 @@ def prompt_ids():
     return ids
 
 
+@pytest.fixture(scope="module")
+def file_window_reference(prompt_ids):
+    """The float reference's logits with the file's own window (512), computed once."""
+    from tokenwalk.native.reference import reference_logits
+
+    return reference_logits(MODEL, prompt_ids)
+
+
 def _run(ids, swa_full=False, reference=True, **defines):
+    """(engine, reference logits, prefill logits, decode logits, half): `reference` True computes
+    it, False skips it, an array is used as given."""
     from tokenwalk.native.engine import Engine
     from tokenwalk.native.reference import reference_logits
 
     engine = Engine(MODEL, ctx_tokens=64, chunk_tokens=8, defines=defines, swa_full=swa_full)
-    ref = reference_logits(MODEL, ids) if reference else None
+    ref = reference if isinstance(reference, np.ndarray) else reference_logits(MODEL, ids) if reference else None
     prefill = engine.prefill(ids, logits_all=True)
     half = len(ids) // 2
     engine.prefill(ids[:half])
@@ -96,8 +106,8 @@ def _check(ref, prefill, decode, half, rounded):
             assert np.array_equal(logits.argmax(axis=1), r.argmax(axis=1))
 
 
-def test_prefill_and_decode_match_the_reference(prompt_ids):
-    engine, ref, prefill, decode, half = _run(prompt_ids)
+def test_prefill_and_decode_match_the_reference(prompt_ids, file_window_reference):
+    engine, ref, prefill, decode, half = _run(prompt_ids, reference=file_window_reference)
     _check(ref, prefill, decode, half, rounded=True)
     cfg = engine.config
     assert cfg.layer_windows == (512,) * 5 + (0,) + (512,) * 5 + (0,) + (512,) * 5 + (0,)
@@ -122,27 +132,32 @@ def _narrow_window(monkeypatch, window: int):
     return arch
 
 
-def test_a_short_sliding_window_matches_the_reference(prompt_ids, monkeypatch):
-    from tokenwalk.native import architectures
+@pytest.fixture(scope="module")
+def narrow_ring_run(prompt_ids):
+    """The float path (NO_INT_DOT=1) with an 8-token window on rings of 16 cells and the
+    reference with the same window: _run's tuple, shared by the two tests below."""
     from tokenwalk.physics import kv_cache
 
-    arch = _narrow_window(monkeypatch, 8)
-    monkeypatch.setattr(kv_cache, "SWA_CELL_PAD", 16)  # rings of GGML_PAD(8 + 8, 16) = 16 cells
-    engine, ref, prefill, decode, half = _run(prompt_ids, NO_INT_DOT=1)
+    with pytest.MonkeyPatch.context() as patch:  # undone before any other test runs
+        _narrow_window(patch, 8)
+        patch.setattr(kv_cache, "SWA_CELL_PAD", 16)  # rings of GGML_PAD(8 + 8, 16) = 16 cells
+        return _run(prompt_ids, NO_INT_DOT=1)
+
+
+def test_a_short_sliding_window_matches_the_reference(narrow_ring_run, file_window_reference):
+    engine, ref, prefill, decode, half = narrow_ring_run
     assert engine.config.layer_windows[0] == 8 and engine.kv.rows[:6] == (16,) * 5 + (64,)
     _check(ref, prefill, decode, half, rounded=False)
     # the window changes the answer: the same prompt with the file's window differs
-    full = __import__("tokenwalk.native.reference", fromlist=["x"])
-    monkeypatch.setitem(architectures.ARCHITECTURES, "gemma3", arch)
-    assert np.max(np.abs(full.reference_logits(MODEL, prompt_ids)[-1] - ref[-1])) > 1.0
+    assert np.max(np.abs(file_window_reference[-1] - ref[-1])) > 1.0
 
 
-def test_the_ring_cache_wraps_across_the_window_with_the_full_caches_logits(prompt_ids, monkeypatch):
+def test_the_ring_cache_wraps_across_the_window_with_the_full_caches_logits(prompt_ids, narrow_ring_run, monkeypatch):
     from tokenwalk.physics import kv_cache
 
     _narrow_window(monkeypatch, 8)
     monkeypatch.setattr(kv_cache, "SWA_CELL_PAD", 16)  # rings of GGML_PAD(8 + 8, 16) = 16 cells
-    ring, _, prefill, decode, half = _run(prompt_ids, reference=False, NO_INT_DOT=1)
+    ring, _, prefill, decode, half = narrow_ring_run
     assert ring.kv.rows == ((16,) * 5 + (64,)) * 3
     assert len(prompt_ids) > 2 * 16 and len(prompt_ids) - half > 16  # prefill and decode both wrap the ring
     full, _, prefill_full, decode_full, _ = _run(prompt_ids, swa_full=True, reference=False, NO_INT_DOT=1)

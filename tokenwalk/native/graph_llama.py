@@ -101,6 +101,25 @@ class LlamaGraph(GraphBase):
         return matvec(w.head, self.last, self.logits, MODE_WRITE, items=self.decode_items, norm_w=w.output_norm,
                       eps=self.config.rms_eps)
 
+    # What a variant of the llama block changes (graph_qwen2.py): how Q, K and V are made and
+    # stored, and what the decode attention receives besides the llama arguments.
+    def _qkv_phases(self, L) -> list:
+        """Decode: the Q|K|V product of the layer's normed input."""
+        return [self._phase(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm)]
+
+    def _attention_extra(self, L) -> tuple:
+        """Decode attention's arguments after the llama ones (none)."""
+        return ()
+
+    def _qkv_store_launches(self, prg, i: int, L, ntok: int) -> list:
+        """Prefill: the Q|K|V products of a chunk, then RoPE and the store of K and V in layer i's cache."""
+        cfg, kv = self.config, self.kv
+        H, KV = cfg.head_count, cfg.head_count_kv
+        seq = products(self.h, ntok, [(L.qkv, self.qkv, False, None, 0)], self.rounded)
+        seq.append(kernel(prg, "rope_store", (H + KV, ntok), self.qkv, self.rope, kv.k[i], kv.v[i],
+                          self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i])))
+        return seq
+
     def _decode_phases(self) -> list:
         """A decode step: per layer QKV, attention, the output product, gate|up, down; the head."""
         cfg, w, kv = self.config, self.weights, self.kv
@@ -108,10 +127,11 @@ class LlamaGraph(GraphBase):
         H, KV, hd = cfg.head_count, cfg.head_count_kv, cfg.head_dim
         seq = []
         for i, L in enumerate(w.layers):
-            seq.append(self._phase(L.qkv, self.x, self.qkv, MODE_WRITE, L.attn_norm))
+            seq += self._qkv_phases(L)
             seq.append(AttentionPhase(prg, (self.qkv, self.rope, kv.k[i], kv.v[i], self.part, self.state, np.int32(H),
                                             np.int32(KV), np.int32(kv.rows[i]), np.float32(1.0 / math.sqrt(hd)),
-                                            np.int32(self.splits), np.int32(0)), KV, self.splits))
+                                            np.int32(self.splits), np.int32(0)) + self._attention_extra(L),
+                                      KV, self.splits))
             seq.append(self._phase(L.out, self.part, self.x, MODE_ACCUMULATE, splits=self.splits))
             seq.append(self._phase(L.gate_up, self.x, self.act, MODE_SWIGLU, L.ffn_norm, rows=cfg.feed_forward_length))
             seq.append(self._phase(L.down, self.act, self.x, MODE_ACCUMULATE))
@@ -127,9 +147,7 @@ class LlamaGraph(GraphBase):
         seq = []
         for i, L in enumerate(w.layers):
             seq.append(kernel(prg, "rms_norm", (ntok,), self.x, L.attn_norm, self.h, e, eps))
-            seq += products(self.h, ntok, [(L.qkv, self.qkv, False, None, 0)], self.rounded)
-            seq.append(kernel(prg, "rope_store", (H + KV, ntok), self.qkv, self.rope, kv.k[i], kv.v[i],
-                              self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i])))
+            seq += self._qkv_store_launches(prg, i, L, ntok)
             seq.append(kernel(prg, "attention", (H, math.ceil(ntok / QUERY_TILE)), self.qkv, kv.k[i], kv.v[i],
                               self.attn, self.state, np.int32(H), np.int32(KV), np.int32(kv.rows[i]),
                               np.float32(1.0 / math.sqrt(hd)), np.int32(ntok), np.int32(0)))

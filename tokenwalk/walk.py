@@ -230,7 +230,7 @@ def walk_request(model: Model, machine: Machine, request: Request, store: DataSt
     stages = []
 
     if not request.warm:
-        stages.append(Stage("load", timed.load_s(), float(model.size_bytes), "disk", {"disk_gbs": timed.disk_gbs}))
+        stages.append(Stage("load", timed.load_s(), float(model.size_bytes), "disk", timed.load_rate()))
     stages.append(Stage("template", timing.template_s(store), 0.0, "cpu"))
     stages.append(Stage("tokenize", timing.tokenize_s(prompt, store), 0.0, "cpu", {"tokens": prompt}))
     stages.append(_prefill_stage(timed, prompt, request.chunk_tokens, kv_type))

@@ -478,8 +478,8 @@ def explain(walk: dict) -> dict:
     eff = walk.get("efficiency", {})
     load = next((s for s in walk["stages"] if s["name"] == "load"), None)
     # The decode entry is the reads' efficiency, not the share of the bus a step uses on
-    # average: each step also pays a fixed cost per layer (tokenwalk.timing.model).
-    say = {"decode": "decode's reads run at {v} % of the memory bandwidth, plus a fixed cost per layer per step",
+    # average: each step also pays a fixed cost per kernel launch (tokenwalk.timing.model).
+    say = {"decode": "decode's reads run at {v} % of the memory bandwidth, plus a fixed cost per kernel launch",
            # the fitted efficiency of prefill's arithmetic, attention's included: not the share
            # of the peak that measured tok/s x 2 x active parameters makes (the article prints both)
            "prefill": "prefill's arithmetic, attention's included, runs at {v} % of the FP16 peak (a fitted "

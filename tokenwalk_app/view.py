@@ -77,7 +77,7 @@ def _stage_detail(stage: dict) -> str:
     """What moves in a stage, as markup (text escaped; the numbers the article quotes in data-walk-key spans)."""
     name = stage["name"]
     if name == "load":
-        return escape(f"{fmt_bytes(stage['bytes'])} at {stage['disk_gbs']:g} GB/s")
+        return escape(f"{fmt_bytes(stage['bytes'])} at {fmt.significant(stage['effective_gbs'], 2)} GB/s, {stage['why']}")
     if name == "tokenize":
         return escape(f"{stage['tokens']:,} tokens")
     if name == "prefill":

@@ -26,7 +26,7 @@ CLAIMS = {
                                      " and abs(laptop_decode_weights_spec_ms / laptop_decode_step_ms - laptop_share_moe) < 1e-6"),
     "laptop_decode_two_culprits_sum": ("abs(laptop_decode_read_ms + laptop_decode_overhead_ms - laptop_decode_step_ms)"
                                        " < 0.02 * laptop_decode_step_ms"
-                                       " and abs(qwen_layers * laptop_layer_overhead_ms - laptop_decode_overhead_ms) < 0.05"),
+                                       " and abs(qwen_decode_launches * laptop_launch_cost_us / 1000 - laptop_decode_overhead_ms) < 0.05"),
     "fitted_efficiency_above_share": "laptop_bandwidth_efficiency > laptop_share_moe",
     "dense27_ceiling_and_measured": ("abs(laptop_bandwidth_gbs / dense27_bytes_per_token_gb - dense27_ceiling_tok_s) < 0.01"
                                      " and decode_tok_s_dense < dense27_ceiling_tok_s"),

@@ -155,14 +155,14 @@ def names(src, n) -> dict:
     # work and the benchmark prompt's chunks counted (the simulator's "Assumed" line prints it)
     n["laptop_compute_efficiency"] = coefficients(laptop).compute_efficiency
     # ... and how it splits one measured decode step of the MoE (at the benchmark's context) into
-    # reading at that efficiency and the fixed toll per layer; the share of the bandwidth a step
+    # reading at that efficiency and the fixed toll of its kernel launches; the share of the bandwidth a step
     # uses on average (laptop_share_moe) is the weights' time at the spec rate over the whole step
     coeffs = coefficients(laptop)
     measured_step = decode_step(qwen, peaks(laptop), meas["prefill_prompt_tokens"], 1)
     n["laptop_decode_step_ms"] = 1e3 / meas["decode_tok_s_moe"]
     n["laptop_decode_read_ms"] = measured_step.memory_s / coeffs.bandwidth_efficiency * 1e3
-    n["laptop_layer_overhead_ms"] = coeffs.layer_overhead_s * 1e3
-    n["laptop_decode_overhead_ms"] = qwen.layers * coeffs.layer_overhead_s * 1e3
+    n["laptop_launch_cost_us"] = coeffs.launch_cost_s * 1e6
+    n["laptop_decode_overhead_ms"] = n["qwen_decode_launches"] * coeffs.launch_cost_s * 1e3
     n["laptop_decode_weights_spec_ms"] = memory_time_s(qwen.bytes_read_per_token, laptop.bandwidth_gbs) * 1e3
     # Chapter 7: the memory Windows and its applications leave before any model loads, and the
     # decode ceiling of dense weights that would fill it

@@ -19,6 +19,7 @@ def names(src, n) -> dict:
     s, c = src.scenario.presets, src.cited
     from tokenwalk.gguf.ggml_types import bits_per_weight
     from tokenwalk.physics.attention import softmaxes_per_decode_step
+    from tokenwalk.physics.launches import decode_launches
     from tokenwalk.physics.roofline import decode_ceiling_tok_s, flops_per_token, model_ops_per_byte, weights_bytes
 
     out: dict = {}
@@ -53,6 +54,8 @@ def names(src, n) -> dict:
     n["qwen_full_attention_interval"] = qwen.full_attention_interval
     n["qwen_kv_layers"] = qwen.kv_layers
     n["qwen_layers"] = qwen.layers
+    # the kernels llama.cpp's graph launches for one of Qwen's tokens (what the fixed cost is paid on)
+    n["qwen_decode_launches"] = decode_launches(qwen).per_step
     n["qwen_mtp_layers"] = qwen.mtp_layers
     n["qwen_block_count"] = qwen.layers + qwen.mtp_layers
     n["qwen_deltanet_layers"] = qwen.layers - qwen.kv_layers

@@ -95,7 +95,7 @@ QUANTITIES: dict[str, Quantity] = {
                                 "bytes_si", scale=1e9),
     "laptop_bandwidth_efficiency": Quantity("laptop_bandwidth_efficiency", MODELLED,
                                             "the timing model's read efficiency, solved from the laptop's two "
-                                            "measured decode speeds with a fixed cost per layer", "pct", decimals=1),
+                                            "measured decode speeds with a fixed cost per kernel launch", "pct", decimals=1),
 }
 
 # The simulator's numbers (Walk.to_dict() keys, tokenwalk_app.view's data-walk-key spans) and

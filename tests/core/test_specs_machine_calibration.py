@@ -43,8 +43,8 @@ def test_a_renamed_copy_keeps_what_was_measured(tmp_path):
     renamed = load_machine(_write(tmp_path, "my-laptop", lambda d: d.update(name="my-laptop")))
     assert renamed.system_and_apps_bytes == laptop.system_and_apps_bytes
     ours, theirs = timing_model.coefficients(renamed), timing_model.coefficients(laptop)
-    assert (ours.bandwidth_efficiency, ours.layer_overhead_s, ours.compute_efficiency) == (
-        theirs.bandwidth_efficiency, theirs.layer_overhead_s, theirs.compute_efficiency)
+    assert (ours.bandwidth_efficiency, ours.launch_cost_s, ours.compute_efficiency) == (
+        theirs.bandwidth_efficiency, theirs.launch_cost_s, theirs.compute_efficiency)
 
 
 def test_a_user_file_named_like_the_preset_is_not_calibrated_by_it(tmp_path):

@@ -92,17 +92,17 @@ def test_an_edited_machine_spec_is_solved_again():
     faster = type(spec)(**{**spec.__dict__, "bandwidth_gbs": 2 * spec.bandwidth_gbs})
     a, b = timing_model.coefficients(spec), timing_model.coefficients(faster)
     assert b.bandwidth_efficiency == pytest.approx(a.bandwidth_efficiency / 2, abs=1e-4)
-    assert b.layer_overhead_s == pytest.approx(a.layer_overhead_s, abs=1e-7)
+    assert b.launch_cost_s == pytest.approx(a.launch_cost_s, abs=1e-9)
 
 
-def test_measurements_that_need_a_negative_per_layer_cost_are_held_at_the_bound(edit_laptop):
+def test_measurements_that_need_a_negative_cost_per_launch_are_held_at_the_bound(edit_laptop):
     """MoE doubled to 23.4 tok/s: both models would reach the same share of the bandwidth,
-    which the exact solve meets only with a negative per-layer cost (-176 us). The closest
+    which the exact solve meets only with a negative cost per launch (NEGATIVE_US). The closest
     coefficients within the fit's bounds hold the cost at 0 and say so in the walk."""
     coeffs = edit_laptop(decode_tok_s_moe=23.4)
-    assert coeffs.layer_overhead_s == 0.0
+    assert coeffs.launch_cost_s == 0.0
     assert 0.30 < coeffs.bandwidth_efficiency < 0.36
-    assert "per-layer cost -176 us, outside the fit's bounds" in coeffs.note
+    assert "cost per launch NEGATIVE_US, outside the fit's bounds" in coeffs.note
     moe, dense, _ = _speeds()
     assert 21 < moe < 23.4 and 2.6 < dense < 2.8  # both missed by a few percent, in log terms evenly
     from tokenwalk.timing import stages as timing
@@ -126,8 +126,8 @@ def test_the_solve_runs_without_numpy():
             "from tokenwalk.timing import model as timing_model\n"
             "from tokenwalk.specs.machine import load_machine\n"
             "c = timing_model.coefficients(load_machine('laptop-860m'))\n"
-            "print(c.bandwidth_efficiency, c.layer_overhead_s, c.compute_efficiency)\n")
+            "print(c.bandwidth_efficiency, c.launch_cost_s, c.compute_efficiency)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     expected = timing_model.coefficients(load_machine("laptop-860m"))
-    assert [float(x) for x in out.stdout.split()] == [expected.bandwidth_efficiency, expected.layer_overhead_s,
+    assert [float(x) for x in out.stdout.split()] == [expected.bandwidth_efficiency, expected.launch_cost_s,
                                                       expected.compute_efficiency]

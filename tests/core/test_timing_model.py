@@ -10,6 +10,7 @@ import pytest
 
 from tokenwalk.errors import SpecError
 from tokenwalk.physics import roofline
+from tokenwalk.physics.launches import decode_launches
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
 from tokenwalk.timing import llama_bench
@@ -24,8 +25,8 @@ def _llama2_q4_tg128():
                 and r.backend == "CUDA" and r.machine.bandwidth_gbs)
 
 
-def test_decode_step_is_bytes_over_fitted_bandwidth_plus_per_layer_cost():
-    """Decode step = bytes / (e_bw x spec bandwidth) + layers x per-layer cost (the row of
+def test_decode_step_is_bytes_over_fitted_bandwidth_plus_launch_cost():
+    """Decode step = bytes / (e_bw x spec bandwidth) + launches x cost per launch (the row of
     CUDA on the run's class of device; e_bw scaled by the fit's year trend for the run's chip
     family, capped at the whole spec sheet)."""
     import math
@@ -37,7 +38,8 @@ def test_decode_step_is_bytes_over_fitted_bandwidth_plus_per_layer_cost():
     e_bw = row["bandwidth_efficiency"] * math.exp(trend["per_year"] * (year - trend["reference_year"]))
     kv = 2 * 32 * 32 * 128 * 2  # Llama 2 7B, f16, per token
     n_bytes = run.model.bytes_read_per_token + 100 * kv + kv  # 100 cached tokens read, 1 written
-    expected = n_bytes / (min(e_bw, 1.0) * run.machine.bandwidth_gbs * 1e9) + 32 * row["layer_overhead_s"]
+    launches = decode_launches(run.model).per_step
+    expected = n_bytes / (min(e_bw, 1.0) * run.machine.bandwidth_gbs * 1e9) + launches * row["launch_cost_s"]
     assert timing_model.decode_step_s(run.model, run.machine, 100) == pytest.approx(expected, rel=1e-9)
 
 
@@ -51,7 +53,7 @@ def test_prefill_is_compute_at_fitted_share_bounded_below_by_one_read():
     t = timing_model.prefill_chunk_s(model, fast, 512, 0)
     kv_written = 512 * 2 * 32 * 32 * 128 * 2  # the chunk's keys and values, f16
     read = (model.bytes_read_per_token + kv_written) / (row["bandwidth_efficiency"] * 1000e9)
-    assert t == pytest.approx(read + 32 * row["layer_overhead_s"], rel=1e-9)
+    assert t == pytest.approx(read + decode_launches(model).per_step * row["launch_cost_s"], rel=1e-9)
     slow = BenchMachine("slow", 1000.0, 100.0, "CUDA")
     t_slow = timing_model.prefill_chunk_s(model, slow, 512, 0)
     table = 32000 * 4096  # Llama 2 7B: its own output head, so two tables of vocabulary x width
@@ -169,7 +171,8 @@ def test_fit_file_has_a_row_per_backend_with_physical_values():
     for name, row in [("default", FIT["default"]), *FIT["backends"].items()]:
         assert 0 < row["bandwidth_efficiency"] <= 1, name
         assert 0 < row["compute_efficiency"] <= 1, name
-        assert 0 <= row["layer_overhead_s"] < 5e-3, name
+        low, high = timing_model.BOUNDS["launch_cost_s"]
+        assert low <= row["launch_cost_s"] <= high, name
     json.dumps(FIT)
 
 

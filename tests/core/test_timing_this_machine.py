@@ -67,13 +67,13 @@ def test_issue_8_this_machine_preset_walk_gives_back_the_measured_speeds():
     assert walk.decode_tok_s < v["decode_tok_s"]
 
 
-def test_one_decode_point_fixes_the_per_layer_cost_and_solves_the_bandwidth_share():
-    """The entry's layer_overhead_s is used as is; the bandwidth efficiency is what makes the
+def test_one_decode_point_fixes_the_cost_per_launch_and_solves_the_bandwidth_share():
+    """The entry's launch_cost_s is used as is; the bandwidth efficiency is what makes the
     measured step, at the decode context, exactly the reads at that share of the measured
     bandwidth; no note (the measurements are met within the fit's bounds)."""
     coeffs = timing_model.coefficients(load_machine(MEASURED_MACHINE))
     assert coeffs.row == MEASURED_MACHINE and coeffs.note == ""
-    assert coeffs.layer_overhead_s == data_refs.resolve(_entry()["layer_overhead_s"])
+    assert coeffs.launch_cost_s == data_refs.resolve(_entry()["launch_cost_s"])
     v = _values()
     step_s = timing_model.decode_step_s(load_model("smollm2-135m"), load_machine(MEASURED_MACHINE), v["prompt_tokens"])
     assert 1 / step_s == pytest.approx(v["decode_tok_s"], rel=2e-3)
@@ -140,31 +140,31 @@ def test_without_engine_json_this_machine_is_not_calibrated_and_nothing_fails(su
     assert timing_model.coefficients(load_machine("laptop-860m")) == laptop
 
 
-def test_one_decode_point_without_a_fixed_per_layer_cost_names_the_field(substitute):
+def test_one_decode_point_without_a_fixed_cost_per_launch_names_the_field(substitute):
     def drop(data):
-        del data["calibration"]["layer_overhead_s"]
+        del data["calibration"]["launch_cost_s"]
         return data
 
     substitute(CALIBRATION_FILE, drop)
-    with pytest.raises(SpecError, match=r"_this-machine.json: calibration: field 'layer_overhead_s' is missing"):
+    with pytest.raises(SpecError, match=r"_this-machine.json: calibration: field 'launch_cost_s' is missing"):
         timing_model.coefficients(load_machine(MEASURED_MACHINE))
 
 
-def test_a_fixed_per_layer_cost_beside_two_decode_points_is_refused(substitute):
+def test_a_fixed_cost_per_launch_beside_two_decode_points_is_refused(substitute):
     def add(data):
-        data["calibration"]["layer_overhead_s"] = {"value": 0.0}
+        data["calibration"]["launch_cost_s"] = {"value": 0.0}
         return data
 
     substitute(LAPTOP_FILE, add)
-    with pytest.raises(SpecError, match=r"laptop-860m.json: calibration.layer_overhead_s: two decode speeds solve"):
+    with pytest.raises(SpecError, match=r"laptop-860m.json: calibration.launch_cost_s: two decode speeds solve"):
         timing_model.coefficients(load_machine("laptop-860m"))
 
 
-def test_a_per_layer_cost_that_leaves_no_time_for_the_reads_is_held_with_a_note(substitute):
-    """The CPU row's 666 us a layer, 30 layers: more than the measured 26 ms step leaves for
+def test_a_cost_per_launch_that_leaves_no_time_for_the_reads_is_held_with_a_note(substitute):
+    """50 us a launch (the fit's upper bound) x 576 launches: more than the measured step leaves for
     the reads, so the bandwidth efficiency is held at the fit's bound of 1 and the note says so."""
     def cpu_cost(data):
-        data["calibration"]["layer_overhead_s"] = {"value": 6.656e-4}
+        data["calibration"]["launch_cost_s"] = {"value": 5e-5}
         return data
 
     substitute(CALIBRATION_FILE, cpu_cost)

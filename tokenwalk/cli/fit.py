@@ -13,7 +13,8 @@ DESCRIPTION = """\
 Fit the timing model on the published llama-bench runs (tokenwalk/data/llama-bench) and
 write its coefficients to tokenwalk/data/timing_fit.json, which the pure core (and the
 browser) reads. Per backend: the share of the spec bandwidth decode reaches, a fixed
-cost per layer, and the share of the FP16 figure prefill reaches. The file also keeps the
+cost per kernel launch (a step's launches counted from the model's architecture), and the
+share of the FP16 figure prefill reaches. The file also keeps the
 leave-one-machine-out error (`tokenwalk validate` prints it in full). A machine timed on
 its own measurements (a calibration in its machine spec: the laptop) is not stored: its row,
 printed last, is solved from the measurements whenever it is timed, so editing a
@@ -76,7 +77,7 @@ def run(args) -> int:
         print(f"  {name:<{width}}{s['decode_median_ape']:>7.1%}{s['decode_p90_ape']:>8.1%}"
               f"{s['prefill_median_ape']:>8.1%}{s['shortfall']:>8.1%}{mark}")
     print("coefficients, each with its 10th-90th percentile over fits on resampled chip families:")
-    print(f"{'row':<20}{'bandwidth eff.':>22}{'per layer (us)':>22}{'compute eff.':>22}")
+    print(f"{'row':<20}{'bandwidth eff.':>22}{'per launch (us)':>22}{'compute eff.':>22}")
 
     def cell(row: dict, param: str, scale: float = 1.0, fmt: str = ".2f") -> str:
         lo, hi = row.get("range_p10_p90", {}).get(param, [None, None])
@@ -84,7 +85,7 @@ def run(args) -> int:
         return f"{row[param] * scale:{fmt}}{spread}"
 
     for name, row in [("default", fit["default"]), *fit["backends"].items()]:
-        print(f"{name:<20}{cell(row, 'bandwidth_efficiency'):>22}{cell(row, 'layer_overhead_s', 1e6, '.0f'):>22}"
+        print(f"{name:<20}{cell(row, 'bandwidth_efficiency'):>22}{cell(row, 'launch_cost_s', 1e6, '.2f'):>22}"
               f"{cell(row, 'compute_efficiency'):>22}")
     if fit.get("quant_compute_factor"):
         spread = fit.get("quant_compute_factor_p10_p90", {})
@@ -98,7 +99,7 @@ def run(args) -> int:
               + (f", rate {spread[0]:.3f}-{spread[1]:.3f} over the resampled fits" if spread else ""))
     for name in timing_calibration.calibrated_machines():
         row = timing_model.coefficients(load_machine(name))
-        print(f"{name:<20}{row.bandwidth_efficiency:>22.2f}{row.layer_overhead_s * 1e6:>22.0f}"
+        print(f"{name:<20}{row.bandwidth_efficiency:>22.2f}{row.launch_cost_s * 1e6:>22.2f}"
               f"{row.compute_efficiency:>22.2f}  (from its measurements, not stored{': ' + row.note if row.note else ''})")
     print(f"leave-one-family-out median error: decode {cv['decode']['median_ape']:.1%} "
           f"(p90 {cv['decode']['p90_ape']:.1%}), prefill {cv['prefill']['median_ape']:.1%}; "

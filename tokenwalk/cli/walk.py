@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tokenwalk import format as fmt
 from tokenwalk.errors import TokenwalkError, printable
 
 NAME = "walk"
@@ -124,7 +125,7 @@ def _bytes(value: float) -> str:
 def _note(stage) -> str:
     d = stage.to_dict()
     if stage.name == "load":
-        return f"{d['disk_gbs']:g} GB/s disk"
+        return f"at {fmt.significant(d['effective_gbs'], 2)} GB/s, {d['why']}"
     if stage.name == "tokenize":
         return f"{d['tokens']:,} tokens"
     if stage.name == "prefill":

@@ -5,11 +5,12 @@ machine whose spec carries a `calibration` (the article's laptop, in its preset;
 machine that built the page, in machines/_this-machine.json) gets its own, solved here in
 plain Python from the measurements the calibration names:
 
-- decode: two measured speeds of two models whose layers read different amounts give two
-  equations, step_s = bytes_s / bandwidth_efficiency + layers x layer_overhead_s, in two
-  unknowns (1 / bandwidth_efficiency and layer_overhead_s), solved exactly; one measured
-  speed cannot separate the two, so its entry fixes `layer_overhead_s` (a value with its
-  source) and the one equation gives the bandwidth efficiency;
+- decode: two measured speeds of two models whose kernels read different amounts give two
+  equations, step_s = bytes_s / bandwidth_efficiency + launches x launch_cost_s (launches
+  counted from each model's architecture, `tokenwalk.physics.launches`), in two unknowns
+  (1 / bandwidth_efficiency and launch_cost_s), solved exactly; one measured speed cannot
+  separate the two, so its entry fixes `launch_cost_s` (a value with its source) and the one
+  equation gives the bandwidth efficiency;
 - prefill: the compute efficiency at which the measured prompt, read in chunks, takes its
   measured time (the model's prefill time falls as the efficiency rises: bisection).
 
@@ -17,8 +18,10 @@ The solve runs when a calibrated machine is timed and is kept by the data store 
 the measurements (`DataStore.remember`), under the values it uses (the measured speeds, the
 context, the machine's bandwidth and FP16 figure), so editing a measurement changes the walk
 at the next build without a refit. Measurements that cannot
-both hold within the fit's bounds (a negative per-layer cost, more than the spec
-bandwidth) give the closest coefficients within those bounds, with a note saying so.
+both hold within the fit's bounds (a negative cost per launch, more than the spec
+bandwidth) give the closest coefficients within those bounds, with a note saying so. The cost
+per launch is what transfers to another model on the same machine: a small dense model pays
+for its own few hundred launches, not for the thousands of the models it was solved on.
 
 Units: seconds, tokens, tok/s.
 """
@@ -30,6 +33,7 @@ import math
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
 from tokenwalk.physics import roofline
+from tokenwalk.physics.launches import decode_launches
 
 
 def is_calibrated(machine) -> bool:
@@ -50,7 +54,7 @@ def calibration_inputs(machine, store=None) -> tuple | None:
     """The values the solve for `machine` uses, as a hashable key, or None if its spec
     carries no calibration: (name, bandwidth_gbs, fp16_tflops, ((model, tok/s), ...) one or
     two decode points, decode context tokens, (model, tok/s, prompt tokens, chunk tokens),
-    fixed layer_overhead_s or None), read from the data `store` (the default one if None)."""
+    fixed launch_cost_s or None), read from the data `store` (the default one if None)."""
     entry = machine.calibration
     if not entry:
         return None
@@ -65,9 +69,9 @@ def calibration_inputs(machine, store=None) -> tuple | None:
         points = tuple(_measured(ref, f"{where}.decode[{i}]", store) for i, ref in enumerate(decode))
         fixed_overhead = None
         if len(points) == 1:
-            fixed_overhead = _seconds(entry["layer_overhead_s"], f"{where}.layer_overhead_s", store)
-        elif "layer_overhead_s" in entry:
-            raise SpecError(f"{where}.layer_overhead_s: two decode speeds solve the per-layer cost; "
+            fixed_overhead = _seconds(entry["launch_cost_s"], f"{where}.launch_cost_s", store)
+        elif "launch_cost_s" in entry:
+            raise SpecError(f"{where}.launch_cost_s: two decode speeds solve the cost per launch; "
                             "fix it only with one")
         context = _count(entry["decode_context_tokens"], f"{where}.decode_context_tokens", store)
         prefill_model, prefill_tok_s = _measured(entry["prefill"], f"{where}.prefill", store)
@@ -85,7 +89,7 @@ def calibration_inputs(machine, store=None) -> tuple | None:
 
 
 def solve(machine, bounds: dict, store=None) -> tuple[float, float, float, str] | None:
-    """(bandwidth_efficiency, layer_overhead_s, compute_efficiency, note) of `machine` solved
+    """(bandwidth_efficiency, launch_cost_s, compute_efficiency, note) of `machine` solved
     from its measurements in the data `store` (unrounded), or None if it has no calibration.
     `bounds`: the fit's {coefficient: (low, high)}; note is "" when the measurements are met
     exactly. The store keeps the solve under its inputs."""
@@ -123,7 +127,7 @@ def _seconds(ref, where: str, store) -> float:
     except (TypeError, ValueError):
         raise SpecError(f"{where}: {value!r} is not a number of seconds") from None
     if not value >= 0:
-        raise SpecError(f"{where}: {value} is negative; a per-layer cost is not")
+        raise SpecError(f"{where}: {value} is negative; a cost per launch is not")
     return value
 
 
@@ -141,12 +145,12 @@ def _solve(key: tuple, bounds_items: tuple, store) -> tuple[float, float, float,
     name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed = key
     bounds = dict(bounds_items)
     machine = roofline.Peaks(bandwidth_gbs, fp16_tflops or float("inf"))
-    equations = []  # (bytes at spec bandwidth s, layers, measured s) per decode point
+    equations = []  # (bytes at spec bandwidth s, launches, measured s) per decode point
     decode_compute_s = []  # the decode steps' arithmetic at the FP16 figure, checked below
     for model_name, tok_s in points:
         model = load_model(model_name, store)
         step = roofline.decode_step(model, machine, context, 1)
-        equations.append((step.memory_s, model.layers, 1.0 / tok_s))
+        equations.append((step.memory_s, decode_launches(model, store).per_step, 1.0 / tok_s))
         decode_compute_s.append(step.compute_s)
     if fixed is None:
         inverse_e, overhead, note = _solve_decode(equations, bounds, name, points)
@@ -162,7 +166,7 @@ def _solve(key: tuple, bounds_items: tuple, store) -> tuple[float, float, float,
     for before, n in roofline.prompt_chunks(prompt, chunk):
         step = roofline.prompt_step(model, machine, n, before)
         chunks.append((step.memory_s, step.compute_s))
-    fixed_s = len(chunks) * model.layers * overhead
+    fixed_s = len(chunks) * decode_launches(model, store).per_step * overhead
     target_s = prompt / prefill_tok_s
 
     def total_s(e_c: float) -> float:  # falls as e_c rises
@@ -185,7 +189,7 @@ def _solve(key: tuple, bounds_items: tuple, store) -> tuple[float, float, float,
         note = note + ("; " if note else "") + why + f": compute efficiency held at {e_c:g}"
     # The decode solve took each step as bound by its reads; a machine whose FP16 figure is
     # low (this-machine's is the achieved prefill rate) could have its arithmetic bind instead.
-    for (model_name, tok_s), (memory_s, _layers, _t), compute_s in zip(points, equations, decode_compute_s, strict=False):
+    for (model_name, tok_s), (memory_s, _launches, _t), compute_s in zip(points, equations, decode_compute_s, strict=False):
         if compute_s / e_c > memory_s / e_bw:
             note = note + ("; " if note else "") + (
                 f"decode of {model_name} is bound by its arithmetic at the solved compute efficiency, "
@@ -194,23 +198,23 @@ def _solve(key: tuple, bounds_items: tuple, store) -> tuple[float, float, float,
 
 
 def _solve_decode(equations: list, bounds: dict, name: str, points: tuple) -> tuple[float, float, str]:
-    """(1 / bandwidth_efficiency, layer_overhead_s, note): exact when within the bounds,
+    """(1 / bandwidth_efficiency, launch_cost_s, note): exact when within the bounds,
     else the least-squares (log of predicted / measured time) point on the bounds' edge."""
     (m1, l1, t1), (m2, l2, t2) = equations
     det = m1 * l2 - m2 * l1
     if abs(det) <= 1e-12 * (abs(m1 * l2) + abs(m2 * l1)):
         raise SpecError(f"{name}.decode: the two models read the same "
-                        "bytes per layer, so their speeds cannot separate bandwidth from per-layer cost")
+                        "bytes per launch, so their speeds cannot separate bandwidth from the cost per launch")
     inverse_e = (t1 * l2 - t2 * l1) / det
     overhead = (m1 * t2 - m2 * t1) / det
     e_lo, e_hi = bounds["bandwidth_efficiency"]
-    o_lo, o_hi = bounds["layer_overhead_s"]
+    o_lo, o_hi = bounds["launch_cost_s"]
     x_lo, x_hi = 1.0 / e_hi, 1.0 / e_lo
     if x_lo <= inverse_e <= x_hi and o_lo <= overhead <= o_hi:
         return inverse_e, overhead, ""
 
     def loss(x: float, o: float) -> float:
-        return sum(math.log((m * x + layers * o) / t) ** 2 for m, layers, t in equations)
+        return sum(math.log((m * x + launches * o) / t) ** 2 for m, launches, t in equations)
 
     def at_x(x: float):  # the loss along o with x held (each closure keeps its own x)
         return lambda o: loss(x, o)
@@ -226,29 +230,29 @@ def _solve_decode(equations: list, bounds: dict, name: str, points: tuple) -> tu
         x = _minimise(at_o(fixed_o), x_lo, x_hi)
         candidates.append((loss(x, fixed_o), x, fixed_o))
     _, x, o = min(candidates)
-    misses = ", ".join(f"{model} {tok_s:g} -> {1.0 / (m * x + layers * o):.3g} tok/s"
-                       for (model, tok_s), (m, layers, _t) in zip(points, equations, strict=False))
-    note = (f"the two decode speeds give bandwidth efficiency {1.0 / inverse_e:.3g} and per-layer cost "
-            f"{overhead * 1e6:.0f} us, outside the fit's bounds; closest within them: {misses}")
+    misses = ", ".join(f"{model} {tok_s:g} -> {1.0 / (m * x + launches * o):.3g} tok/s"
+                       for (model, tok_s), (m, launches, _t) in zip(points, equations, strict=False))
+    note = (f"the two decode speeds give bandwidth efficiency {1.0 / inverse_e:.3g} and cost per launch "
+            f"{overhead * 1e6:.1f} us, outside the fit's bounds; closest within them: {misses}")
     return x, o, note
 
 
 def _solve_one_decode(equation: tuple, overhead: float, bounds: dict, point: tuple) -> tuple[float, float, str]:
-    """(1 / bandwidth_efficiency, layer_overhead_s, note) from one decode point with the
-    per-layer cost fixed: what is left of the measured step after layers x cost is the
+    """(1 / bandwidth_efficiency, launch_cost_s, note) from one decode point with the
+    cost per launch fixed: what is left of the measured step after launches x cost is the
     bytes' time at the spec bandwidth over the efficiency; held within the bounds, with a
     note when that misses the measurement."""
-    memory_s, layers, measured_s = equation
+    memory_s, launches, measured_s = equation
     lo, hi = bounds["bandwidth_efficiency"]
-    reading_s = measured_s - layers * overhead
+    reading_s = measured_s - launches * overhead
     e = memory_s / reading_s if reading_s > 0 else math.inf
     if lo <= e <= hi:
         return 1.0 / e, overhead, ""
     held = min(max(e, lo), hi)
     model, tok_s = point
     return 1.0 / held, overhead, (
-        f"decode at {tok_s:g} tok/s ({model}) needs bandwidth efficiency {e:.3g} with {overhead * 1e6:.0f} us "
-        f"a layer, outside the fit's bounds: held at {held:g} ({1.0 / (memory_s / held + layers * overhead):.3g} tok/s)")
+        f"decode at {tok_s:g} tok/s ({model}) needs bandwidth efficiency {e:.3g} with {overhead * 1e6:.1f} us "
+        f"a launch, outside the fit's bounds: held at {held:g} ({1.0 / (memory_s / held + launches * overhead):.3g} tok/s)")
 
 
 def _minimise(f, low: float, high: float, steps: int = 200) -> float:

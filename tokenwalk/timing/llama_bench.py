@@ -57,6 +57,7 @@ class BenchModel:
     expert_bytes: float | None = None
     context_length: int | None = None
     file_type: str | None = None  # the weight format (the run's quant: F16, Q8_0, Q4_0, Q4_K_M ...)
+    architecture: str | None = None  # llama.cpp's name for it ("llama", "qwen2", "gemma3"): what its launches are counted as
 
     @property
     def active_params(self) -> float:
@@ -234,7 +235,7 @@ def _runs_from(store: data_refs.DataStore, bench_path: Path, models_path: Path, 
             embedding_length=int(facts["embedding_length"]), head_count=int(facts["head_count"]),
             head_count_kv=int(facts["head_count_kv"]), head_dim=int(facts["head_dim"]),
             vocab_size=int(facts["vocab_size"]), tied_embeddings=bool(facts["tied_embeddings"]),
-            file_type=row["quant"],
+            file_type=row["quant"], architecture=facts.get("architecture"),
         )
         spec = facts_of.get(row["machine"], {})
         family = spec.get("family") or chip_name(row["machine"])

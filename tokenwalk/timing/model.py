@@ -2,8 +2,9 @@
 
 In two sentences: a step lasts the larger of its bytes over (bandwidth efficiency x
 spec-sheet bandwidth) and its operations over (compute efficiency x spec-sheet FP16
-FLOP/s), plus a fixed cost per layer for launching and synchronising its kernels; the
-two efficiencies and the per-layer cost are fitted per backend and class of device
+FLOP/s), plus a fixed cost per kernel it launches (the launches counted from the model's
+architecture as llama.cpp's graph builds it, `tokenwalk.physics.launches`); the
+two efficiencies and the cost per launch are fitted per backend and class of device
 (CUDA/discrete, ROCm/datacentre, Metal/integrated ...) and, where a backend runs on several
 makers' chips, per backend and maker (Vulkan/AMD, Vulkan/Intel ...: a machine's `vendor` picks
 it; other candidate structures give the cards with HBM rows of their own, CUDA/HBM) on
@@ -17,8 +18,8 @@ output head but for its last token, the embedding lookup) where the spec says ho
 embedding is stored (`prefill_skipped_flops`).
 
 Why this shape: decode of one stream reads every active weight per token, so its time is
-bytes / bandwidth, but the share of the bandwidth it reaches drops when each layer reads
-little (a small model, an MoE, the largest chips), which a fixed cost per layer explains;
+bytes / bandwidth, but the share of the bandwidth it reaches drops when each kernel reads
+little (a small model, an MoE, the largest chips), which a fixed cost per launch explains;
 prefill is arithmetic, bounded below by one read of the weights per chunk.
 
 The backends' coefficients live in `data/timing_fit.json`, written by `tokenwalk fit`
@@ -41,6 +42,7 @@ from pathlib import Path
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError, TokenwalkError
 from tokenwalk.physics import roofline
+from tokenwalk.physics.launches import Launches, decode_launches
 from tokenwalk.specs.protocols import Machine, Model
 from tokenwalk.timing import calibration as timing_calibration
 
@@ -55,16 +57,27 @@ TARGETS = {"decode_median_ape": 0.07, "decode_p90_ape": 0.30, "prefill_median_ap
 
 BOUNDS = {
     "bandwidth_efficiency": (0.05, 1.0),  # a share of the spec sheet
-    "layer_overhead_s": (0.0, 5e-3),  # never negative; 5 ms a layer would be a broken build
+    # Never negative (a backend that replays a captured graph pays next to nothing per
+    # kernel); at most 50 us, the top of the 5-50 us a driver's launch path is reported to
+    # take, above the ~20 us NVIDIA's profiler guide measured for a whole PyTorch
+    # element-wise launch round trip (LAUNCH_COST_SOURCES).
+    "launch_cost_s": (0.0, 5e-5),
     "compute_efficiency": (0.01, 1.0),
 }
+LAUNCH_COST_SOURCES = (
+    "https://groundy.com/articles/every-cuda-kernel-pays-a-launch-tax-the-host-to-device-walkthrough/: "
+    "NVIDIA's Nsight Systems measurement of a PyTorch element-wise kernel put the launch round trip at "
+    "roughly 20 microseconds on a Tesla V100",
+    "http://www.mrgr.cn/news/96698.html: the CUDA driver's checks, parameter set-up and scheduling of a "
+    "launch usually take 5-50 us on modern systems",
+)
 
 
-def rounded(bandwidth_efficiency: float, layer_overhead_s: float, compute_efficiency: float) -> dict:
-    """The three coefficients at the precision they are kept (4 decimals, 0.1 us): what the
+def rounded(bandwidth_efficiency: float, launch_cost_s: float, compute_efficiency: float) -> dict:
+    """The three coefficients at the precision they are kept (4 decimals, 1 ns): what the
     fit file stores and a calibration uses, so a number does not hang on the solver's last
     digits (the measurements themselves have two or three significant figures)."""
-    return {"bandwidth_efficiency": round(bandwidth_efficiency, 4), "layer_overhead_s": round(layer_overhead_s, 7),
+    return {"bandwidth_efficiency": round(bandwidth_efficiency, 4), "launch_cost_s": round(launch_cost_s, 9),
             "compute_efficiency": round(compute_efficiency, 4)}
 
 
@@ -74,7 +87,7 @@ class Coefficients:
 
     bandwidth_efficiency: share of the spec bandwidth the weight and KV reads reach (0-1];
     compute_efficiency: share of the spec FP16 FLOP/s matrix products reach;
-    layer_overhead_s: fixed seconds per layer per step (kernel launches, synchronisation);
+    launch_cost_s: fixed seconds per kernel launch (queueing, dispatch, synchronisation);
     row: which row was used ("CUDA", "default", or a calibrated machine's name: "laptop-860m");
     note: why a calibration could not meet its measurements exactly ("" when it does).
     """
@@ -82,7 +95,7 @@ class Coefficients:
     row: str
     bandwidth_efficiency: float
     compute_efficiency: float
-    layer_overhead_s: float
+    launch_cost_s: float
     note: str = ""
 
 
@@ -113,7 +126,7 @@ def _row(values: dict, row: str) -> Coefficients:
         row=row,
         bandwidth_efficiency=float(values["bandwidth_efficiency"]),
         compute_efficiency=float(values["compute_efficiency"]),
-        layer_overhead_s=float(values["layer_overhead_s"]),
+        launch_cost_s=float(values["launch_cost_s"]),
     )
 
 
@@ -211,7 +224,7 @@ def _for_model(coeffs: Coefficients, machine, model, fit: dict | None) -> Coeffi
         capped = min(coeffs.bandwidth_efficiency * bw_factor, BOUNDS["bandwidth_efficiency"][1])
         coeffs = Coefficients(row=coeffs.row, bandwidth_efficiency=capped,
                               compute_efficiency=coeffs.compute_efficiency * factor,
-                              layer_overhead_s=coeffs.layer_overhead_s)
+                              launch_cost_s=coeffs.launch_cost_s)
     return coeffs
 
 
@@ -226,11 +239,11 @@ def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_
     return roofline.prompt_step(model, machine, chunk_tokens, context_before, kv_type)
 
 
-def step_s(step: "roofline.StepTime", layers: int, coeffs: Coefficients) -> float:
-    """Seconds of one step: max(memory_s / e_bw, compute_s / e_compute) + layers x overhead."""
+def step_s(step: "roofline.StepTime", launches: int, coeffs: Coefficients) -> float:
+    """Seconds of one step: max(memory_s / e_bw, compute_s / e_compute) + launches x cost per launch."""
     memory = step.memory_s / coeffs.bandwidth_efficiency
     compute = step.compute_s / coeffs.compute_efficiency
-    return max(memory, compute) + layers * coeffs.layer_overhead_s
+    return max(memory, compute) + launches * coeffs.launch_cost_s
 
 
 def step_bound(step: "roofline.StepTime", coeffs: Coefficients) -> str:
@@ -246,8 +259,9 @@ class MachineTiming:
     """One model on one machine, resolved once for timing its steps (`machine_timing`): the
     spec sheet's peaks, the coefficients of the machine's fit row or calibration scaled for
     the model (`coefficients`), and the row as fitted or calibrated, before the model's
-    factors (what a walk reports as the machine's efficiencies). Every step is then timed
-    from these fields, with no lookup, file read or solve."""
+    factors (what a walk reports as the machine's efficiencies), and the kernel launches of
+    one of the model's steps (`tokenwalk.physics.launches`). Every step is then timed from
+    these fields, with no lookup, file read or solve."""
 
     model: Model
     machine: Machine
@@ -255,10 +269,16 @@ class MachineTiming:
     coefficients: Coefficients
     row_coefficients: Coefficients
     calibrated: bool
+    launches: Launches
 
     def step_s(self, step: "roofline.StepTime") -> float:
         """Seconds of a roofline step of this model on this machine (`step_s`)."""
-        return step_s(step, self.model.layers, self.coefficients)
+        return step_s(step, self.launches.per_step, self.coefficients)
+
+    @property
+    def fixed_step_s(self) -> float:
+        """Seconds a step pays for its launches alone: launches x cost per launch."""
+        return self.launches.per_step * self.coefficients.launch_cost_s
 
     def step_bound(self, step: "roofline.StepTime") -> str:
         """"memory" or "compute" at the fitted efficiencies (`step_bound`)."""
@@ -293,7 +313,7 @@ def machine_timing(model: Model, machine: Machine, fit: dict | None = None,
     row = _machine_coefficients(machine, fit, store)
     return MachineTiming(model=model, machine=machine, peaks=roofline.peaks(machine),
                          coefficients=_for_model(row, machine, model, fit), row_coefficients=row,
-                         calibrated=calibrated)
+                         calibrated=calibrated, launches=decode_launches(model, store))
 
 
 def decode_step_s(model: Model, machine: Machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",
@@ -375,30 +395,31 @@ def predict_run_tok_s(run, fit: dict | None = None) -> float:
 
 
 def decode_breakdown(model, machine, context_tokens: float = 0, kv_type: str = "f16", fit: dict | None = None) -> dict:
-    """Where one stream's decode step goes: reading bytes or the fixed cost of its layers.
+    """Where one stream's decode step goes: reading bytes or the fixed cost of its kernel launches.
 
     Returns tok_s, step_s, read_s (bytes at the fitted share of the bandwidth),
-    overhead_s (layers x per-layer cost), bytes_per_step, the share of the spec bandwidth
-    the stream uses (bytes per step / step / spec bytes/s) and the coefficients' row. A
-    model whose layers read little (an MoE, a small model) spends more of its step in the
-    fixed cost, so it reaches a smaller share: on the laptop the MoE about half the dense
-    model's share.
+    overhead_s (launches x cost per launch), launches (per step), bytes_per_step, the share
+    of the spec bandwidth the stream uses (bytes per step / step / spec bytes/s) and the
+    coefficients' row. A model whose kernels read little (an MoE, a small model) spends more
+    of its step in the fixed cost, so it reaches a smaller share: on the laptop the MoE about
+    half the dense model's share.
     """
     timed = machine_timing(model, machine, fit)
     coeffs = timed.coefficients
     step = timed.decode_step(context_tokens, 1, kv_type)
     total = timed.step_s(step)
-    overhead = model.layers * coeffs.layer_overhead_s
+    overhead = timed.fixed_step_s
     return {
         "tok_s": 1.0 / total,
         "step_s": total,
         "read_s": total - overhead,
         "overhead_s": overhead,
+        "launches": timed.launches.per_step,
         "bytes_per_step": step.bytes_moved,
         "bandwidth_share": step.bytes_moved / (total * machine.bandwidth_gbs * roofline.GB),
         "row": coeffs.row,
         "bandwidth_efficiency": coeffs.bandwidth_efficiency,
-        "layer_overhead_s": coeffs.layer_overhead_s,
+        "launch_cost_s": coeffs.launch_cost_s,
     }
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from tokenwalk import format as fmt
 from tokenwalk.data_refs import DataStore, store_or_default
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.roofline import memory_time_s
@@ -39,7 +40,7 @@ def decode_step_s(model, machine, context_tokens: int, users: int = 1, kv_type: 
     """Expected seconds of one decode step: `users` users, each `context_tokens` deep.
 
     The fitted model (`tokenwalk.timing.model.decode_step_s`): the roofline step's bytes at
-    the fitted share of the bandwidth (or its compute, if larger) plus a cost per layer.
+    the fitted share of the bandwidth (or its compute, if larger) plus a cost per kernel launch.
     """
     return timing_model.decode_step_s(model, machine, context_tokens, users, kv_type)
 
@@ -54,7 +55,7 @@ def prefill_chunk_s(model, machine, chunk_tokens: int, context_before: int, kv_t
 
     The fitted model (`tokenwalk.timing.model.prefill_chunk_s`): the operations (with the
     attention term) at the fitted share of the FP16 peak, never below one read of the
-    weights, plus a cost per layer.
+    weights, plus a cost per kernel launch.
     """
     return timing_model.prefill_chunk_s(model, machine, chunk_tokens, context_before, kv_type)
 
@@ -156,6 +157,23 @@ class TimedMachine(MachineTiming):
     def efficiencies(self) -> dict:
         """{phase: {"value", "from"}} as `efficiencies` gives them: the row before the model's factors."""
         return _efficiencies(self.row_coefficients, self.load_efficiency, self.load_from)
+
+    def load_rate(self) -> dict:
+        """The rate a cold load is timed at and why: {"effective_gbs": the file's bytes over the
+        load's seconds, "disk_gbs": the disk's spec read rate, "rate_from": "measured" (the
+        machine's own cold load, its calibration.load) or "disk spec" (no measurement: a cold
+        read of the whole file at the disk's rate, an upper bound on speed; a file still in the
+        page cache from an earlier run loads faster, one the engine must also copy into GPU
+        memory or repack loads slower), "why": that reason in a short sentence}."""
+        effective = self.model.size_bytes / self.load_s() / 1e9
+        if self.load_from == "calibrated":
+            measured_on = (self.machine.calibration or {}).get("load", {}).get("model", "a model")
+            why = (f"measured: the rate of this machine's cold load of {measured_on}, "
+                   f"{self.load_efficiency * 100:.0f} % of its disk's {fmt.bandwidth(self.disk_gbs)}")
+            return {"effective_gbs": effective, "disk_gbs": self.disk_gbs, "rate_from": "measured", "why": why}
+        why = (f"not measured: a cold read at the disk's spec rate, {fmt.bandwidth(self.disk_gbs)} "
+               f"(a file still in the page cache loads faster; copying it into GPU memory is slower)")
+        return {"effective_gbs": effective, "disk_gbs": self.disk_gbs, "rate_from": "disk spec", "why": why}
 
 
 def timed_machine(model, machine, fit: dict | None = None, store: DataStore | None = None) -> TimedMachine:

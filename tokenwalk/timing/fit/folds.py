@@ -253,13 +253,13 @@ def bootstrap(f: Features, structure: str | dict, samples: int = BOOTSTRAP_SAMPL
     draws: dict = {}
     for coeffs, _ in _folds(f, tasks):
         for key, row in [("default", coeffs["default"]), *coeffs["backends"].items()]:
-            for param in ("bandwidth_efficiency", "layer_overhead_s", "compute_efficiency"):
+            for param in ("bandwidth_efficiency", "launch_cost_s", "compute_efficiency"):
                 draws.setdefault(key, {}).setdefault(param, []).append(row[param])
         for quant, factor in coeffs["quant_compute_factor"].items():
             draws.setdefault("quant_compute_factor", {}).setdefault(quant, []).append(factor)
         if coeffs.get("year_trend"):
             draws.setdefault("year_trend", {}).setdefault("per_year", []).append(coeffs["year_trend"]["per_year"])
-    return {key: {param: [round(float(np.percentile(v, 10)), 7), round(float(np.percentile(v, 90)), 7)]
+    return {key: {param: [round(float(np.percentile(v, 10)), 9), round(float(np.percentile(v, 90)), 9)]
                   for param, v in params.items()} for key, params in draws.items()}
 
 

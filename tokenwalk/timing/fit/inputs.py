@@ -70,13 +70,18 @@ def code_text(path: Path) -> str:
 
 def inputs_sha256(data_dir: Path | None = None) -> dict:
     """What a refit depends on, hashed: {"runs": sha256 of the published runs' data files
-    (every .json in the llama-bench folder, by name), "code": sha256 of the fit's code (every
+    (every .json in the llama-bench folder, by name, and graph_launches.json), "code": sha256 of the fit's code (every
     tokenwalk module it runs, `code_modules`, comments and docstrings left out)}. Recorded in
     timing_fit.json; a test compares it with the current files, so a change to either is
     caught by `make test` and refitted by `make refit-check` (seven minutes), not on every run."""
     runs = hashlib.sha256()
     for path in sorted(Path(data_dir or DATA_DIR).glob("*.json")):
         runs.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    # the launches a run's step is charged for are data the fit reads too
+    from tokenwalk.data_refs import DEFAULT_ROOT
+    from tokenwalk.physics.launches import LAUNCHES_FILE
+
+    runs.update(LAUNCHES_FILE.encode() + b"\0" + (DEFAULT_ROOT / LAUNCHES_FILE).read_bytes() + b"\0")
     code = hashlib.sha256()
     for name in code_modules():
         code.update(name.encode() + b"\0" + code_text(Path(_module_file(name))).encode() + b"\0")

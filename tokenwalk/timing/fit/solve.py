@@ -3,9 +3,10 @@
 What is fitted, per backend (CUDA, Metal, ROCm, Vulkan, CPU), and why:
 
 - decode: bandwidth_efficiency (the share of the spec bandwidth the reads reach) and
-  layer_overhead_s (a fixed cost per layer per step). Two numbers because the published
+  launch_cost_s (a fixed cost per kernel launch, times the launches llama.cpp's graph holds
+  for the run's model: `tokenwalk.physics.launches`). Two numbers because the published
   runs show two effects: every chip reaches only part of its spec bandwidth, and the share
-  falls when a step reads little per layer (Q4_0 against F16, the largest chips).
+  falls when a step reads little per launch (Q4_0 against F16, the largest chips).
 - prefill: compute_efficiency (the share of the FP16 figure that matrix products reach),
   one number, fitted after the decode pair (which also bounds a prefill step from below).
 - "default": the same three numbers fitted on all GPU runs together, for a machine whose
@@ -27,6 +28,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from tokenwalk.physics import roofline
+from tokenwalk.physics.launches import decode_launches
 from tokenwalk.timing import model as timing_model
 from tokenwalk.timing.llama_bench import BenchRun, chip_name
 from tokenwalk.timing.model import BOUNDS, rounded
@@ -101,7 +103,7 @@ class Features:
     runs: list
     memory_s: np.ndarray  # bytes of the (mean) step / spec bandwidth
     compute_s: np.ndarray  # operations of the step / spec FP16 (0 where unknown, decode only)
-    layers: np.ndarray
+    launches: np.ndarray  # kernel launches of one step of the run's model
     tokens: np.ndarray  # tokens per step (1 for decode)
     measured_s: np.ndarray  # measured seconds per step
     decode: np.ndarray  # bool
@@ -123,7 +125,7 @@ def usable(run: BenchRun) -> bool:
 
 
 def features(runs: list) -> Features:
-    memory, compute, layers, tokens, measured, decode = [], [], [], [], [], []
+    memory, compute, launches, tokens, measured, decode = [], [], [], [], [], []
     for run in runs:
         if run.phase == "decode":
             step = roofline.decode_step(run.model, roofline.peaks(run.machine), (run.tokens - 1) / 2.0)
@@ -135,9 +137,9 @@ def features(runs: list) -> Features:
             measured.append(run.tokens / run.tok_s)
         memory.append(step.memory_s)
         compute.append(step.compute_s)
-        layers.append(run.model.layers)
+        launches.append(decode_launches(run.model).per_step)
         decode.append(run.phase == "decode")
-    return Features(list(runs), np.array(memory), np.array(compute), np.array(layers, float),
+    return Features(list(runs), np.array(memory), np.array(compute), np.array(launches, float),
                     np.array(tokens, float), np.array(measured), np.array(decode, bool),
                     np.array([chip_name(r.machine.name) for r in runs]), np.array([r.family for r in runs]),
                     np.array([r.machine.device_class or "" for r in runs]),
@@ -149,7 +151,7 @@ def features(runs: list) -> Features:
 
 def predicted_s(f: Features, idx, e_bw, e_c, overhead) -> np.ndarray:
     """The model of `tokenwalk.timing.model.step_s`, vectorised."""
-    return np.maximum(f.memory_s[idx] / e_bw, f.compute_s[idx] / e_c) + f.layers[idx] * overhead
+    return np.maximum(f.memory_s[idx] / e_bw, f.compute_s[idx] / e_c) + f.launches[idx] * overhead
 
 
 def _capped(e_bw):
@@ -159,19 +161,19 @@ def _capped(e_bw):
 
 
 def separable(f: Features, idx, bw_factor: np.ndarray) -> bool:
-    """Whether decode runs `idx` can tell a bandwidth efficiency from a per-layer cost: only
-    if their steps read different bytes per layer (at 1e-3 apart, far above rounding). Runs
+    """Whether decode runs `idx` can tell a bandwidth efficiency from a cost per launch: only
+    if their steps read different bytes per launch (at 1e-3 apart, far above rounding). Runs
     of one model on chips of one bandwidth (the A750 and the A770M) fit a whole curve of pairs
     equally well, and which point a solver stops at is decided by the last bits."""
-    per_layer = f.memory_s[idx] / bw_factor[idx] / f.layers[idx]
-    return len(per_layer) > 1 and float(np.max(per_layer) / np.min(per_layer)) > 1.0 + 1e-3
+    per_launch = f.memory_s[idx] / bw_factor[idx] / f.launches[idx]
+    return len(per_launch) > 1 and float(np.max(per_launch) / np.min(per_launch)) > 1.0 + 1e-3
 
 
 def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_SCALE,
                 overhead_s: float | None = None) -> tuple[float, float]:
-    """(bandwidth_efficiency, layer_overhead_s) of the decode runs `idx`; with `overhead_s`
-    given, the per-layer cost is held at it and the efficiency alone is fitted."""
-    memory, compute, layers, factor = f.memory_s[idx], f.compute_s[idx], f.layers[idx], bw_factor[idx]
+    """(bandwidth_efficiency, launch_cost_s) of the decode runs `idx`; with `overhead_s`
+    given, the cost per launch is held at it and the efficiency alone is fitted."""
+    memory, compute, launches, factor = f.memory_s[idx], f.compute_s[idx], f.launches[idx], bw_factor[idx]
     held = overhead_s is not None
 
     def params(p):
@@ -187,13 +189,13 @@ def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_
         e_bw = e * factor
         capped = e_bw >= BOUNDS["bandwidth_efficiency"][1]
         e_bw = np.minimum(e_bw, BOUNDS["bandwidth_efficiency"][1])
-        step = np.maximum(memory / e_bw, compute) + layers * overhead_us * 1e-6
+        step = np.maximum(memory / e_bw, compute) + launches * overhead_us * 1e-6
         d_eff = np.where((memory / e_bw >= compute) & ~capped, -memory / (e_bw * e), 0.0)
-        return np.column_stack([d_eff / step] if held else [d_eff / step, layers * 1e-6 / step])
+        return np.column_stack([d_eff / step] if held else [d_eff / step, launches * 1e-6 / step])
 
-    lo = [BOUNDS["bandwidth_efficiency"][0], BOUNDS["layer_overhead_s"][0] * 1e6]
-    hi = [BOUNDS["bandwidth_efficiency"][1], BOUNDS["layer_overhead_s"][1] * 1e6]
-    starts = ((0.8, 20.0), (0.6, 100.0), (0.95, 5.0))
+    lo = [BOUNDS["bandwidth_efficiency"][0], BOUNDS["launch_cost_s"][0] * 1e6]
+    hi = [BOUNDS["bandwidth_efficiency"][1], BOUNDS["launch_cost_s"][1] * 1e6]
+    starts = ((0.8, 1.0), (0.6, 5.0), (0.95, 0.25))  # cost per launch in us (a layer launches about 20)
     if held:
         lo, hi, starts = lo[:1], hi[:1], [s[:1] for s in starts]
     # the loss is not convex: a few starts, the first of those within TIE_RTOL of the best kept
@@ -211,7 +213,7 @@ def _fit_prefill(f: Features, idx, e_bw: float, overhead: float, factor: np.ndar
 
     def jacobian(p):
         compute_bound = f.compute_s[idx] / (p[0] * factor[idx])
-        step = np.maximum(memory_bound, compute_bound) + f.layers[idx] * overhead
+        step = np.maximum(memory_bound, compute_bound) + f.launches[idx] * overhead
         return np.where(compute_bound >= memory_bound, -compute_bound / (p[0] * step), 0.0)[:, None]
 
     lo, hi = BOUNDS["compute_efficiency"]
@@ -241,11 +243,11 @@ def _row(f: Features, idx: np.ndarray, fallback: dict | None, factor: np.ndarray
         if fallback is None or separable(f, dec, bw_factor):
             e_bw, overhead = _fit_decode(f, dec, bw_factor, decode_scale)
             row["decode_from"] = "fitted"
-        else:  # the runs cannot tell the two apart: the per-layer cost is the broader row's
-            e_bw, overhead = _fit_decode(f, dec, bw_factor, decode_scale, fallback["layer_overhead_s"])
-            row["decode_from"] = f"fitted, per-layer cost from {fallback.get('name', 'default')}"
+        else:  # the runs cannot tell the two apart: the cost per launch is the broader row's
+            e_bw, overhead = _fit_decode(f, dec, bw_factor, decode_scale, fallback["launch_cost_s"])
+            row["decode_from"] = f"fitted, cost per launch from {fallback.get('name', 'default')}"
     else:
-        e_bw, overhead = fallback["bandwidth_efficiency"], fallback["layer_overhead_s"]
+        e_bw, overhead = fallback["bandwidth_efficiency"], fallback["launch_cost_s"]
         row["decode_from"] = fallback.get("name", "default")
     if _count(f, pre) >= MIN_MACHINES or (fallback is None and len(pre)):
         e_c = _fit_prefill(f, pre, e_bw, overhead, factor, bw_factor)
@@ -413,5 +415,5 @@ def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
         row = coeffs["backends"][key] if key is not None else coeffs["default"]
         e_c = row["compute_efficiency"] * compute.get(f.quants[i], 1.0)
         e_bw = _capped(row["bandwidth_efficiency"] * bandwidth.get(f.quants[i], 1.0) * year_factor(f.years[[i]], trend)[0])
-        out[k] = predicted_s(f, np.array([i]), e_bw, e_c, row["layer_overhead_s"])[0]
+        out[k] = predicted_s(f, np.array([i]), e_bw, e_c, row["launch_cost_s"])[0]
     return out

@@ -1,0 +1,69 @@
+"""Every model preset on every machine preset gets numbers physics allows (the simulator's
+promise that a prediction holds where readers take it, not only in the article's scenario):
+
+- decode between 10 % and 100 % of its bandwidth ceiling (the spec bandwidth over the bytes a
+  token reads): slower would mean a fixed cost no engine pays, faster is impossible;
+- the fixed cost of a step is its counted launches times a cost per launch inside the stated
+  physical range (`tokenwalk.timing.model.BOUNDS["launch_cost_s"]`);
+- prefill never faster than the FP16 peak allows for the arithmetic of a token;
+- the load stage says which rate it used and why.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tokenwalk import walk
+from tokenwalk.physics import roofline
+from tokenwalk.physics.launches import decode_launches
+from tokenwalk.specs.machine import list_machine_presets, load_machine
+from tokenwalk.specs.model import list_model_presets, load_model
+from tokenwalk.timing import model as timing_model
+from tokenwalk.timing import stages
+
+PAIRS = [(m, x) for m in list_model_presets() for x in list_machine_presets()]
+
+
+def _ids(pair):
+    return f"{pair[0]}@{pair[1]}"
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=_ids)
+def test_decode_lies_between_a_tenth_and_all_of_the_bandwidth_ceiling(pair):
+    model, machine = load_model(pair[0]), load_machine(pair[1])
+    step = roofline.decode_step(model, roofline.peaks(machine), 0)
+    ceiling_tok_s = 1.0 / step.memory_s
+    tok_s = 1.0 / timing_model.decode_step_s(model, machine, 0)
+    assert 0.10 * ceiling_tok_s <= tok_s <= ceiling_tok_s, (
+        f"{tok_s:.1f} tok/s against a ceiling of {ceiling_tok_s:.1f}")
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=_ids)
+def test_the_fixed_cost_of_a_step_is_counted_launches_at_a_physical_cost(pair):
+    model, machine = load_model(pair[0]), load_machine(pair[1])
+    timed = timing_model.machine_timing(model, machine)
+    low, high = timing_model.BOUNDS["launch_cost_s"]
+    assert low <= timed.coefficients.launch_cost_s <= high
+    assert timed.launches.per_step == decode_launches(model).per_step
+    assert timed.fixed_step_s == pytest.approx(timed.launches.per_step * timed.coefficients.launch_cost_s)
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=_ids)
+def test_prefill_is_never_faster_than_the_fp16_peak_allows(pair):
+    model, machine = load_model(pair[0]), load_machine(pair[1])
+    chunk = 512
+    seconds = timing_model.prefill_chunk_s(model, machine, chunk, 0)
+    step = roofline.prompt_step(model, roofline.peaks(machine), chunk, 0)
+    assert seconds >= step.compute_s and seconds >= step.memory_s
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=_ids)
+def test_the_load_stage_says_which_rate_it_used_and_why(pair):
+    model, machine = load_model(pair[0]), load_machine(pair[1])
+    result = walk.walk_request(model, machine, walk.Request(prompt_tokens=100, output_tokens=10))
+    load = result.stage("load").to_dict()
+    calibrated = "load" in (machine.calibration or {})
+    assert load["rate_from"] == ("measured" if calibrated else "disk spec")
+    assert load["why"].startswith("measured: " if calibrated else "not measured: ")
+    assert load["effective_gbs"] == pytest.approx(model.size_bytes / load["seconds"] / 1e9)
+    assert load["effective_gbs"] <= stages.disk_bandwidth_gbs(machine) * (1 + 1e-9)

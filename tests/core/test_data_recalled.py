@@ -80,14 +80,14 @@ def test_every_recalled_value_in_the_data_is_flagged_and_every_flag_names_a_fiel
 
 
 def test_the_flags_in_the_data_are_where_the_sourcing_left_them():
-    """The recalled values that are left: the RTX 4070 SUPER's bandwidth and FP16 (its page
-    was the RTX 4070's), the memory types no page confirmed; the runs of the 4070 SUPER
+    """The recalled values that are left: the RTX 4070 SUPER's bandwidth (its page was the
+    RTX 4070's), the memory types no page confirmed; the runs of the 4070 SUPER
     carry their bandwidth's flag, every other run none."""
     machines = json.loads((DATA / "llama-bench" / "machines.json").read_text(encoding="utf-8"))
     flags = {m["name"]: m.get("recalled", []) for m in machines}
-    assert flags["NVIDIA RTX 4070 SUPER"] == ["bandwidth_gbs", "fp16_tflops", "memory_type"]
+    assert flags["NVIDIA RTX 4070 SUPER"] == ["bandwidth_gbs", "memory_type"]
     assert flags["AMD Radeon RX 7900 GRE"] == [] and flags["NVIDIA RTX 5070 Ti"] == []
-    assert {field for f in flags.values() for field in f} == {"bandwidth_gbs", "fp16_tflops", "memory_type", "family"}
+    assert {field for f in flags.values() for field in f} == {"bandwidth_gbs", "memory_type", "family"}
     runs = json.loads((DATA / "llama-bench" / "benchmarks.json").read_text(encoding="utf-8"))
     flagged_runs = {r["machine"] for r in runs if r.get("recalled")}
     assert flagged_runs == {"NVIDIA RTX 4070 SUPER"}

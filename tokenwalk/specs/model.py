@@ -282,6 +282,9 @@ def model_to_preset(model: ModelSpec) -> dict:
             out["bytes_read_per_token"] = model.bytes_read_per_token
         elif f.name == "kv_layers_swa" and not value:
             continue    # no sliding layers: the default, left out as in presets written before it
+        elif f.name == "recalled":
+            if value:  # a model read from a file has nothing recalled: no empty list written
+                out[f.name] = list(value)
         elif value is not None and value != {}:
             out[f.name] = value
     return out

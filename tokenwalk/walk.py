@@ -32,7 +32,10 @@ from tokenwalk.physics.chunked_prefill import ChunkPlan
 from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
 from tokenwalk.physics.memory_budget import memory_budget
 from tokenwalk.physics.roofline import prefill_step, step_time
+from tokenwalk.specs.machine import MachineSpec
+from tokenwalk.specs.model import ModelSpec
 from tokenwalk.specs.protocols import Machine, Model
+from tokenwalk.specs.recalled import walk_notes
 from tokenwalk.specs.schema import MAX_CONTEXT_TOKENS, REQUEST_DOMAINS, check_domains
 from tokenwalk.timing import stages as timing
 
@@ -132,6 +135,8 @@ class Walk:
     efficiency: dict
     warnings: tuple
     ranges: dict | None = None
+    # the recalled values the walk used ("machine: bandwidth 576 GB/s: recalled, no source opened")
+    notes: tuple = ()
 
     def stage(self, name: str) -> Stage:
         for s in self.stages:
@@ -209,6 +214,7 @@ class Walk:
             "ranges": None if self.ranges is None else {k: list(v) for k, v in self.ranges.items()},
             "stages": [s.to_dict() for s in self.stages],
             "warnings": list(self.warnings),
+            "notes": list(self.notes),
         }
 
 
@@ -265,8 +271,19 @@ def walk_request(model: Model, machine: Machine, request: Request, store: DataSt
         memory=budget.to_dict(),
         efficiency=timed.efficiencies(),
         warnings=tuple(warnings),
+        notes=walk_notes(_recalled_values(model), _recalled_values(machine)),
     )
     return replace(walk, ranges=None if timed.calibrated else _ranges(walk, store))
+
+
+def _recalled_values(spec) -> dict:
+    """{field: value} of the fields a preset or spec file marks `recalled`; empty for the
+    published runs' machines and the tests' stand-ins, which carry no such list. A field the
+    spec keeps no value of (a counted tensor table) maps to None."""
+    if not isinstance(spec, (MachineSpec, ModelSpec)):
+        return {}
+    values = spec.to_dict()
+    return {name: values.get(name) for name in spec.recalled}
 
 
 def _ranges(walk: Walk, store) -> dict:

@@ -181,5 +181,7 @@ def walk_html(walk: dict, explanation: dict | None = None) -> str:
             + (f', speculative α {walk["spec_alpha"]:g} γ {walk["spec_gamma"]}' if walk["spec_alpha"] is not None else "")
             + "</p>")
     warnings = "".join(f'<p class="tw-warning">{escape(w)}</p>' for w in walk["warnings"])
-    return (head + numbers_html(walk) + warnings + timeline_html(walk) + stages_html(walk) + memory_html(walk)
+    # values of the chosen model or machine written from memory, named so the reader can check them
+    notes = "".join(f'<p class="tw-note">{escape(n)}</p>' for n in walk.get("notes", ()))
+    return (head + numbers_html(walk) + warnings + notes + timeline_html(walk) + stages_html(walk) + memory_html(walk)
             + (provenance_html(explanation) if explanation else ""))

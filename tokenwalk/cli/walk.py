@@ -163,4 +163,6 @@ def format_walk(walk) -> str:
         + (f"{_bytes(memory['free_bytes'])} free" if memory["fits"] else "DOES NOT FIT"),
         "",
     ]
+    # values of the model or machine written from memory, which no opened page confirmed
+    lines += [f"note            {printable(note)}" for note in walk.notes] + ([""] if walk.notes else [])
     return "\n".join(lines)

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError, TokenwalkError
+from tokenwalk.specs.recalled import check_recalled
 from tokenwalk.specs.schema import MACHINE_DOMAINS, check_fields, preset_names, read_json_object, read_preset
 
 REQUIRED_FIELDS = {"name": "str", "bandwidth_gbs": "number", "fp16_tflops": "number", "memory_gb": "number"}
@@ -43,7 +44,7 @@ OPTIONAL_FIELDS = {
     "l2_cache_bytes": "int", "shared_memory_per_cu_bytes": "int", "disk_gbs": "number",
     "system_and_apps_bytes": "number", "calibration": "dict", "sources": "dict",
     "device_class": "str", "unified_memory": "bool", "architecture_year": "int", "memory_type": "str",
-    "vendor": "str",
+    "vendor": "str", "recalled": "list",
 }
 # What `device_class` may say: the timing fit has rows per backend and class of device.
 DEVICE_CLASSES = ("integrated", "discrete", "datacentre")
@@ -101,6 +102,7 @@ class MachineSpec:
     memory_type: str | None = None  # "HBM3", "GDDR7", "LPDDR5X": a card with HBM takes the fit's HBM row
     vendor: str | None = None  # the chip's maker (VENDORS): the fit's row for backend and maker, "Vulkan/Intel"
     sources: dict[str, str] = field(default_factory=dict)
+    recalled: tuple[str, ...] = ()  # fields whose values were written from memory (tokenwalk.specs.recalled)
     spec_file: str = field(default="", compare=False)  # where `calibration` was read: errors name it
 
     def to_dict(self) -> dict:
@@ -138,6 +140,7 @@ def machine_from_dict(data: dict, label: str, store=None) -> MachineSpec:
                         f"not {values['device_class']!r}")
     if values.get("vendor") is not None and values["vendor"] not in VENDORS:
         raise SpecError(f"{label}: field 'vendor' must be one of {', '.join(VENDORS)}, not {values['vendor']!r}")
+    values["recalled"] = check_recalled(data, label)
     return MachineSpec(**values, spec_file=label)
 
 

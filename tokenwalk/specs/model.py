@@ -41,6 +41,7 @@ from tokenwalk.errors import GGUFError, SpecError, check_regular_file, printable
 from tokenwalk.gguf.ggml_types import GGML_TYPES, LLAMA_FTYPES
 from tokenwalk.gguf.header import GGUFHeader, read_gguf_header
 from tokenwalk.gguf.hparams import full_attention_layers, layer_kind_counts, read_hparams
+from tokenwalk.specs.recalled import check_recalled
 from tokenwalk.specs.schema import (
     MODEL_DOMAINS,
     check_domains,
@@ -62,7 +63,7 @@ OPTIONAL_FIELDS = {
     "kv_layers_swa": "int", "sliding_window": "int", "sliding_window_pattern": "int",
     "bytes_read_per_token": "number", "tensor_bytes": "number", "file_type": "str",
     "tied_embeddings": "bool", "sources": "dict", "tensor_types": "dict", "gguf": "dict",
-    "tensor_table": "list",
+    "tensor_table": "list", "recalled": "list",
 }
 
 _BLOCK = re.compile(r"^blk\.(\d+)\.")
@@ -122,6 +123,7 @@ class ModelSpec:
     sources: dict[str, str] = field(default_factory=dict)
     tensor_types: dict[str, dict] = field(default_factory=dict)
     gguf: dict | None = None
+    recalled: tuple[str, ...] = ()  # fields whose values were written from memory (tokenwalk.specs.recalled)
     stored_bytes_read_per_token: float | None = field(default=None, repr=False)
 
     def __post_init__(self):
@@ -182,6 +184,7 @@ class ModelSpec:
 def model_from_dict(data: dict, label: str) -> ModelSpec:
     """A ModelSpec from a JSON object in the model schema; SpecError names label and field."""
     values = check_fields(data, label, REQUIRED_FIELDS, OPTIONAL_FIELDS, MODEL_DOMAINS)
+    values["recalled"] = check_recalled(data, label)
     stored = values.pop("bytes_read_per_token", None)
     if values["params"] <= 0:
         raise SpecError(f"{label}: field 'params' must be > 0, not {values['params']!r}")
@@ -279,6 +282,9 @@ def model_to_preset(model: ModelSpec) -> dict:
             out["bytes_read_per_token"] = model.bytes_read_per_token
         elif f.name == "kv_layers_swa" and not value:
             continue    # no sliding layers: the default, left out as in presets written before it
+        elif f.name == "recalled":
+            if value:  # a model read from a file has nothing recalled: no empty list written
+                out[f.name] = list(value)
         elif value is not None and value != {}:
             out[f.name] = value
     return out

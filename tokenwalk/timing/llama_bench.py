@@ -226,6 +226,9 @@ def _runs_from(store: data_refs.DataStore, bench_path: Path, models_path: Path, 
         for key in ("machine", "backend", "model", "params", "quant", "size_bytes", "test", "tok_s", "source"):
             if row.get(key) in (None, ""):
                 raise SpecError(f"{bench_path.name}: run {index} has no {key!r}")
+        for key in ("params", "size_bytes", "tok_s"):
+            if isinstance(row[key], bool) or not isinstance(row[key], (int, float)) or not row[key] > 0:
+                raise SpecError(f"{bench_path.name}: run {index} {key!r} must be a positive number, got {row[key]!r}")
         facts = models.get(row["model"])
         if facts is None:
             raise SpecError(f"{models_path.name}: no entry for model {row['model']!r} (run {index} of {bench_path.name})")
@@ -252,13 +255,16 @@ def _runs_from(store: data_refs.DataStore, bench_path: Path, models_path: Path, 
     return tuple(runs)
 
 
-def load_runs(data_dir: str | Path | None = None, store: data_refs.DataStore | None = None) -> list[BenchRun]:
+def load_runs(data_dir: str | Path | None = None, store: data_refs.DataStore | None = None,
+              runs_file: str = "benchmarks.json") -> list[BenchRun]:
     """Every published run (decode and prefill), in file order: of the folder `data_dir`, or
-    of the data `store`'s llama-bench/ (the default store's if None), which keeps them."""
+    of the data `store`'s llama-bench/ (the default store's if None), which keeps them.
+    `runs_file` names the runs' file in that folder: "benchmarks.json" (the fitted runs) or
+    "benchmarks-small.json" (the small models' runs, read with the same models and machines)."""
     store = data_refs.store_or_default(store)
     base = Path(data_dir) if data_dir else store.root / DATA_FOLDER
-    return list(store.remember(("llama-bench runs", str(base)), lambda: _runs_from(
-        store, base / "benchmarks.json", base / "models.json", base / "fp16_convention.json", base / "machines.json",
+    return list(store.remember(("llama-bench runs", str(base), runs_file), lambda: _runs_from(
+        store, base / runs_file, base / "models.json", base / "fp16_convention.json", base / "machines.json",
         base / "families.json")))
 
 

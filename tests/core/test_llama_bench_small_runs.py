@@ -1,0 +1,81 @@
+"""benchmarks-small.json: the published runs of small models load through the same code
+path as the fitted runs (`llama_bench.load_runs`), with their machine and model found in
+machines.json and models.json; a malformed run fails in one line naming the file and the run."""
+
+import json
+import shutil
+
+import pytest
+
+from tokenwalk.errors import SpecError
+from tokenwalk.timing import llama_bench
+
+SMALL = "benchmarks-small.json"
+
+
+def _rows():
+    return json.loads((llama_bench.DATA_DIR / SMALL).read_text(encoding="utf-8"))
+
+
+def _machine_names():
+    return {entry["name"] for entry in json.loads((llama_bench.DATA_DIR / "machines.json").read_text(encoding="utf-8"))}
+
+
+def test_every_small_run_loads_with_its_machine_and_model():
+    rows = _rows()
+    runs = llama_bench.load_runs(runs_file=SMALL)
+    assert len(runs) == len(rows) >= 20
+    machines = _machine_names()
+    for run in runs:
+        where = f"{SMALL}: run {run.index} ({run.label})"
+        assert run.machine.name in machines, f"{where}: machine not in machines.json"
+        assert run.machine.family and run.machine.architecture_year, f"{where}: no family year in families.json"
+        assert run.tok_s > 0 and run.model.size_bytes > 0 and run.model.layers > 0, where
+        # the file is of small models: 0.1B to 8B parameters
+        assert 1e8 <= run.model.params <= 8.1e9, where
+        assert run.test in ("pp512", "tg128"), where
+        assert "https://github.com/" in run.source, f"{where}: the source names no address"
+    assert {run.phase for run in runs} == {"decode", "prefill"}
+    assert {"CPU", "Vulkan", "Metal"} <= {run.backend for run in runs}
+
+
+def test_the_small_runs_stay_out_of_the_fitted_runs():
+    small_sources = {run.source for run in llama_bench.load_runs(runs_file=SMALL)}
+    fitted = llama_bench.load_runs()
+    assert fitted and not small_sources & {run.source for run in fitted}
+
+
+def test_a_decode_run_reads_a_plausible_share_of_its_bandwidth():
+    """tok/s x bytes a token reads / spec bandwidth: a transcription slip of 10x lands outside."""
+    shares = [run.bandwidth_share for run in llama_bench.load_runs(runs_file=SMALL) if run.bandwidth_share]
+    assert len(shares) >= 5
+    assert all(0.05 < share < 1.0 for share in shares), shares
+
+
+def _copy_folder(tmp_path):
+    folder = tmp_path / "llama-bench"
+    shutil.copytree(llama_bench.DATA_DIR, folder)
+    return folder
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("tok_s", -1.0, "benchmarks-small.json: run 2 'tok_s' must be a positive number, got -1.0"),
+    ("size_bytes", "1.87 GiB", "benchmarks-small.json: run 2 'size_bytes' must be a positive number, got '1.87 GiB'"),
+    ("model", "Llama 9 1B", "models.json: no entry for model 'Llama 9 1B' (run 2 of benchmarks-small.json)"),
+    ("source", "", "benchmarks-small.json: run 2 has no 'source'"),
+])
+def test_a_malformed_small_run_is_refused_in_one_line(tmp_path, key, value, message):
+    folder = _copy_folder(tmp_path)
+    rows = _rows()
+    rows[2][key] = value
+    (folder / SMALL).write_text(json.dumps(rows), encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        llama_bench.load_runs(folder, runs_file=SMALL)
+    assert str(caught.value) == message
+
+
+def test_a_missing_runs_file_is_named(tmp_path):
+    folder = _copy_folder(tmp_path)
+    (folder / SMALL).unlink()
+    with pytest.raises(SpecError, match=r"benchmarks-small\.json: file not found in llama-bench/"):
+        llama_bench.load_runs(folder, runs_file=SMALL)

@@ -51,8 +51,11 @@ def browser():
 
 @pytest.fixture(scope="session")
 def real_article(tmp_path_factory):
-    """The real article, built once for every browser test module (with the project's figure
-    cache) and served on localhost: (base URL, site folder). Tests read it, never write into it."""
+    """The real article, built once for the whole run (with the project's figure cache) and
+    served on localhost by each worker: (base URL, site folder). Tests read it, never write
+    into it. Under pytest-xdist the workers share one build: the first to get the lock builds
+    into the run's common temporary folder, the others wait for it and reuse it."""
+    import fcntl
     import importlib.util
 
     from tests.support.browser import serve
@@ -60,9 +63,17 @@ def real_article(tmp_path_factory):
 
     if importlib.util.find_spec("article.numbers") is None:
         pytest.skip("article/numbers is missing: the real article cannot build")
-    tmp = tmp_path_factory.mktemp("article")
-    result = run_build("--out", tmp / "site")
-    assert result.returncode == 0, result.stderr
-    server = serve(tmp / "site")
-    yield f"http://127.0.0.1:{server.server_port}/", tmp / "site"
+    shared = tmp_path_factory.getbasetemp()
+    if hasattr(tmp_path_factory.config, "workerinput"):  # an xdist worker: its parent folder is the run's
+        shared = shared.parent
+    site, done = shared / "real-article" / "site", shared / "real-article" / "built"
+    site.parent.mkdir(parents=True, exist_ok=True)
+    with open(shared / "real-article.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            result = run_build("--out", site)
+            assert result.returncode == 0, result.stderr
+            done.write_text("ok\n")
+    server = serve(site)
+    yield f"http://127.0.0.1:{server.server_port}/", site
     server.shutdown()

@@ -484,10 +484,12 @@ def explain(walk: dict) -> dict:
            # of the peak that measured tok/s x 2 x active parameters makes (the article prints both)
            "prefill": "prefill's arithmetic, attention's included, runs at {v} % of the FP16 peak (a fitted "
                       "efficiency)", "load": "load reaches {v} % of the disk's speed"}
+    # the load's efficiency is said once, below, with the rate it gives and where it comes from
     assumed = [say.get(phase, phase + " reaches {v} % of the peak").format(v=f"{100 * e['value']:.1f}")
-               + f" ({e['from']})" for phase, e in eff.items()]
+               + f" ({e['from']})" for phase, e in eff.items() if not (phase == "load" and load is not None)]
     if load is not None:
-        assumed.append(f"the disk reads {load['disk_gbs']:g} GB/s")
+        # the rate the load was timed at, and why: the machine's measured cold load or the disk's spec
+        assumed.append(f"the weights load at {fmt.significant(load['effective_gbs'], 2)} GB/s ({load['why']})")
     assumed.append(f"the system and other apps use {walk['memory']['system_bytes'] / 1e9:g} GB")
     return {
         "measured": measured,

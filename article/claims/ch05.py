@@ -28,6 +28,8 @@ CLAIMS = {
                                        " < 0.02 * laptop_decode_step_ms"
                                        " and abs(qwen_decode_launches * laptop_launch_cost_us / 1000 - laptop_decode_overhead_ms) < 0.05"),
     "fitted_efficiency_above_share": "laptop_bandwidth_efficiency > laptop_share_moe",
+    "small_model_pays_its_own_launches": ("laptop_smollm2_launches < qwen_decode_launches / 3"
+                                          " and laptop_smollm2_overhead_ms > 500 / laptop_smollm2_decode_tok_s"),
     "dense27_ceiling_and_measured": ("abs(laptop_bandwidth_gbs / dense27_bytes_per_token_gb - dense27_ceiling_tok_s) < 0.01"
                                      " and decode_tok_s_dense < dense27_ceiling_tok_s"),
     "dense_slower_than_moe": ("abs(decode_tok_s_moe / decode_tok_s_dense - dense_vs_moe_speed_ratio) < 0.01"
@@ -42,7 +44,7 @@ CLAIMS = {
                                         " and qwen_read_bits_per_weight > q4km_bits_per_weight"
                                         " and abs(8 * qwen_bytes_per_token_gb / qwen_active_params_b"
                                         " - qwen_read_bits_per_weight) < 1e-9"),
-    "moe_fixed_costs_take_over": "laptop_decode_overhead_ms > laptop_decode_read_ms",
+    "moe_fixed_costs_take_over": "0.8 < laptop_decode_overhead_ms / laptop_decode_read_ms < 1.25",
     "strix_halo_above_laptop": "strix_halo_share[0] > laptop_share_dense",
     "laptop_kitchen_balance": "abs(laptop_fp16_tflops * 1000 / laptop_bandwidth_gbs - laptop_ops_per_byte) < 0.01",
     "laptop_cooks_mostly_wait": ("qwen_decode_ops_per_byte < laptop_ops_per_byte / 10"

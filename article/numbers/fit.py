@@ -27,4 +27,12 @@ def names(src, n) -> dict:
     twins = s["decode_twin_spread"] or {}
     n["fit_twin_decode_cards"] = twins.get("chips", 0)
     n["fit_twin_decode_error_median_share"] = twins.get("median_ape")
+    # the small models' own check (benchmarks-small.json: 0.1B-8B models, their families left out too)
+    for phase in ("decode", "prefill"):
+        small = s.get(f"{phase}_small_models") or {}
+        n[f"fit_small_{phase}_runs"] = small.get("runs", 0)
+        n[f"fit_small_{phase}_error_median_share"] = small.get("median_ape")
+        if phase == "decode":
+            n["fit_small_decode_machines"] = small.get("machines", 0)
+        n[f"fit_small_{phase}_error_p90_share"] = small.get("p90_ape")
     return n

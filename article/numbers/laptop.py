@@ -21,6 +21,7 @@ def names(src, n) -> dict:
     n = ChainMap(out, n)
     from article import toys
     from tokenwalk.physics.kv_cache import kv_cache_bytes, kv_reservation_bytes
+    from tokenwalk.physics.launches import decode_launches
     from tokenwalk.physics.memory_budget import memory_budget
     from tokenwalk.physics.moe import expected_distinct_experts, max_distinct_experts
     from tokenwalk.physics.roofline import (
@@ -36,13 +37,14 @@ def names(src, n) -> dict:
         weights_bytes_read,
     )
     from tokenwalk.physics.speculative import expected_tokens_per_round
+    from tokenwalk.specs.model import load_model
     from tokenwalk.timing.llama_bench import (
         bandwidth_share,
         published_bandwidth_shares,
         published_median_bandwidth_share,
         published_run_count,
     )
-    from tokenwalk.timing.model import coefficients
+    from tokenwalk.timing.model import coefficients, decode_breakdown
 
     qwen, d27, laptop = s["qwen"], s["dense27"], s["laptop"]
     # the laptop's spec sheet (its preset) and its memory bus (cited)
@@ -162,7 +164,14 @@ def names(src, n) -> dict:
     n["laptop_decode_step_ms"] = 1e3 / meas["decode_tok_s_moe"]
     n["laptop_decode_read_ms"] = measured_step.memory_s / coeffs.bandwidth_efficiency * 1e3
     n["laptop_launch_cost_us"] = coeffs.launch_cost_s * 1e6
-    n["laptop_decode_overhead_ms"] = n["qwen_decode_launches"] * coeffs.launch_cost_s * 1e3
+    n["laptop_decode_overhead_ms"] = decode_launches(qwen).per_step * coeffs.launch_cost_s * 1e3
+    # the fixed cost travels with the machine, not the model: a small model on the laptop pays
+    # for its own launches at the same cost each (the simulator's SmolLM2 preset)
+    smollm2 = load_model("smollm2-135m")
+    smol = decode_breakdown(smollm2, laptop)
+    n["laptop_smollm2_launches"] = smol["launches"]
+    n["laptop_smollm2_overhead_ms"] = smol["overhead_s"] * 1e3
+    n["laptop_smollm2_decode_tok_s"] = smol["tok_s"]
     n["laptop_decode_weights_spec_ms"] = memory_time_s(qwen.bytes_read_per_token, laptop.bandwidth_gbs) * 1e3
     # Chapter 7: the memory Windows and its applications leave before any model loads, and the
     # decode ceiling of dense weights that would fill it

@@ -31,6 +31,12 @@ def _entries(path: Path) -> list[tuple[str, dict]]:
     label = str(path.relative_to(DATA))
     if isinstance(data, list):
         return [(f"{label}[{i}]", entry) for i, entry in enumerate(data) if isinstance(entry, dict)]
+    # files that key their entries by name: llama-bench's models.json and families.json
+    for key in ("models", "families"):
+        if isinstance(data, dict) and isinstance(data.get(key), dict):
+            rest = {k: v for k, v in data.items() if k != key}
+            return [(label, rest)] + [(f"{label}: {key}.{name}", entry) for name, entry in data[key].items()
+                                      if isinstance(entry, dict)]
     return [(label, data)] if isinstance(data, dict) else []
 
 
@@ -87,7 +93,11 @@ def test_the_flags_in_the_data_are_where_the_sourcing_left_them():
     flags = {m["name"]: m.get("recalled", []) for m in machines}
     assert flags["NVIDIA RTX 4070 SUPER"] == ["bandwidth_gbs", "memory_type"]
     assert flags["AMD Radeon RX 7900 GRE"] == [] and flags["NVIDIA RTX 5070 Ti"] == []
-    assert {field for f in flags.values() for field in f} == {"bandwidth_gbs", "memory_type", "family"}
+    # the small models' machines add recalled families, bandwidths (a bus width, a channel count)
+    # and two boards' unified memory
+    assert {field for f in flags.values() for field in f} == {"bandwidth_gbs", "memory_type", "family", "unified_memory"}
+    assert {name for name, f in flags.items() if "bandwidth_gbs" in f} == {
+        "NVIDIA RTX 4070 SUPER", "Intel Core Ultra 7 268V (Arc 140V iGPU)", "Intel Core i5-4278U (CPU, MacBook Pro 2014)"}
     runs = json.loads((DATA / "llama-bench" / "benchmarks.json").read_text(encoding="utf-8"))
     flagged_runs = {r["machine"] for r in runs if r.get("recalled")}
     assert flagged_runs == {"NVIDIA RTX 4070 SUPER"}

@@ -97,12 +97,12 @@ def test_an_edited_machine_spec_is_solved_again():
 
 def test_measurements_that_need_a_negative_cost_per_launch_are_held_at_the_bound(edit_laptop):
     """MoE doubled to 23.4 tok/s: both models would reach the same share of the bandwidth,
-    which the exact solve meets only with a negative cost per launch (NEGATIVE_US). The closest
+    which the exact solve meets only with a negative cost per launch (-2.7 us). The closest
     coefficients within the fit's bounds hold the cost at 0 and say so in the walk."""
     coeffs = edit_laptop(decode_tok_s_moe=23.4)
     assert coeffs.launch_cost_s == 0.0
     assert 0.30 < coeffs.bandwidth_efficiency < 0.36
-    assert "cost per launch NEGATIVE_US, outside the fit's bounds" in coeffs.note
+    assert "cost per launch -2.7 us, outside the fit's bounds" in coeffs.note
     moe, dense, _ = _speeds()
     assert 21 < moe < 23.4 and 2.6 < dense < 2.8  # both missed by a few percent, in log terms evenly
     from tokenwalk.timing import stages as timing

@@ -120,9 +120,10 @@ def test_error_band_is_the_cross_validation_10th_to_90th_percentile():
 def test_laptop_moe_18_and_dense_34_percent_of_bandwidth():
     """Section 'Decode in practice' / figure 19: on the laptop (128 GB/s) the MoE (about
     1.98 GB per token, 40 layers) decodes at 11.7 tok/s, about 18 % of the bandwidth, and
-    the dense 27B (about 16 GB, 64 layers) at 2.6 tok/s, about 34 % with its file size: its
-    layers read so much more that the fixed per-layer cost weighs less. The calibration
-    makes the model reproduce both speeds; the split is what it explains."""
+    the dense 27B (about 16 GB, 64 layers) at 2.6 tok/s, about 34 % with its file size: the two
+    launch about as many kernels a token, but the dense model's read so much more that the
+    fixed cost per launch weighs less (about half the MoE's step, a ninth of the dense one's).
+    The calibration makes the model reproduce both speeds; the split is what it explains."""
     laptop = load_machine("laptop-860m")
     moe = timing_model.decode_breakdown(load_model("qwen3.6-35b-a3b"), laptop, 2900)
     dense = timing_model.decode_breakdown(load_model("qwen3.8-27b"), laptop, 2900)
@@ -132,7 +133,7 @@ def test_laptop_moe_18_and_dense_34_percent_of_bandwidth():
     assert 0.17 < moe["bandwidth_share"] < 0.19
     assert 0.31 < dense["bandwidth_share"] < 0.35  # bytes read (16.2 GB); the file size gives 34 %
     # the fixed cost is most of the MoE's step and a small part of the dense model's
-    assert moe["overhead_s"] / moe["step_s"] > 0.5 > 0.25 > dense["overhead_s"] / dense["step_s"]
+    assert moe["overhead_s"] / moe["step_s"] > 0.45 > 0.15 > dense["overhead_s"] / dense["step_s"]
     # the memory itself delivers 30-45 % of spec (the draft's "30 to 40 %")
     assert 0.30 < moe["bandwidth_efficiency"] < 0.45
 

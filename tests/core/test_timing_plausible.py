@@ -1,8 +1,12 @@
 """Every model preset on every machine preset gets numbers physics allows (the simulator's
 promise that a prediction holds where readers take it, not only in the article's scenario):
 
-- decode between 10 % and 100 % of its bandwidth ceiling (the spec bandwidth over the bytes a
-  token reads): slower would mean a fixed cost no engine pays, faster is impossible;
+- decode never above its bandwidth ceiling (the spec bandwidth over the bytes a token reads),
+  and not below a tenth of it unless the step's launches take most of its time: a model so
+  small for its machine that starting its kernels outlasts reading its weights (SmolLM2's
+  97 MB cross an H100 in 29 us, its 576 launches take about 2.7 ms), where a tenth of the
+  ceiling would be more than the launches allow; the reads alone always reach 10-100 % of the
+  spec bandwidth;
 - the fixed cost of a step is its counted launches times a cost per launch inside the stated
   physical range (`tokenwalk.timing.model.BOUNDS["launch_cost_s"]`);
 - prefill never faster than the FP16 peak allows for the arithmetic of a token;
@@ -29,13 +33,19 @@ def _ids(pair):
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=_ids)
-def test_decode_lies_between_a_tenth_and_all_of_the_bandwidth_ceiling(pair):
+def test_decode_lies_under_its_ceiling_and_above_a_tenth_of_it_unless_launches_bind(pair):
     model, machine = load_model(pair[0]), load_machine(pair[1])
-    step = roofline.decode_step(model, roofline.peaks(machine), 0)
+    timed = timing_model.machine_timing(model, machine)
+    step = timed.decode_step(0)
     ceiling_tok_s = 1.0 / step.memory_s
-    tok_s = 1.0 / timing_model.decode_step_s(model, machine, 0)
-    assert 0.10 * ceiling_tok_s <= tok_s <= ceiling_tok_s, (
-        f"{tok_s:.1f} tok/s against a ceiling of {ceiling_tok_s:.1f}")
+    step_s = timed.step_s(step)
+    tok_s = 1.0 / step_s
+    assert tok_s <= ceiling_tok_s, f"{tok_s:.1f} tok/s above a ceiling of {ceiling_tok_s:.1f}"
+    assert 0.10 <= timed.coefficients.bandwidth_efficiency <= 1.0
+    if tok_s < 0.10 * ceiling_tok_s:
+        assert timed.fixed_step_s > 0.5 * step_s, (
+            f"{tok_s:.1f} tok/s, under a tenth of the ceiling {ceiling_tok_s:.1f}, with launches "
+            f"{timed.fixed_step_s * 1e3:.2f} ms of a {step_s * 1e3:.2f} ms step")
 
 
 @pytest.mark.parametrize("pair", PAIRS, ids=_ids)

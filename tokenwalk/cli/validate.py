@@ -7,8 +7,8 @@ from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.timing import model as timing_model
-from tokenwalk.timing.llama_bench import load_runs
-from tokenwalk.timing.model import TARGETS
+from tokenwalk.timing.llama_bench import fitted_runs, is_small_model_run
+from tokenwalk.timing.model import SMALL_MODEL_TARGETS, TARGETS
 
 NAME = "validate"
 HELP = ("leave-one-family-out and leave-one-machine-out error of the timing model "
@@ -59,7 +59,23 @@ def summary_lines(s: dict) -> list[str]:
         f"  80 % likely range holds {pc(s['decode_coverage'], 0)} of decode runs, {pc(s['prefill_coverage'], 0)} of "
         f"prefill runs (target 75-85 %, "
         f"{mark(all(lo <= s[k] <= hi for k in ('decode_coverage', 'prefill_coverage')))})",
-    ] + _trend_line(s.get("year_trend"), s.get("trend_until_year")) + _twin_line(s.get("decode_twin_spread"))
+    ] + _small_lines(s) + _trend_line(s.get("year_trend"), s.get("trend_until_year")) + _twin_line(
+        s.get("decode_twin_spread"))
+
+
+def _small_lines(s: dict) -> list[str]:
+    """The small models' check (benchmarks-small.json, 0.1B-8B), each number beside its target."""
+    lines = []
+    for phase in ("decode", "prefill"):
+        v = s.get(f"{phase}_small_models")
+        if not v or not v.get("runs"):
+            continue
+        median, p90 = (SMALL_MODEL_TARGETS[f"{phase}_{k}_ape"] for k in ("median", "p90"))
+        lines.append(
+            f"  small models, {phase}: {v['runs']} runs of 0.1B-8B models on {v['machines']} machines: median "
+            f"{v['median_ape'] * 100:.1f} % (target {median * 100:.0f} %, {'met' if v['median_ape'] <= median else 'not met'}), "
+            f"p90 {v['p90_ape'] * 100:.1f} % (target {p90 * 100:.0f} %, {'met' if v['p90_ape'] <= p90 else 'not met'})")
+    return lines
 
 
 def _twin_line(twins: dict | None) -> list[str]:
@@ -106,6 +122,8 @@ def print_validation(title: str, v: dict) -> None:
         print(f"  {phase}{'':<18}{'runs':>6}{'chips':>7}{'famil.':>7}{'median':>9}{'p90':>9}")
         print(_line(f"all {phase} tests", v[phase]))
         print(_line(headline, v[f"{phase}_{headline}"]))
+        if v.get(f"{phase}_small_models"):
+            print(_line("small models (0.1B-8B)", v[f"{phase}_small_models"]))
         for backend, s in v[f"{phase}_by_backend"].items():
             print(_line(f"  {backend}", s))
         for device_class, s in v[f"{phase}_by_device_class"].items():
@@ -116,9 +134,29 @@ def print_validation(title: str, v: dict) -> None:
               f"the 10-90 band would hold {v[f'{phase}_coverage_p10_p90']:.0%})")
 
 
+def size_check_lines() -> list[str]:
+    """The build machine's size check (`tokenwalk.timing.size_check`), each model beside the
+    targets, or one line saying why it cannot run."""
+    from tokenwalk.timing import size_check
+
+    try:
+        rows = size_check.leave_one_model_out()
+    except TokenwalkError as error:
+        return [f"Size check on the build machine: not run: {error}"]
+    t = size_check.TARGETS
+    lines = [f"Size check on the build machine (each model predicted from the engine's measurements of the other "
+             f"two; targets: decode within {t['decode_ape'] * 100:.0f} %, prefill within {t['prefill_ape'] * 100:.0f} %):"]
+    for r in rows:
+        ok = r.decode_ape <= t["decode_ape"] and r.prefill_ape <= t["prefill_ape"]
+        lines.append(f"  {r.left_out:<20} decode {r.decode_measured:.1f} -> {r.decode_predicted:.1f} tok/s "
+                     f"({r.decode_ape * 100:.1f} %), prefill {r.prefill_measured:.1f} -> {r.prefill_predicted:.1f} tok/s "
+                     f"({r.prefill_ape * 100:.1f} %): {'met' if ok else 'not met'}")
+    return lines
+
+
 def run(args) -> int:
     if args.summary:
-        print("\n".join(summary_lines(timing_model.unseen_machine_summary())))
+        print("\n".join(summary_lines(timing_model.unseen_machine_summary()) + size_check_lines()))
         return 0
     try:
         from tokenwalk.timing.fit import folds, solve
@@ -128,15 +166,28 @@ def run(args) -> int:
     structure = args.structure or timing_model.load_fit().get("structure", "backend")
     if structure not in solve.STRUCTURES:
         raise TokenwalkError(f"validate: --structure must be one of {', '.join(solve.STRUCTURES)}")
-    runs = [r for r in load_runs(args.data) if solve.usable(r)]
+    everything = fitted_runs(args.data)
+    runs = [r for r in everything if solve.usable(r) and not is_small_model_run(r)]
+    outside = [r for r in everything if r.out_of_domain]
     f = solve.features(runs)
     _, family_rows, chip_rows = folds.cross_validate(f, structure)
+    small = folds.small_model_check(runs, [r for r in everything if solve.usable(r) and is_small_model_run(r)], structure)
     print(f"Timing model ({structure}), cross-validated on published llama-bench runs")
     print("(error = |predicted / measured tok/s - 1|; each group predicted by a fit that never saw it)")
     print()
-    print_validation("leave one family out (all the chips of a family together)", folds.validation(family_rows))
+    print_validation("leave one family out (all the chips of a family together)",
+                     {**folds.validation(family_rows), **{k: v for k, v in small.items() if k != "rows"}})
     print()
     print_validation("leave one machine out (each chip, its variants together)", folds.validation(chip_rows))
+    print()
+    print("small models (0.1B-8B, benchmarks-small.json): never fitted, each family predicted by a fit without it")
+    for r in sorted(small["rows"], key=lambda r: -r["ape"]):
+        print(f"  {r['ape']:>6.0%}  {r['run'].label}  [{r['family']}; row {r['row']}]  "
+              f"{r['measured_tok_s']:.1f} -> {r['predicted_tok_s']:.1f}")
+    if outside:
+        print()
+        print(f"not predicted: {len(outside)} runs the machine's spec cannot describe, e.g. {outside[0].machine.name}: "
+              f"{outside[0].out_of_domain}")
     print()
     print("twins: runs of different cards the model is told the same things about (family, class, maker, memory,")
     print("bandwidth, FP16 figure for prefill, model, format, test), each against its group's mean speed")

@@ -116,10 +116,17 @@ class BenchRun:
     tok_s: float
     source: str
     raw: dict = field(repr=False, compare=False, hash=False)
+    runs_file: str = "benchmarks.json"  # the file of the folder it was read from (index counts within it)
 
     @property
     def phase(self) -> str:
         return "decode" if self.test.startswith("tg") else "prefill"
+
+    @property
+    def out_of_domain(self) -> str | None:
+        """Why the timing model cannot describe this run (its `out_of_domain` field: a card
+        driven by a single-board computer, whose host sets the pace), or None."""
+        return self.raw.get("out_of_domain") or None
 
     @property
     def tokens(self) -> int:
@@ -251,7 +258,7 @@ def _runs_from(store: data_refs.DataStore, bench_path: Path, models_path: Path, 
             memory_type=spec.get("memory_type"),
         )
         runs.append(BenchRun(index=index, machine=machine, model=model, quant=row["quant"], test=row["test"],
-                             tok_s=float(row["tok_s"]), source=row["source"], raw=row))
+                             tok_s=float(row["tok_s"]), source=row["source"], raw=row, runs_file=bench_path.name))
     return tuple(runs)
 
 
@@ -266,6 +273,22 @@ def load_runs(data_dir: str | Path | None = None, store: data_refs.DataStore | N
     return list(store.remember(("llama-bench runs", str(base), runs_file), lambda: _runs_from(
         store, base / runs_file, base / "models.json", base / "fp16_convention.json", base / "machines.json",
         base / "families.json")))
+
+
+SMALL_RUNS_FILE = "benchmarks-small.json"
+
+
+def fitted_runs(data_dir: str | Path | None = None, store: data_refs.DataStore | None = None) -> list[BenchRun]:
+    """The runs the timing model is fitted and cross-validated on: benchmarks.json's, then
+    the small models' runs of benchmarks-small.json (0.1B-8B, on machines of their own), so a
+    left-out chip family takes its small-model runs out with it and `tokenwalk validate`
+    can score the small models apart."""
+    return load_runs(data_dir, store) + load_runs(data_dir, store, SMALL_RUNS_FILE)
+
+
+def is_small_model_run(run: BenchRun) -> bool:
+    """Whether a run is one of benchmarks-small.json's (the small models' check)."""
+    return run.runs_file == SMALL_RUNS_FILE
 
 
 def published_bandwidth_shares(data_dir: str | Path | None = None) -> list[dict]:

@@ -54,6 +54,10 @@ FIT_PATH = data_refs.DEFAULT_ROOT / FIT_FILE  # where `tokenwalk fit` writes by 
 # median and 90th-percentile error of the predicted tok/s, as fractions. `tokenwalk fit`
 # chooses its structure by how far it falls short of them; `tokenwalk validate` prints them.
 TARGETS = {"decode_median_ape": 0.07, "decode_p90_ape": 0.30, "prefill_median_ape": 0.20}
+# The same for the small models' runs (benchmarks-small.json: 0.1B-8B, each left out with its
+# chip family): what a reader's own small model on their own machine can expect.
+SMALL_MODEL_TARGETS = {"decode_median_ape": 0.10, "decode_p90_ape": 0.35, "prefill_median_ape": 0.25,
+                       "prefill_p90_ape": 1.00}
 
 BOUNDS = {
     "bandwidth_efficiency": (0.05, 1.0),  # a share of the spec sheet
@@ -450,7 +454,9 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
     in how many left-out families' fits each year won as the one the trend levels off in
     ({"2021": 17, ...}; {} without such a trend); decode_twin_spread: decode's floor on
     these data (`fit.folds.twin_spread`: runs, chips, groups, median_ape, p90_ape), None in
-    a fit that did not record it."""
+    a fit that did not record it; decode_small_models, prefill_small_models: the same error
+    summary (runs, machines, families, median_ape, p90_ape) over benchmarks-small.json's runs
+    alone (models of 0.1B-8B), None in a fit that did not record it."""
     fit = fit if fit is not None else load_fit()
     try:
         cv = fit["cross_validation"]
@@ -462,6 +468,7 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
             "decode_coverage": cv["decode_coverage"], "prefill_coverage": cv["prefill_coverage"],
             "year_trend": fit.get("year_trend"), "trend_until_year": cv.get("trend_until_year", {}),
             "decode_twin_spread": cv.get("twin_spread", {}).get("decode"),
+            "decode_small_models": cv.get("decode_small_models"), "prefill_small_models": cv.get("prefill_small_models"),
         }
     except KeyError as error:
         raise SpecError(f"timing_fit.json: cross_validation: {error.args[0]!r} missing (run `tokenwalk fit`)") from None

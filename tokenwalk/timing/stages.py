@@ -169,7 +169,7 @@ class TimedMachine(MachineTiming):
         if self.load_from == "calibrated":
             measured_on = (self.machine.calibration or {}).get("load", {}).get("model", "a model")
             why = (f"measured: the rate of this machine's cold load of {measured_on}, "
-                   f"{self.load_efficiency * 100:.0f} % of its disk's {fmt.bandwidth(self.disk_gbs)}")
+                   f"{self.load_efficiency * 100:.1f} % of its disk's {fmt.bandwidth(self.disk_gbs)}")
             return {"effective_gbs": effective, "disk_gbs": self.disk_gbs, "rate_from": "measured", "why": why}
         why = (f"not measured: a cold read at the disk's spec rate, {fmt.bandwidth(self.disk_gbs)} "
                f"(a file still in the page cache loads faster; copying it into GPU memory is slower)")

@@ -14,7 +14,15 @@ import numpy as np
 
 from tokenwalk.physics import roofline
 from tokenwalk.timing import model as timing_model
-from tokenwalk.timing.fit.solve import MIN_MACHINES, STRUCTURES, Features, fit_coefficients, predict_s, structure_of
+from tokenwalk.timing.fit.solve import (
+    MIN_MACHINES,
+    STRUCTURES,
+    Features,
+    features,
+    fit_coefficients,
+    predict_s,
+    structure_of,
+)
 from tokenwalk.timing.llama_bench import BenchRun, chip_name
 
 BOOTSTRAP_SAMPLES = 100  # resamples of the chip families for the parameters' uncertainty
@@ -57,6 +65,22 @@ def leave_out(f: Features, by: str = "family", structure: dict | str = "backend 
     groups = f.families if by == "family" else f.chips
     structure = structure_of(structure)
     tasks = [(np.flatnonzero(groups == name), np.flatnonzero(groups != name), structure) for name in sorted(set(groups))]
+    return _predicted_rows(f, tasks)
+
+
+def held_out(f: Features, fitted: np.ndarray, structure: dict | str) -> list[dict]:
+    """The runs outside the boolean mask `fitted` (the small models' check), each chip family's
+    predicted by a fit on the fitted runs of the other families: never fitted on, and never
+    predicted by a fit that saw their family. Rows as `leave_out`'s."""
+    structure = structure_of(structure)
+    groups = f.families
+    tasks = [(np.flatnonzero(~fitted & (groups == name)), np.flatnonzero(fitted & (groups != name)), structure)
+             for name in sorted(set(groups[~fitted]))]
+    return _predicted_rows(f, tasks)
+
+
+def _predicted_rows(f: Features, tasks: list) -> list[dict]:
+    """One row per test run of each (test, train, structure) task, predicted by its fold's fit."""
     rows = []
     for (test, train, _), (coeffs, pred) in zip(tasks, _folds(f, tasks), strict=True):
         knee = (coeffs.get("year_trend") or {}).get("until_year")
@@ -141,6 +165,17 @@ def validation(rows: list) -> dict:
             "speed_ratio_high": round(float(np.percentile(ratios, band[1])), 4)}
         out[f"{phase}_coverage"] = out[f"{phase}_range"]["coverage"]
     return out
+
+
+def small_model_check(runs: list, small_runs: list, structure: dict | str) -> dict:
+    """The small models' check: `small_runs` (benchmarks-small.json's, never fitted) predicted
+    family by family by fits on `runs` without that family (`held_out`). {"decode_small_models",
+    "prefill_small_models"}: `summarise` of each phase; rows under "rows"."""
+    f = features(list(runs) + list(small_runs))
+    fitted = np.arange(len(runs) + len(small_runs)) < len(runs)
+    rows = held_out(f, fitted, structure)
+    return {"decode_small_models": summarise(rows, "decode"), "prefill_small_models": summarise(rows, "prefill"),
+            "rows": rows}
 
 
 def twin_key(run: BenchRun) -> tuple:

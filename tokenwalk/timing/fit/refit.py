@@ -14,12 +14,13 @@ from tokenwalk.timing.fit.folds import (
     cross_validate,
     held_structure,
     knee_years,
+    small_model_check,
     twin_spread,
     validation,
 )
 from tokenwalk.timing.fit.inputs import inputs_sha256
 from tokenwalk.timing.fit.solve import features, predict_s, usable
-from tokenwalk.timing.llama_bench import load_runs
+from tokenwalk.timing.llama_bench import fitted_runs, is_small_model_run
 from tokenwalk.timing.model import FIT_PATH, predict_run_tok_s
 
 
@@ -27,11 +28,14 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
     """Choose the structure, fit it on every usable run, cross-validate it and bootstrap
     its parameters. Returns (fit, leave-one-family-out rows)."""
     sha256 = inputs_sha256(data_dir)  # before the minutes of fitting: an edit meanwhile is not stamped as fitted
-    runs = [run for run in load_runs(data_dir) if usable(run)]
+    everything = [run for run in fitted_runs(data_dir) if usable(run)]
+    runs = [run for run in everything if not is_small_model_run(run)]
     f = features(runs)
     structure, scores, family_rows = choose(f)
     coeffs, family_rows, chip_rows = cross_validate(f, structure, family_rows)
     by_family, by_chip = validation(family_rows), validation(chip_rows)
+    small = small_model_check(runs, [run for run in everything if is_small_model_run(run)], structure)
+    by_family.update({key: small[key] for key in ("decode_small_models", "prefill_small_models")})
     spread = bootstrap(f, held_structure(structure, coeffs), samples) if samples else {}
     for key, row in [("default", coeffs["default"]), *coeffs["backends"].items()]:
         if key in spread:

@@ -118,8 +118,8 @@ class Features:
 
 def usable(run: BenchRun) -> bool:
     """Runs the model can be fitted and checked on: a known bandwidth, and for prefill a
-    known FP16 figure too."""
-    if not run.machine.bandwidth_gbs:
+    known FP16 figure too, on a machine the spec fields describe (not `out_of_domain`)."""
+    if not run.machine.bandwidth_gbs or run.out_of_domain:
         return False
     return run.phase == "decode" or bool(run.machine.fp16_tflops)
 

@@ -57,6 +57,7 @@ def real_article(tmp_path_factory):
     into the run's common temporary folder, the others wait for it and reuse it."""
     import fcntl
     import importlib.util
+    import os
 
     from tests.support.browser import serve
     from tests.support.build import run_build
@@ -64,7 +65,7 @@ def real_article(tmp_path_factory):
     if importlib.util.find_spec("article.numbers") is None:
         pytest.skip("article/numbers is missing: the real article cannot build")
     shared = tmp_path_factory.getbasetemp()
-    if hasattr(tmp_path_factory.config, "workerinput"):  # an xdist worker: its parent folder is the run's
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # an xdist worker: its parent folder is the run's
         shared = shared.parent
     site, done = shared / "real-article" / "site", shared / "real-article" / "built"
     site.parent.mkdir(parents=True, exist_ok=True)

@@ -77,7 +77,9 @@ def _stage_detail(stage: dict) -> str:
     """What moves in a stage, as markup (text escaped; the numbers the article quotes in data-walk-key spans)."""
     name = stage["name"]
     if name == "load":
-        return escape(f"{fmt_bytes(stage['bytes'])} at {fmt.significant(stage['effective_gbs'], 2)} GB/s, {stage['why']}")
+        # the rate's reason in full is in the explanation below the table ("Assumed")
+        source = "measured cold load" if stage["rate_from"] == "measured" else "the disk's spec rate"
+        return escape(f"{fmt_bytes(stage['bytes'])} at {fmt.significant(stage['effective_gbs'], 2)} GB/s ({source})")
     if name == "tokenize":
         return escape(f"{stage['tokens']:,} tokens")
     if name == "prefill":

@@ -193,6 +193,10 @@ def test_a_crafted_file_in_the_picker_ends_with_one_message_or_a_model(picker, n
     assert options.count([info["key"], shown]) == 1
     page.fill("#tw-sim-prompt_tokens", "222")
     wait_walk(page, 222, timeout=30_000)
+    # the previous case's walk had 222 prompt tokens too: wait for this file's own walk
+    page.wait_for_function("name => { const r = document.querySelector('.tw-sim-result');"
+                           " const w = r && r.dataset.walk && JSON.parse(r.dataset.walk);"
+                           " return w && w.model === name && w.prompt_tokens === 222; }", arg=shown, timeout=30_000)
     walk = json.loads(page.locator(".tw-sim-result").get_attribute("data-walk"))
     assert walk["model"] == shown
     assert "KV cache (f16)" in page.locator(".tw-gguf-info [data-out=kv]").inner_text()

@@ -250,10 +250,10 @@ def test_printed_links_show_their_address_and_figures_fit_a_page(browser, site):
         .filter(e => e.getClientRects().length > 0).length;
       const drawings = [...document.querySelectorAll('.tw-interactive > svg')]
         .filter(s => s.getClientRects().length === 0).length;
-      // a drawing, a code block and a table row are never cut (a figure that is a table or
-      // prose tabs breaks between rows or paragraphs)
-      const whole = [...document.querySelectorAll('.figure-body, .code-block, tr')]
-        .filter(e => !(e.matches('.figure-body') && e.querySelector('.tabs, .table-wrap table')));
+      // a drawing, a code block and a table row are never cut (a figure that is a table, prose
+      // tabs or the simulator's report breaks between rows, paragraphs or parts)
+      const whole = [...document.querySelectorAll('.figure-body, .code-block, tr, .tw-sim-result dl')]
+        .filter(e => !(e.matches('.figure-body') && e.querySelector('.tabs, .table-wrap table, .tw-sim-stages')));
       const tall = whole.map(e => [e.id || e.className || e.tagName, e.getBoundingClientRect().height]);
       return { links: links.length, after: after.length, tools, drawings, tall }; }""")
     assert checks["links"] >= 1 and checks["after"] == 0

@@ -213,7 +213,8 @@ def test_a_run_on_another_machine_says_so_and_keeps_its_own_probe(monkeypatch):
     same, other = copy.deepcopy(_engine_file()), copy.deepcopy(_engine_file())
     same["model"] = "gemma-3-270m-q4_k_m.gguf"
     other["model"], other["when"] = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", "2026-12-03"
-    other["where"] = "pthread-haswell-AMD EPYC (Portable Computing Language, 2 compute units, OpenCL device)"
+    other["where"] = "pthread-zen5-AMD EPYC (Portable Computing Language, 2 compute units, OpenCL device)"
+    assert other["where"] != _engine_file()["where"]  # another machine than engine.json's
     other["values"]["measured_bandwidth_gbs"]["value"] = 20.41
     other["values"]["decode_tok_s"]["value"] = 11.12
     other["values"]["decode_bandwidth_share"]["value"] = 0.2135  # as measure wrote it, against its own probe

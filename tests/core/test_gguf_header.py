@@ -51,6 +51,7 @@ def assert_agrees_with_gguf_py(header, path):
 
 
 @needs_smollm2
+@pytest.mark.slow  # seconds, not milliseconds: in `make test`, not `make check`
 def test_smollm2_agrees_with_gguf_py():
     header = read_gguf_header(SMOLLM2)
     assert_agrees_with_gguf_py(header, SMOLLM2)

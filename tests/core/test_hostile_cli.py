@@ -23,6 +23,10 @@ from pathlib import Path
 
 import pytest
 
+# every case runs the command line in a process of its own (a module fixture runs the baselines):
+# about 20 s of a worker, so `make test` runs them and `make check` does not
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 20          # per case, on a loaded 2-core machine; most take ~0.3 s
 MEMORY_BYTES = 1 << 30  # address space of one CLI run (the interpreter alone maps ~30 MB)

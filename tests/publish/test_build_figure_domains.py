@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 KEYS = r"""
@@ -44,6 +46,7 @@ def _keys(mode: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # seconds, not milliseconds: in `make test`, not `make check`
 def test_h100_bandwidth_changes_exactly_the_h100_figures():
     before, after = _keys("same"), _keys("bump")
     assert set(before) == set(after)

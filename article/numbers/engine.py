@@ -20,7 +20,27 @@ def names(src, n) -> dict:
     group(view)
     other_models(view)
     beside_the_laptop(view)
+    size_check(view)
     return out
+
+
+def size_check(n: dict) -> None:
+    """engine_size_*: the timing model's size check on this machine (tokenwalk.timing.size_check:
+    each measured model predicted from a calibration on the other two): the smallest and largest
+    decode and prefill errors as fractions, or `engine_size_checked` False where the check cannot
+    run (fewer than three models, or measurements of different machines)."""
+    from tokenwalk.timing import size_check as check
+
+    try:
+        rows = check.leave_one_model_out()
+    except TokenwalkError:
+        n["engine_size_checked"] = False
+        return
+    n["engine_size_checked"] = True
+    n["engine_size_decode_error_range"] = [min(r.decode_ape for r in rows), max(r.decode_ape for r in rows)]
+    n["engine_size_prefill_error_range"] = [min(r.prefill_ape for r in rows), max(r.prefill_ape for r in rows)]
+    n["engine_size_decode_target"] = check.TARGETS["decode_ape"]
+    n["engine_size_prefill_target"] = check.TARGETS["prefill_ape"]
 
 
 def group(n: dict) -> None:

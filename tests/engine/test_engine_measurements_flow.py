@@ -173,7 +173,7 @@ def test_a_second_models_measurement_adds_a_column_to_the_aside(monkeypatch):
     gemma["values"]["decode_tok_s"]["value"] = 31.5
     gemma["values"]["prompt_tokens"]["value"] = 6380
     monkeypatch.setattr(machine, "other_engine_measurements",
-                        lambda: [("measurements/engine-gemma3-270m.json", gemma)])
+                        lambda store=None: [("measurements/engine-gemma3-270m.json", gemma)])
     box = _box(article_numbers())
     header = next(line for line in box.splitlines() if line.startswith("| |"))
     decode = next(line for line in box.splitlines() if line.startswith("| Decode |"))

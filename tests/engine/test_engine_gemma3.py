@@ -68,7 +68,7 @@ def prompt_ids():
 @pytest.fixture(scope="module")
 def file_window_reference(prompt_ids):
     """The float reference's logits with the file's own window (512), computed once."""
-    from tokenwalk.native.reference import reference_logits
+    from tests.support.reference_cache import reference_logits
 
     return reference_logits(MODEL, prompt_ids)
 
@@ -77,7 +77,7 @@ def _run(ids, swa_full=False, reference=True, **defines):
     """(engine, reference logits, prefill logits, decode logits, half): `reference` True computes
     it, False skips it, an array is used as given."""
     from tokenwalk.native.engine import Engine
-    from tokenwalk.native.reference import reference_logits
+    from tests.support.reference_cache import reference_logits
 
     engine = Engine(MODEL, ctx_tokens=64, chunk_tokens=8, defines=defines, swa_full=swa_full)
     ref = reference if isinstance(reference, np.ndarray) else reference_logits(MODEL, ids) if reference else None

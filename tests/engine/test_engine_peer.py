@@ -65,7 +65,7 @@ def test_greedy_continuations_match_llama_cpp(name):
     if not model.exists():
         pytest.skip(f"{model.name} not fetched (run make setup)")
     from tokenwalk.native.engine import Engine
-    from tokenwalk.native.reference import reference_logits
+    from tests.support.reference_cache import reference_logits
 
     data = json.loads(fixture.read_text())
     assert data["model"] == model.name and data["prompt_tokens"] == 32

@@ -64,7 +64,7 @@ def prompt_ids():
 
 @pytest.fixture(scope="module")
 def reference(prompt_ids):
-    from tokenwalk.native.reference import reference_logits
+    from tests.support.reference_cache import reference_logits
 
     return reference_logits(MODEL, prompt_ids)
 

@@ -76,8 +76,8 @@ def file_window_reference(prompt_ids):
 def _run(ids, swa_full=False, reference=True, **defines):
     """(engine, reference logits, prefill logits, decode logits, half): `reference` True computes
     it, False skips it, an array is used as given."""
-    from tokenwalk.native.engine import Engine
     from tests.support.reference_cache import reference_logits
+    from tokenwalk.native.engine import Engine
 
     engine = Engine(MODEL, ctx_tokens=64, chunk_tokens=8, defines=defines, swa_full=swa_full)
     ref = reference if isinstance(reference, np.ndarray) else reference_logits(MODEL, ids) if reference else None

@@ -64,8 +64,8 @@ def test_greedy_continuations_match_llama_cpp(name):
     fixture = FIXTURES / f"{name}_greedy.json"
     if not model.exists():
         pytest.skip(f"{model.name} not fetched (run make setup)")
-    from tokenwalk.native.engine import Engine
     from tests.support.reference_cache import reference_logits
+    from tokenwalk.native.engine import Engine
 
     data = json.loads(fixture.read_text())
     assert data["model"] == model.name and data["prompt_tokens"] == 32

@@ -9,28 +9,25 @@ article/numbers.py, exists)."""
 
 from __future__ import annotations
 
-import importlib.util
 from urllib.parse import urlparse
 
 import pytest
 
 from tests.support.browser import SCREENSHOTS, Watched, serve
-from tests.support.build import FIXTURE, build_fixture, run_build
+from tests.support.build import FIXTURE, build_fixture
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module", params=["fixture", "article"])
 def site(request, tmp_path_factory):
-    """(name, base URL) of a built site served on localhost."""
+    """(name, base URL) of a built site served on localhost: the fixture article built here,
+    the real one as conftest builds it once for all browser tests."""
+    if request.param == "article":
+        yield request.param, request.getfixturevalue("real_article")[0]
+        return
     tmp = tmp_path_factory.mktemp(f"browser-{request.param}")
-    if request.param == "fixture":
-        result = build_fixture(FIXTURE, tmp / "site", tmp / "cache")
-    else:
-        if importlib.util.find_spec("article.numbers") is None:
-            pytest.skip("article/numbers.py is not written yet: the real article cannot build")
-        # the project's figure cache: figures render once, not once per test run
-        result = run_build("--out", tmp / "site")
+    result = build_fixture(FIXTURE, tmp / "site", tmp / "cache")
     assert result.returncode == 0, result.stderr
     server = serve(tmp / "site")
     yield request.param, f"http://127.0.0.1:{server.server_port}/"

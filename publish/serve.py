@@ -116,11 +116,23 @@ def make_handler(site: Path, reloads: Reloads | None = None):
     return functools.partial(Handler, directory=str(site))
 
 
-def serve_site(site: Path, port: int = 0) -> http.server.ThreadingHTTPServer:
+class SiteServer(http.server.ThreadingHTTPServer):
+    """The threaded server, quiet when a reader goes away mid-download (a closed tab, a
+    stopped page): that is no error of the site's, and the socketserver's default prints a
+    traceback for it."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def serve_site(site: Path, port: int = 0) -> SiteServer:
     """Serve a built site on 127.0.0.1 in a thread (port 0: any free one); returns the
     server (its server_port; shutdown() to stop)."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), make_handler(site))
-    server.daemon_threads = True
+    server = SiteServer(("127.0.0.1", port), make_handler(site))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -136,8 +148,7 @@ def serve(options, port: int, watch: list[Path]) -> int:
     from watchfiles import watch as watch_changes
 
     reloads = Reloads()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), make_handler(options.out, reloads))
-    server.daemon_threads = True
+    server = SiteServer(("127.0.0.1", port), make_handler(options.out, reloads))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     print(f"serving {options.out} at http://127.0.0.1:{server.server_port}/ (Ctrl-C to stop)", flush=True)
     folders = [str(p) for p in watch if p.exists()]

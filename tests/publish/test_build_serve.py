@@ -111,3 +111,31 @@ def test_serve_rebuilds_with_the_edited_build_code(tmp_path, fixture_site):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_a_reader_who_goes_away_mid_download_leaves_no_traceback(tmp_path, capfd):
+    """A closed tab or a stopped page hangs up while a file is being sent: the server says
+    nothing (the socketserver's default prints a traceback for every such request) and goes on
+    serving."""
+    import socket
+
+    from publish.serve import serve_site
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "big.bin").write_bytes(b"\0" * (64 << 20))  # more than the socket buffers take at once
+    (site / "index.html").write_text("<p>still here</p>")
+    server = serve_site(site)
+    try:
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", server.server_port)) as client:
+                client.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+                assert client.recv(1024).startswith(b"HTTP/1.0 200")
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")  # a reset, not a goodbye
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.server_port}/index.html", timeout=10) as reply:
+            assert reply.read() == b"<p>still here</p>"
+        time.sleep(0.5)  # the handler threads meet the closed sockets
+    finally:
+        server.shutdown()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Exception occurred" not in err, err

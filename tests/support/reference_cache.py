@@ -1,11 +1,11 @@
 """The engine tests' numpy reference logits, kept on disk between runs.
 
 The float reference (tokenwalk/native/reference.py) takes 4-13 s a prompt on two cores, and
-the same prompts are asked for in every run. Its logits are kept under .cache/reference-logits/
-by a key of everything they follow from: the reference's own code and the modules it reads
-the model with, the model file (name, size, time of change) and the configuration read from it, the token
-ids, numpy's and
-gguf-py's versions. Any change there computes them afresh."""
+the same prompts are asked for in every run. Its logits are kept under
+.cache/reference-logits/ by a key of everything they follow from: the reference's own code
+and the modules it reads the model with, the model file (name, size, time of change) and the
+configuration read from it, the token ids, numpy's and gguf-py's versions. Any change there
+computes them afresh."""
 
 from __future__ import annotations
 

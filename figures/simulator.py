@@ -88,6 +88,23 @@ def _select(name: str, options: list[tuple[str, str]], selected: str, hint: bool
     return f'<select id="tw-sim-{name}" name="{name}"{described}>{opts}</select>'
 
 
+# The reader's own llama-bench runs time the chosen machine (tokenwalk_app.entry._calibrated):
+# pasted or read from a file here, never sent anywhere.
+RUNS_FIELD = (
+    '<details class="tw-runs" data-field="runs"><summary>Time it on your own llama-bench runs</summary>'
+    '<label for="tw-sim-runs">What <code>llama-bench -o json</code> printed</label>'
+    '<textarea id="tw-sim-runs" name="runs" rows="4" spellcheck="false" autocomplete="off" '
+    'aria-describedby="tw-sim-runs-hint" placeholder="[ { &quot;model_type&quot;: …, &quot;avg_ts&quot;: … } ]">'
+    '</textarea>'
+    '<label class="tw-runs-file" for="tw-sim-runs-file">or its file</label>'
+    '<input type="file" id="tw-sim-runs-file" name="runs_file" accept=".json,.jsonl,.txt,application/json,text/plain">'
+    '<span class="tw-hint" id="tw-sim-runs-hint">Run <code>llama-bench -m your-model.gguf -o json</code> on the '
+    'machine chosen above (its spec sheet gives the bandwidth and FP16 figures) and paste the output: the machine is '
+    'then timed on your speeds, with the code that times the article’s laptop on its own. Each test is matched to a '
+    'preset or to a GGUF file picked under Model by its count of weights. Nothing leaves your browser.</span>'
+    '</details>')
+
+
 def form_html(inputs: dict) -> str:
     d = inputs["defaults"]
     laptop = next((m for m in inputs["machines"] if m["name"] == d["machine"]), inputs["machines"][0])
@@ -139,7 +156,7 @@ def form_html(inputs: dict) -> str:
     return ('<form class="tw-sim-form" novalidate aria-label="TokenWalk settings">'
             f'<fieldset><legend>Model</legend>{model}</fieldset>'
             f'<fieldset><legend>Machine</legend>{_field("machine", "Machine", _select("machine", machines, d["machine"]))}'
-            f'{custom}</fieldset>'
+            f'{custom}{RUNS_FIELD}</fieldset>'
             f'<fieldset><legend>Request</legend>{request}</fieldset>'
             f'<fieldset><legend>Engine</legend>{engine}</fieldset>'
             '<div class="tw-sim-actions"><button type="button" class="tw-start" data-action="reset">'

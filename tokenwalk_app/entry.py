@@ -344,6 +344,12 @@ def settings_from_form(form: dict) -> dict:
     custom = settings["machine"] == CUSTOM_MACHINE
     if custom:
         settings.update(_choices(form))
+    runs = form.get("runs")
+    if not _blank(runs):
+        # llama-bench's output as pasted, or a link's runs: kept as the link carries them
+        from tokenwalk.timing.own_runs import read_runs
+
+        settings["runs"] = [run.compact() for run in read_runs(runs, RUNS_LABEL)[0]]
     for name in ("prompt_tokens", "output_tokens", "chunk_tokens", "users", "num_ctx", "spec_alpha", "spec_gamma",
                  *CUSTOM_FIELDS):
         if name in ("spec_alpha", "spec_gamma") and not spec:
@@ -386,6 +392,9 @@ def link_from_settings(settings: dict) -> dict:
             continue
         if value is None:
             value = AUTO if key in OPTIONAL_FIELDS else ""
+        if key == "runs":
+            link[key] = json.dumps(value, separators=(",", ":"))
+            continue
         link[key] = ("1" if value else "0") if isinstance(value, bool) else str(value)
     if settings.get("machine") == CUSTOM_MACHINE:
         for key in (*CHOICE_FIELDS, *CUSTOM_OPTIONAL):
@@ -432,10 +441,39 @@ def simulate(settings: dict) -> dict:
     prompt_tokens, output_tokens and optionally num_ctx, kv_type, chunk_tokens, warm,
     users, spec_alpha, spec_gamma.
     """
+    return _walk(settings_from_form(settings))[0]
+
+
+RUNS_LABEL = "your llama-bench runs"
+
+
+def _walk(settings: dict) -> tuple[dict, dict | None]:
+    """(the walk's dict, the calibration on the reader's runs as a dict, or None) of parsed settings."""
     from tokenwalk.walk import walk_request
 
-    settings = settings_from_form(settings)
-    return walk_request(_model(settings["model"]), _machine(settings), request_from_settings(settings)).to_dict()
+    machine, runs = _machine(settings), None
+    if settings.get("runs"):
+        machine, runs = _calibrated(machine, settings["runs"])
+    return walk_request(_model(settings["model"]), machine, request_from_settings(settings)).to_dict(), runs
+
+
+def _calibrated(machine, compact: list):
+    """`machine` calibrated on the reader's runs (`tokenwalk.timing.own_runs`), each matched to
+    a preset or a GGUF file read on this page, and the table of runs for the page."""
+    from tokenwalk.specs.model import list_model_presets, load_model
+    from tokenwalk.timing import own_runs
+
+    models = {name: load_model(name) for name in list_model_presets()}
+    models.update(_gguf_models)
+    runs = own_runs.match_models(own_runs.from_compact(compact, RUNS_LABEL), models)
+    calibration = own_runs.calibrate(machine, runs, models, label=RUNS_LABEL)
+    out = calibration.to_dict()
+    for row, run in zip(out["rows"], runs, strict=True):
+        row["params"], row["size_bytes"] = run.params, run.size_bytes
+        row["title"] = (models[run.model].title or run.model) if run.model else None
+    out["machine"] = machine.name
+    out["bandwidth_gbs"], out["fp16_tflops"] = machine.bandwidth_gbs, machine.fp16_tflops
+    return calibration.machine, out
 
 
 def _measured_lines(machine: str, model: str) -> list[str]:
@@ -507,10 +545,10 @@ def simulate_view(settings: dict) -> dict:
     from tokenwalk_app.view import live_summary, walk_html
 
     settings = settings_from_form(settings)
-    walk = simulate(settings)
+    walk, runs = _walk(settings)
     why = explain(walk)
-    return {"walk": walk, "explain": why, "html": walk_html(walk, why), "summary": live_summary(walk),
-            "settings": settings, "link": link_from_settings(settings)}
+    return {"walk": walk, "explain": why, "html": walk_html(walk, why, runs), "summary": live_summary(walk),
+            "settings": settings, "link": link_from_settings(settings), "runs": runs}
 
 
 # ----------------------------------------------------------------- GGUF header

@@ -171,8 +171,9 @@ def live_summary(walk: dict) -> str:
             f"{decode}{fits}.")
 
 
-def walk_html(walk: dict, explanation: dict | None = None) -> str:
-    """The whole result panel of one walk."""
+def walk_html(walk: dict, explanation: dict | None = None, runs: dict | None = None) -> str:
+    """The whole result panel of one walk (with the table of the reader's runs, `runs_html`,
+    when the machine is calibrated on them)."""
     head = (f'<p class="tw-sim-head"><b>{escape(walk["model"])}</b> on <b>{escape(walk["machine"])}</b>: '
             + _w("prompt_tokens", f'{walk["prompt_tokens"]:,}')
             + f' prompt tokens, {walk["output_tokens"]:,} output tokens, '
@@ -185,5 +186,49 @@ def walk_html(walk: dict, explanation: dict | None = None) -> str:
     warnings = "".join(f'<p class="tw-warning">{escape(w)}</p>' for w in walk["warnings"])
     # values of the chosen model or machine written from memory, named so the reader can check them
     notes = "".join(f'<p class="tw-note">{escape(n)}</p>' for n in walk.get("notes", ()))
-    return (head + numbers_html(walk) + warnings + notes + timeline_html(walk) + stages_html(walk) + memory_html(walk)
-            + (provenance_html(explanation) if explanation else ""))
+    return (head + numbers_html(walk) + warnings + notes + (runs_html(runs) if runs else "") + timeline_html(walk)
+            + stages_html(walk) + memory_html(walk) + (provenance_html(explanation) if explanation else ""))
+
+
+def _error(predicted: float, measured: float) -> str:
+    """How far a prediction is from a measurement, signed: "+12 %", "−40 %"."""
+    percent = round((predicted / measured - 1.0) * 100)
+    return ("+" if percent >= 0 else "−") + f"{abs(percent)} %"
+
+
+def runs_html(runs: dict) -> str:
+    """The reader's own llama-bench runs (`entry._calibrated`): each test's measurement beside
+    the published fit's prediction and the prediction of the machine calibrated on them, and
+    the three coefficients solved. Text from the reader's paste (llama-bench's model_type) is escaped."""
+    rows, unmatched = [], 0
+    for r in runs["rows"]:
+        used = {"decode": "solved on", "prefill": "solved on"}.get(r["used"], "")
+        test = escape(r["test"]) + (f'<span class="tw-sub">{used}</span>' if used else "")
+        if r["model"]:
+            model = escape(r["title"])
+            fit, own = (f'{escape(fmt.comma(r[key], 0) if r[key] >= 100 else fmt.significant(r[key], 3))}'
+                        f'<span class="tw-err">{_error(r[key], r["measured_tok_s"])}</span>'
+                        for key in ("fit_tok_s", "calibrated_tok_s"))
+        else:
+            unmatched += 1
+            model = escape(f"not here: {r['params']:,} weights, {fmt_bytes(r['size_bytes'])}")
+            fit = own = "—"
+        measured = r["measured_tok_s"]
+        rows.append(f'<tr data-run="{r["row"]}"><td>{test}</td><td>{model}</td><td class="tw-num">'
+                    f'{escape(fmt.comma(measured, 0) if measured >= 100 else fmt.significant(measured, 3))}</td>'
+                    f'<td class="tw-num">{fit}</td><td class="tw-num">{own}</td></tr>')
+    c = runs["coefficients"]
+    solved = (f'On your runs, {escape(runs["machine"])} reads at {escape(fmt.pct(c["bandwidth_efficiency"], 1))} of '
+              f'{escape(fmt.bandwidth(runs["bandwidth_gbs"]))}, pays {escape(fmt.significant(c["launch_cost_s"] * 1e6, 2))} µs '
+              'a kernel launch')
+    if runs.get("fp16_tflops"):
+        solved += (f' and does its arithmetic at {escape(fmt.pct(c["compute_efficiency"], 1))} of '
+                   f'{escape(fmt.significant(runs["fp16_tflops"], 3))} TFLOP/s FP16')
+    solved += "; the walk above uses these."
+    if unmatched:
+        solved += " A test of a model that is not here counts once you pick its GGUF file under Model."
+    note = f'<p class="tw-sub">{escape(runs["note"])}.</p>' if runs.get("note") else ""
+    return ('<div class="tw-sim-runs"><table><caption>Your runs in tok/s, measured and predicted</caption><thead><tr>'
+            '<th scope="col">test</th><th scope="col">model</th><th scope="col" class="tw-num">measured</th>'
+            '<th scope="col" class="tw-num">published fit</th><th scope="col" class="tw-num">on your runs</th>'
+            f'</tr></thead><tbody>{"".join(rows)}</tbody></table><p class="tw-sub">{solved}</p>{note}</div>')

@@ -252,3 +252,76 @@ def test_auto_is_the_empty_num_ctx_and_nothing_else():
     assert browser.settings_from_form(form)["num_ctx"] is None
     with pytest.raises(TokenwalkError, match="prompt tokens: a whole number is needed, not 'auto'"):
         browser.settings_from_form(dict(LINK_FORMS[0], prompt_tokens="auto"))
+
+
+def _bench_rows(*tests) -> list:
+    """llama-bench's JSON for presets (their count of weights; model_size the tensors' bytes,
+    a little under the file): (preset, n_prompt, n_gen, tok/s) each."""
+    from tokenwalk.specs.model import load_model
+
+    fixture = json.loads((ROOT / "tests/fixtures/llama-bench/readme-qwen2.5-7b-rtx4080.json").read_text())[0]
+    rows = []
+    for name, prompt, gen, tok_s in tests:
+        spec = load_model(name)
+        rows.append({**fixture, "model_type": spec.architecture, "model_n_params": spec.params,
+                     "model_size": int(spec.size_bytes * 0.98), "n_prompt": prompt, "n_gen": gen, "avg_ts": tok_s})
+    return rows
+
+
+OWN_RUNS = [("smollm2-135m", 512, 0, 21000.0), ("smollm2-135m", 0, 128, 690.0), ("qwen2.5-coder-0.5b", 0, 128, 390.0),
+            ("qwen2.5-coder-0.5b", 512, 0, 14000.0), ("gemma3-270m", 0, 128, 480.0)]
+
+
+def test_a_machine_timed_on_pasted_runs_is_exactly_the_walk_cli_with_runs(tmp_path):
+    """The simulator's "Time it on your own llama-bench runs" and `tokenwalk walk --runs FILE`."""
+    text = json.dumps(_bench_rows(*OWN_RUNS), indent=2)
+    (tmp_path / "bench.json").write_text(text)
+    settings = {"model": "qwen3.8-27b", "machine": "rtx-5090", "prompt_tokens": 1500, "output_tokens": 100,
+                "runs": text}
+    expected = cli("walk", "--model", "qwen3.8-27b", "--machine", "rtx-5090", "--prompt-tokens", "1500",
+                   "--output-tokens", "100", "--runs", str(tmp_path / "bench.json"))
+    assert browser.simulate(settings) == expected
+    assert expected["efficiency"]["decode"]["from"] == "fitted: calibrated on your 5 llama-bench tests"
+    # not the published fit's row any more
+    assert expected != cli("walk", "--model", "qwen3.8-27b", "--machine", "rtx-5090", "--prompt-tokens", "1500",
+                           "--output-tokens", "100")
+
+
+def test_pasted_runs_show_beside_both_predictions_and_a_link_carries_them(monkeypatch):
+    monkeypatch.setattr(browser, "_gguf_models", {})  # no file read by another test stands for a preset
+    form = {"model": "qwen3.6-35b-a3b", "machine": "rtx-5080", "prompt_tokens": "6000", "output_tokens": "300",
+            "num_ctx": "", "runs": json.dumps(_bench_rows(*OWN_RUNS))}
+    shown = browser.simulate_view(form)
+    rows = shown["runs"]["rows"]
+    assert [(r["test"], r["model"], r["used"]) for r in rows] == [
+        ("pp512", "smollm2-135m", ""), ("tg128", "smollm2-135m", "decode"), ("tg128", "qwen2.5-coder-0.5b", "decode"),
+        ("pp512", "qwen2.5-coder-0.5b", "prefill"), ("tg128", "gemma3-270m", "")]
+    for r in rows:
+        if r["used"]:  # two decode speeds and a prefill speed solve three coefficients exactly
+            assert r["calibrated_tok_s"] == pytest.approx(r["measured_tok_s"], rel=2e-3)
+    assert '<table><caption>Your runs in tok/s, measured and predicted</caption>' in shown["html"]
+    assert "On your runs, rtx-5080 reads at" in shown["html"]
+    link = shown["link"]
+    assert json.loads(link["runs"]) == [[r["params"], r["size_bytes"], *t[1:3], 0, 512, t[3]]
+                                        for r, t in zip(rows, OWN_RUNS, strict=True)]
+    again = browser.simulate_view(link)
+    assert again["walk"] == shown["walk"] and again["runs"] == shown["runs"] and again["link"] == link
+
+
+def test_a_run_of_a_picked_gguf_file_counts_once_the_file_is_read(monkeypatch):
+    from dataclasses import replace
+
+    from tokenwalk.specs.model import load_model
+
+    own = replace(load_model("qwen2.5-coder-0.5b"), name="mine.gguf", params=600_000_001)
+    rows = _bench_rows(("qwen2.5-coder-0.5b", 0, 128, 300.0))
+    rows[0]["model_n_params"] = own.params
+    form = {"model": "qwen3.6-35b-a3b", "machine": "rtx-5090", "prompt_tokens": "100", "output_tokens": "10",
+            "runs": json.dumps(rows)}
+    out = json.loads(browser.call("simulate_view", json.dumps([form])))
+    assert out == {"error": "your llama-bench runs: no tg test is of a model here (test 1's has 600,000,001 weights "
+                            "in 482 MB): pick that model's GGUF file under Model"}
+    monkeypatch.setitem(browser._gguf_models, "file:mine.gguf", own)
+    shown = browser.simulate_view(form)
+    assert shown["runs"]["rows"][0]["model"] == "file:mine.gguf"
+    assert shown["runs"]["rows"][0]["calibrated_tok_s"] == pytest.approx(300.0, rel=2e-3)

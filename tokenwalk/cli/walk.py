@@ -67,6 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="conversations decoded together (default 1)")
     parser.add_argument("--spec-alpha", type=_checked("spec_alpha"), metavar="A", help="speculative decoding: acceptance rate")
     parser.add_argument("--spec-gamma", type=_checked("spec_gamma"), metavar="G", help="speculative decoding: draft tokens per round")
+    parser.add_argument("--runs", metavar="FILE",
+                        help="time MACHINE on your own llama-bench runs: the file `llama-bench -o json` (or -o jsonl) "
+                             "wrote; each test is matched to a preset or to MODEL by its count of weights")
     parser.add_argument("--json", action="store_true", help="print the walk as JSON")
 
 
@@ -88,6 +91,9 @@ def run(args) -> int:
         spec_alpha=args.spec_alpha,
         spec_gamma=args.spec_gamma,
     )
+    calibration = None
+    if getattr(args, "runs", None):
+        machine, calibration = _calibrated(machine, model, args.model, args.runs)
     walk = walk_request(model, machine, request)
     for warning in walk.warnings:
         print(f"tokenwalk walk: warning: {printable(warning)}", file=sys.stderr)
@@ -100,7 +106,53 @@ def run(args) -> int:
 
         # names from files: no raw newline or control character reaches the table
         sys.stdout.write(format_walk(replace(walk, model=printable(walk.model), machine=printable(walk.machine))))
+        if calibration is not None:
+            sys.stdout.write(format_runs(calibration))
     return 0
+
+
+def _calibrated(machine, model, model_arg: str, runs_path: str):
+    """`machine` calibrated on the llama-bench runs in the file `runs_path`
+    (`tokenwalk.timing.own_runs`), matched to the presets and to MODEL."""
+    from tokenwalk.errors import check_regular_file
+    from tokenwalk.specs.model import list_model_presets, load_model
+    from tokenwalk.timing import own_runs
+
+    check_regular_file(runs_path, TokenwalkError)
+    try:
+        with open(runs_path, encoding="utf-8") as handle:
+            text = handle.read(own_runs.MAX_TEXT_CHARS + 1)
+    except FileNotFoundError:
+        raise TokenwalkError(f"{runs_path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise TokenwalkError(f"{runs_path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    models = {name: load_model(name) for name in list_model_presets()}
+    models[model_arg] = model
+    runs, notes = own_runs.read_runs(text, runs_path)
+    for note in notes:
+        print(f"tokenwalk walk: note: {note}", file=sys.stderr)
+    calibration = own_runs.calibrate(machine, own_runs.match_models(runs, models), models, label=runs_path,
+                                      pick="give that model's GGUF file as --model")
+    return calibration.machine, calibration
+
+
+def format_runs(calibration) -> str:
+    """The reader's runs beside the published fit's and the calibration's predictions."""
+    rows = [("test", "model", "measured", "published fit", "on your runs", "")]
+    for r in calibration.rows:
+        predicted = [f"{r[k]:,.1f} ({round(100 * (r[k] / r['measured_tok_s'] - 1)):+d} %)" if r[k] else "-"
+                     for k in ("fit_tok_s", "calibrated_tok_s")]
+        rows.append((r["test"], printable(r["model"] or "not here (pick its GGUF as --model)"),
+                     f"{r['measured_tok_s']:,.1f}", *predicted, "solved on" if r["used"] else ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    lines = ["your runs (tok/s)"] + ["  " + "  ".join(c.ljust(widths[i]) if i < 2 else c.rjust(widths[i])
+                                                      for i, c in enumerate(row[:5])) + "  " + row[5] for row in rows]
+    c = calibration.coefficients
+    lines += [f"solved          bandwidth efficiency {c['bandwidth_efficiency']:g}, "
+              f"{c['launch_cost_s'] * 1e6:.3g} us a launch, compute efficiency {c['compute_efficiency']:g}"]
+    if calibration.note:
+        lines.append(f"note            {printable(calibration.note)}")
+    return "\n".join(lines) + "\n"
 
 
 def _seconds(value: float) -> str:

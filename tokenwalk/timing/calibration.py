@@ -94,11 +94,29 @@ def solve(machine, bounds: dict, store=None) -> tuple[float, float, float, str] 
     `bounds`: the fit's {coefficient: (low, high)}; note is "" when the measurements are met
     exactly. The store keeps the solve under its inputs."""
     store = data_refs.store_or_default(store)
+    given = (machine.calibration or {}).get("solved")
+    if given is not None:
+        return _given(given, bounds, f"{machine.spec_file or machine.name}: calibration.solved")
     key = calibration_inputs(machine, store)
     if key is None:
         return None
     bounds_items = tuple(sorted(bounds.items()))
     return store.remember(("calibration", key, bounds_items), lambda: _solve(key, bounds_items, store))
+
+
+def _given(entry, bounds: dict, where: str) -> tuple[float, float, float, str]:
+    """A calibration already solved elsewhere (a reader's own runs, `own_runs`): its three
+    coefficients, each a number within the fit's bounds, and its note."""
+    if not isinstance(entry, dict):
+        raise SpecError(f"{where}: expected an object with the three coefficients")
+    values = []
+    for name in ("bandwidth_efficiency", "launch_cost_s", "compute_efficiency"):
+        value = entry.get(name)
+        low, high = bounds[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise SpecError(f"{where}.{name}: {value!r} is not a number from {low:g} to {high:g}")
+        values.append(float(value))
+    return (*values, str(entry.get("note", "")))
 
 
 # ------------------------------------------------------------------------------------------
@@ -143,25 +161,46 @@ def _solve(key: tuple, bounds_items: tuple, store) -> tuple[float, float, float,
     from tokenwalk.specs.model import load_model
 
     name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed = key
-    bounds = dict(bounds_items)
+    decode = [(model_name, load_model(model_name, store), tok_s, context) for model_name, tok_s in points]
+    prefill = (prefill_model, load_model(prefill_model, store), prefill_tok_s, prompt, chunk)
+    return solve_points(name, bandwidth_gbs, fp16_tflops, decode, prefill, fixed, dict(bounds_items), store)
+
+
+def solve_points(name: str, bandwidth_gbs: float, fp16_tflops: float | None, decode: list, prefill: tuple | None,
+                 fixed_launch_cost_s: float | None, bounds: dict, store=None,
+                 compute_efficiency: float | None = None) -> tuple[float, float, float, str]:
+    """(bandwidth_efficiency, launch_cost_s, compute_efficiency, note) of a machine with
+    `bandwidth_gbs` (GB/s) and `fp16_tflops` (TFLOP/s, None if unknown) from measured speeds.
+
+    decode: one or two (label, model, tok/s, context tokens) points; with one, the cost per
+    launch is `fixed_launch_cost_s` (seconds). prefill: (label, model, tok/s, prompt tokens,
+    chunk tokens), or None, when `compute_efficiency` is taken as given (a fitted row's) and
+    said so in the note. `bounds`: the fit's {coefficient: (low, high)}. The laptop's preset
+    and a reader's own llama-bench runs (`tokenwalk.timing.own_runs`) are both solved here."""
+    store = data_refs.store_or_default(store)
     machine = roofline.Peaks(bandwidth_gbs, fp16_tflops or float("inf"))
     equations = []  # (bytes at spec bandwidth s, launches, measured s) per decode point
     decode_compute_s = []  # the decode steps' arithmetic at the FP16 figure, checked below
-    for model_name, tok_s in points:
-        model = load_model(model_name, store)
+    points = []
+    for label, model, tok_s, context in decode:
         step = roofline.decode_step(model, machine, context, 1)
         equations.append((step.memory_s, decode_launches(model, store).per_step, 1.0 / tok_s))
         decode_compute_s.append(step.compute_s)
-    if fixed is None:
+        points.append((label, tok_s))
+    if len(equations) == 2:
         inverse_e, overhead, note = _solve_decode(equations, bounds, name, points)
+    elif len(equations) == 1 and fixed_launch_cost_s is not None:
+        inverse_e, overhead, note = _solve_one_decode(equations[0], fixed_launch_cost_s, bounds, points[0])
     else:
-        inverse_e, overhead, note = _solve_one_decode(equations[0], fixed, bounds, points[0])
+        raise SpecError(f"{name}: one decode speed with a fixed cost per launch, or two, are needed")
     e_bw = 1.0 / inverse_e
 
-    if not fp16_tflops:
-        return e_bw, overhead, bounds["compute_efficiency"][1], note + (
-            "; " if note else "") + "no FP16 figure: compute efficiency not solved"
-    model = load_model(prefill_model, store)
+    if prefill is None or not fp16_tflops:
+        given = compute_efficiency if compute_efficiency is not None else bounds["compute_efficiency"][1]
+        why = "no FP16 figure: compute efficiency not solved" if not fp16_tflops else \
+            f"no prefill speed: compute efficiency {given:g} as given"
+        return e_bw, overhead, given, note + ("; " if note else "") + why
+    prefill_model, model, prefill_tok_s, prompt, chunk = prefill
     chunks = []
     for before, n in roofline.prompt_chunks(prompt, chunk):
         step = roofline.prompt_step(model, machine, n, before)

@@ -208,7 +208,7 @@ def _machine_coefficients(machine, fit: dict | None, store) -> Coefficients:
     if solved is not None:
         e_bw, overhead, e_c, note = solved
         values = rounded(e_bw, overhead, e_c)
-        return Coefficients(row=machine.name, note=note, **values)
+        return Coefficients(row=(machine.calibration or {}).get("label") or machine.name, note=note, **values)
     backends = fit.get("backends", {})
     key = row_key(backends, machine.backend, getattr(machine, "device_class", None), getattr(machine, "vendor", None),
                   getattr(machine, "memory_type", None))

@@ -16,12 +16,13 @@ const CHOICE_FIELDS = ["backend", "vendor", "device_class", "memory_type"];
 const FIRST_SLICE = 8 << 20;
 const FILE_PREFIX = "file:";  // the picker's value of a file read here (entry.GGUF_KEY_PREFIX)
 const MAX_HEADER = 512 << 20;
+const MAX_RUNS_FILE = 2_000_000;  // own_runs.MAX_TEXT_CHARS
 
 // The form as typed: strings, checkboxes as booleans. Python parses and checks them
 // (tokenwalk_app.entry.settings_from_form), once, and returns the settings it used.
 function formValues(form) {
   const values = { warm: form.elements.warm.checked, spec: form.elements.spec.checked };
-  for (const name of ["model", "machine", "kv_type", ...NUMBER_FIELDS, ...CHOICE_FIELDS]) {
+  for (const name of ["model", "machine", "kv_type", "runs", ...NUMBER_FIELDS, ...CHOICE_FIELDS]) {
     if (form.elements[name]) values[name] = form.elements[name].value;
   }
   return values;
@@ -69,6 +70,10 @@ export function enhanceSimulator(figure, api) {
     set("machine", s.machine);
     for (const name of [...NUMBER_FIELDS, ...CHOICE_FIELDS]) if (name in s) set(name, s[name]);
     set("kv_type", s.kv_type);
+    // a link's runs (tokenwalk_app.entry.link_from_settings), shown as it carries them
+    set("runs", s.runs ?? "");
+    const runs = figure.querySelector("[data-field=runs]");
+    if (s.runs) runs.open = true;
     if ("warm" in s) form.elements.warm.checked = !!s.warm;
     if ("spec_alpha" in s) form.elements.spec.checked = s.spec_alpha !== null && s.spec_alpha !== undefined;
     showFields();
@@ -188,12 +193,25 @@ export function enhanceSimulator(figure, api) {
     }
   }
 
+  // llama-bench's output from a file: read here into the text box (Python reads the text)
+  const runsFile = form.elements.runs_file;
+  async function readRuns(file) {
+    if (file.size > MAX_RUNS_FILE) {
+      status.textContent = `${file.name}: ${file.size.toLocaleString("en")} bytes; llama-bench's output is a few kB `
+        + `(at most ${MAX_RUNS_FILE.toLocaleString("en")} bytes are read)`;
+      figure.dataset.state = "error";
+      return;
+    }
+    form.elements.runs.value = await file.text();
+    schedule();
+  }
+
   const fromLink = fromUrl();
   if (fromLink) applySettings(fromLink);
   showFields();
 
   api.wire(figure, status, () => { figure.classList.add("is-ready"); return update(); });
-  form.addEventListener("input", (e) => { if (e.target !== ggufInput) schedule(); });
+  form.addEventListener("input", (e) => { if (e.target !== ggufInput && e.target !== runsFile) schedule(); });
   modelSelect.addEventListener("change", () => {
     modelChoice += 1;
     if (modelSelect.value !== "gguf") wantedFile = null;
@@ -202,6 +220,7 @@ export function enhanceSimulator(figure, api) {
   });
   form.addEventListener("change", (e) => {
     if (e.target === ggufInput && ggufInput.files.length) readGguf(ggufInput.files[0]);
+    if (e.target === runsFile && runsFile.files.length) readRuns(runsFile.files[0]);
   });
   form.querySelector("[data-action=reset]").addEventListener("click", () => {
     modelChoice += 1;

@@ -11,11 +11,12 @@ import importlib.util
 import json
 import time
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 
-from tests.support.browser import Page, status, wait_tokenizer_counts, wait_walk
+from tests.support.browser import Page, set_form, status, wait_tokenizer_counts, wait_walk
+from tests.support.own_runs import README_EXAMPLE, bench_rows
 
 pytestmark = pytest.mark.browser
 
@@ -250,3 +251,49 @@ def test_a_hostile_paste_is_one_line_and_the_message_goes_when_the_text_is_fixed
     assert message.startswith(says) and "\n" not in message and "Traceback" not in message, message
     wait_tokenizer_counts(page, "Fixed text.")
     assert status(page, "tokenizer") == "", "a message about the earlier text is cleared"
+
+
+@pytest.mark.parametrize("text, says", [
+    ("hello", "your llama-bench runs: not llama-bench's JSON (it begins 'hello'); run it with -o json or -o jsonl"),
+    ("TRUNCATED", "your llama-bench runs: line "),  # half of the output: where the JSON stops
+    ('[{"avg_ts": 1}]', "your llama-bench runs: test 1: field 'model_n_params' is missing"),
+    ("README", "your llama-bench runs: no tg test is of a model here (test 2's has 7,615,616,512 weights in 4.68 GB): "
+               "pick that model's GGUF file under Model"),
+], ids=["not-json", "truncated", "no-fields", "no-model-here"])
+def test_pasted_runs_that_cannot_time_the_machine_are_one_line_and_good_runs_make_a_table(picker, text, says):
+    """The simulator's "Time it on your own llama-bench runs": a broken paste is one line and
+    the walk is marked stale; the good runs then time the machine, each beside its predictions;
+    llama-bench's file picked instead of pasted reads the same; an empty box is the published fit."""
+    p, folder = picker
+    page = p.page
+    good = json.dumps(bench_rows(), indent=2)
+    if text == "TRUNCATED":
+        text = good[: len(good) // 2]
+    elif text == "README":
+        text = README_EXAMPLE.read_text()
+    set_form(page, {"model": "qwen3.6-35b-a3b", "machine": "rtx-5080", "runs": ""})
+    page.wait_for_function("document.querySelector('.tw-simulator').dataset.busy === '0'")
+    start = time.monotonic()
+    page.locator("#tw-sim-runs").fill(text)
+    page.wait_for_selector(".tw-simulator[data-state=error]", timeout=30_000)
+    assert time.monotonic() - start < ANSWER_S
+    message = status(page, "simulator")
+    assert message.startswith(says) and "\n" not in message and "Traceback" not in message, message
+    assert page.locator(".tw-sim-result.is-stale").count() == 1
+
+    (folder / "bench.json").write_text(good)
+    page.set_input_files("#tw-sim-runs-file", str(folder / "bench.json"))
+    page.wait_for_selector(".tw-simulator[data-state=ready] .tw-sim-runs", timeout=30_000)
+    assert page.locator("#tw-sim-runs").input_value() == good and status(page, "simulator") == ""
+    cells = page.locator(".tw-sim-runs tbody tr").evaluate_all("rows => rows.map(r => r.cells[0].textContent)")
+    assert cells == ["pp512", "tg128solved on", "tg128solved on", "pp512solved on", "tg128"]
+    walk = json.loads(page.locator(".tw-sim-result").get_attribute("data-walk"))
+    assert walk["efficiency"]["decode"]["from"] == "fitted: calibrated on your 5 llama-bench tests"
+    assert len(json.loads(parse_qs(urlparse(page.url).query)["runs"][0])) == 5
+
+    page.locator("#tw-sim-runs").fill("")
+    page.wait_for_function("!document.querySelector('.tw-sim-runs') && "
+                           "document.querySelector('.tw-simulator').dataset.busy === '0'", timeout=30_000)
+    walk = json.loads(page.locator(".tw-sim-result").get_attribute("data-walk"))
+    assert not walk["efficiency"]["decode"]["from"].startswith("fitted: calibrated") and "runs=" not in page.url
+    assert p.errors == []

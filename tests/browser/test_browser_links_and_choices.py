@@ -12,6 +12,7 @@ Failures and slowness are staged in the browser (routes, an init script), never 
 from __future__ import annotations
 
 import importlib.util
+import json
 import struct
 import time
 from pathlib import Path
@@ -20,6 +21,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests.support.browser import Page, set_form, shown_walk, status, wait_tokenizer_counts, wait_walk
+from tests.support.own_runs import bench_rows
 
 pytestmark = pytest.mark.browser
 
@@ -89,6 +91,9 @@ LINKS = [
                               "prompt_tokens": "2001", "num_ctx": ""}),
     ("speculative-warm", {"model": "llama3.1-70b", "machine": "h100-sxm", "spec": True, "spec_alpha": "0.8",
                           "spec_gamma": "5", "warm": True, "num_ctx": "8192", "users": "3", "prompt_tokens": "2002"}),
+    # the machine timed on the reader's llama-bench runs: the link carries them
+    ("own-runs", {"model": "qwen3.8-27b", "machine": "rtx-5090", "prompt_tokens": "2003", "num_ctx": "",
+                  "runs": json.dumps(bench_rows(), indent=1)}),
 ]
 
 
@@ -108,12 +113,22 @@ def test_every_link_the_page_makes_reopens_to_the_same_walk(browser, site, sim, 
     if values["prompt_tokens"] == "2000":
         assert walk["num_ctx"] == 2300 and walk["kv_cache_bytes"] == 47_104_000  # the 47 MB, not 336 MB
 
+    runs = page.locator(".tw-sim-runs").inner_text() if "runs" in values else None
+    if runs is not None:
+        assert walk["efficiency"]["decode"]["from"] == "fitted: calibrated on your 5 llama-bench tests"
+        assert len(json.loads(query(copied)["runs"])) == 5
+        set_form(page, {"runs": ""})  # the next cases walk on the published fit again
+        page.wait_for_function("!document.querySelector('.tw-sim-runs')")
+
     other, reopened = open_simulator(browser, copied)
     try:
         wait_walk(reopened, int(values["prompt_tokens"]))
         assert shown_walk(reopened) == walk
         assert query(reopened.url) == query(copied)  # and its own link is the same link
         assert reopened.locator(".tw-sim-form [name=num_ctx]").input_value() == values.get("num_ctx", "16384")
+        if runs is not None:  # the same table of runs, and the box open with what the link carries
+            assert reopened.locator(".tw-sim-runs").inner_text() == runs
+            assert reopened.locator(".tw-runs").evaluate("d => d.open")
     finally:
         other.close()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from article.toys import load_toy, toy_quant_block, toy_tokenizer
+from tests.support.own_runs import OWN_RUNS, bench_rows
 from tokenwalk.errors import TokenwalkError
 from tokenwalk_app import entry as browser
 
@@ -254,27 +255,9 @@ def test_auto_is_the_empty_num_ctx_and_nothing_else():
         browser.settings_from_form(dict(LINK_FORMS[0], prompt_tokens="auto"))
 
 
-def _bench_rows(*tests) -> list:
-    """llama-bench's JSON for presets (their count of weights; model_size the tensors' bytes,
-    a little under the file): (preset, n_prompt, n_gen, tok/s) each."""
-    from tokenwalk.specs.model import load_model
-
-    fixture = json.loads((ROOT / "tests/fixtures/llama-bench/readme-qwen2.5-7b-rtx4080.json").read_text())[0]
-    rows = []
-    for name, prompt, gen, tok_s in tests:
-        spec = load_model(name)
-        rows.append({**fixture, "model_type": spec.architecture, "model_n_params": spec.params,
-                     "model_size": int(spec.size_bytes * 0.98), "n_prompt": prompt, "n_gen": gen, "avg_ts": tok_s})
-    return rows
-
-
-OWN_RUNS = [("smollm2-135m", 512, 0, 21000.0), ("smollm2-135m", 0, 128, 690.0), ("qwen2.5-coder-0.5b", 0, 128, 390.0),
-            ("qwen2.5-coder-0.5b", 512, 0, 14000.0), ("gemma3-270m", 0, 128, 480.0)]
-
-
 def test_a_machine_timed_on_pasted_runs_is_exactly_the_walk_cli_with_runs(tmp_path):
     """The simulator's "Time it on your own llama-bench runs" and `tokenwalk walk --runs FILE`."""
-    text = json.dumps(_bench_rows(*OWN_RUNS), indent=2)
+    text = json.dumps(bench_rows(*OWN_RUNS), indent=2)
     (tmp_path / "bench.json").write_text(text)
     settings = {"model": "qwen3.8-27b", "machine": "rtx-5090", "prompt_tokens": 1500, "output_tokens": 100,
                 "runs": text}
@@ -290,7 +273,7 @@ def test_a_machine_timed_on_pasted_runs_is_exactly_the_walk_cli_with_runs(tmp_pa
 def test_pasted_runs_show_beside_both_predictions_and_a_link_carries_them(monkeypatch):
     monkeypatch.setattr(browser, "_gguf_models", {})  # no file read by another test stands for a preset
     form = {"model": "qwen3.6-35b-a3b", "machine": "rtx-5080", "prompt_tokens": "6000", "output_tokens": "300",
-            "num_ctx": "", "runs": json.dumps(_bench_rows(*OWN_RUNS))}
+            "num_ctx": "", "runs": json.dumps(bench_rows(*OWN_RUNS))}
     shown = browser.simulate_view(form)
     rows = shown["runs"]["rows"]
     assert [(r["test"], r["model"], r["used"]) for r in rows] == [
@@ -314,7 +297,7 @@ def test_a_run_of_a_picked_gguf_file_counts_once_the_file_is_read(monkeypatch):
     from tokenwalk.specs.model import load_model
 
     own = replace(load_model("qwen2.5-coder-0.5b"), name="mine.gguf", params=600_000_001)
-    rows = _bench_rows(("qwen2.5-coder-0.5b", 0, 128, 300.0))
+    rows = bench_rows(("qwen2.5-coder-0.5b", 0, 128, 300.0))
     rows[0]["model_n_params"] = own.params
     form = {"model": "qwen3.6-35b-a3b", "machine": "rtx-5090", "prompt_tokens": "100", "output_tokens": "10",
             "runs": json.dumps(rows)}

@@ -118,6 +118,7 @@ def wait_walk(page, prompt_tokens: int, timeout=60_000):
 def set_form(page, values: dict) -> None:
     for name, value in values.items():
         field = page.locator(f".tw-sim-form [name={name}]")
+        field.evaluate("e => { const d = e.closest('details'); if (d) d.open = true; }")  # the runs' box
         if isinstance(value, bool):
             field.set_checked(value)
         elif field.evaluate("e => e.tagName") == "SELECT":

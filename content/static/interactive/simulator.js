@@ -203,6 +203,7 @@ export function enhanceSimulator(figure, api) {
       return;
     }
     form.elements.runs.value = await file.text();
+    runsFile.value = "";  // the same file picked again (llama-bench run again) reads again
     schedule();
   }
 

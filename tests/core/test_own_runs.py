@@ -174,3 +174,26 @@ def test_runs_of_no_model_here_ask_for_its_file_in_one_line():
         own_runs.calibrate(load_machine("rtx-5090"), own_runs.match_models(runs, models), models)
     assert str(error.value) == ("your llama-bench runs: no tg test is of a model here (test 2's has 7,615,616,512 "
                                 "weights in 4.68 GB): pick that model's GGUF file under Model")
+
+
+BUILD_MACHINE_RUNS = FIXTURES / "build-machine-cpu-3-models.json"
+
+
+def test_real_llama_bench_runs_of_three_models_calibrated_on_two_predict_the_third():
+    """llama-bench itself (llama.cpp 0c1e570 as vendored in llama-cpp-python 0.3.36, CPU backend,
+    2 threads, -r 3) on the machine that builds the page, with the three models `make setup`
+    fetches: SmolLM2's and Qwen2.5's decode solve the machine, Gemma 3's decode is predicted
+    (section "TokenWalk", the simulator's runs table)."""
+    runs, notes = own_runs.parse_llama_bench(BUILD_MACHINE_RUNS.read_text())
+    assert notes == [] and [r.test for r in runs] == ["pp512", "tg128"] * 3
+    models = {name: load_model(name) for name in list_model_presets()}
+    runs = own_runs.match_models(runs, models)
+    assert [r.model for r in runs[::2]] == ["smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b"]
+    calibrated = own_runs.calibrate(load_machine("this-machine"), runs, models)
+    by_test = {(r["model"], r["test"]): r for r in calibrated.rows}
+    assert [k for k, r in by_test.items() if r["used"]] == [
+        ("smollm2-135m", "tg128"), ("qwen2.5-coder-0.5b", "pp512"), ("qwen2.5-coder-0.5b", "tg128")]
+    gemma = by_test[("gemma3-270m", "tg128")]
+    assert gemma["calibrated_tok_s"] == pytest.approx(gemma["measured_tok_s"], rel=0.05)
+    gemma_prefill = by_test[("gemma3-270m", "pp512")]
+    assert gemma_prefill["calibrated_tok_s"] == pytest.approx(gemma_prefill["measured_tok_s"], rel=0.10)

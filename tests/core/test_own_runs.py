@@ -176,7 +176,7 @@ def test_runs_of_no_model_here_ask_for_its_file_in_one_line():
                                 "weights in 4.68 GB): pick that model's GGUF file under Model")
 
 
-BUILD_MACHINE_RUNS = FIXTURES / "build-machine-cpu-3-models.json"
+BUILD_MACHINE_RUNS = Path(__file__).resolve().parents[2] / "tokenwalk" / "data" / "measurements" / "llama-bench-build-machine.json"
 
 
 def test_real_llama_bench_runs_of_three_models_calibrated_on_two_predict_the_third():
@@ -184,7 +184,7 @@ def test_real_llama_bench_runs_of_three_models_calibrated_on_two_predict_the_thi
     2 threads, -r 3) on the machine that builds the page, with the three models `make setup`
     fetches: SmolLM2's and Qwen2.5's decode solve the machine, Gemma 3's decode is predicted
     (section "TokenWalk", the simulator's runs table)."""
-    runs, notes = own_runs.parse_llama_bench(BUILD_MACHINE_RUNS.read_text())
+    runs, notes = own_runs.parse_llama_bench(json.dumps(json.loads(BUILD_MACHINE_RUNS.read_text())["runs"]))
     assert notes == [] and [r.test for r in runs] == ["pp512", "tg128"] * 3
     models = {name: load_model(name) for name in list_model_presets()}
     runs = own_runs.match_models(runs, models)

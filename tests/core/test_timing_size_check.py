@@ -72,3 +72,30 @@ def test_two_measured_models_are_not_enough(tmp_path):
     (folder / "measurements/engine-gemma3-270m.json").unlink()
     with pytest.raises(SpecError, match=r"needs the engine's measurements of three models on this machine, has 2"):
         size_check.leave_one_model_out(DataStore(folder))
+
+
+def test_on_llama_cpps_own_runs_the_law_carries_from_two_sizes_to_the_third():
+    """`tokenwalk validate`'s last block (README "The size check"): llama-bench's output on the
+    build machine (measurements/llama-bench-build-machine.json), each model predicted from the
+    other two. Decode meets the target on all three; prefill on the two K-quant models (SmolLM2's
+    Q4_1 prompt products run at half the rate, which a calibrated machine has no factor for)."""
+    rows = {r.left_out: r for r in size_check.llama_bench_leave_one_model_out()}
+    assert set(rows) == {"smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b"}
+    for row in rows.values():
+        assert row.decode_ape <= size_check.TARGETS["decode_ape"], row
+        assert len(row.calibrated_on) == 2 and row.left_out not in row.calibrated_on
+    assert rows["gemma3-270m"].prefill_ape <= size_check.TARGETS["prefill_ape"]
+    assert rows["qwen2.5-coder-0.5b"].prefill_ape <= size_check.TARGETS["prefill_ape"]
+    assert rows["smollm2-135m"].prefill_predicted > 1.5 * rows["smollm2-135m"].prefill_measured
+
+
+def test_llama_bench_runs_of_two_models_are_refused_in_one_line(tmp_path):
+    data = tmp_path / "data"
+    shutil.copytree(DEFAULT_ROOT, data)
+    path = data / size_check.LLAMA_BENCH_FILE
+    content = json.loads(path.read_text())
+    content["runs"] = [r for r in content["runs"] if "gemma" not in r["model_filename"]]
+    path.write_text(json.dumps(content))
+    with pytest.raises(SpecError, match=r"llama-bench-build-machine\.json: the size check needs runs of three models "
+                                        r"here, has 2$"):
+        size_check.llama_bench_leave_one_model_out(DataStore(data))

@@ -135,22 +135,29 @@ def print_validation(title: str, v: dict) -> None:
 
 
 def size_check_lines() -> list[str]:
-    """The build machine's size check (`tokenwalk.timing.size_check`), each model beside the
-    targets, or one line saying why it cannot run."""
+    """The build machine's size checks (`tokenwalk.timing.size_check`), each model beside the
+    targets: on the engine's measurements, then on llama.cpp's own llama-bench runs; or one
+    line each saying why it cannot run."""
     from tokenwalk.timing import size_check
 
-    try:
-        rows = size_check.leave_one_model_out()
-    except TokenwalkError as error:
-        return [f"Size check on the build machine: not run: {error}"]
     t = size_check.TARGETS
-    lines = [f"Size check on the build machine (each model predicted from the engine's measurements of the other "
-             f"two; targets: decode within {t['decode_ape'] * 100:.0f} %, prefill within {t['prefill_ape'] * 100:.0f} %):"]
-    for r in rows:
-        ok = r.decode_ape <= t["decode_ape"] and r.prefill_ape <= t["prefill_ape"]
-        lines.append(f"  {r.left_out:<20} decode {r.decode_measured:.1f} -> {r.decode_predicted:.1f} tok/s "
-                     f"({r.decode_ape * 100:.1f} %), prefill {r.prefill_measured:.1f} -> {r.prefill_predicted:.1f} tok/s "
-                     f"({r.prefill_ape * 100:.1f} %): {'met' if ok else 'not met'}")
+    targets = f"targets: decode within {t['decode_ape'] * 100:.0f} %, prefill within {t['prefill_ape'] * 100:.0f} %"
+    lines = []
+    for title, check in (("Size check on the build machine (each model predicted from the engine's measurements of "
+                          f"the other two; {targets}):", size_check.leave_one_model_out),
+                         ("The same with llama.cpp's kernels (llama-bench's tg128 and pp512 on the build machine, "
+                          f"{size_check.LLAMA_BENCH_FILE}; {targets}):", size_check.llama_bench_leave_one_model_out)):
+        try:
+            rows = check()
+        except TokenwalkError as error:
+            lines.append(f"{title.split(' (')[0]}: not run: {error}")
+            continue
+        lines.append(title)
+        for r in rows:
+            ok = r.decode_ape <= t["decode_ape"] and r.prefill_ape <= t["prefill_ape"]
+            lines.append(f"  {r.left_out:<20} decode {r.decode_measured:.1f} -> {r.decode_predicted:.1f} tok/s "
+                         f"({r.decode_ape * 100:.1f} %), prefill {r.prefill_measured:.1f} -> {r.prefill_predicted:.1f} tok/s "
+                         f"({r.prefill_ape * 100:.1f} %): {'met' if ok else 'not met'}")
     return lines
 
 

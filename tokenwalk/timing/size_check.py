@@ -17,6 +17,7 @@ check across machines would test the machines, not the model. Units: tok/s; erro
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 
 from tokenwalk import data_refs
@@ -118,4 +119,46 @@ def leave_one_model_out(store: data_refs.DataStore | None = None) -> list[SizeCh
                                  decode_measured=float(values["decode_tok_s"]), decode_predicted=decode_tok_s,
                                  prefill_measured=float(values["prefill_tok_s"]), prefill_predicted=prompt / prefill_s,
                                  note=timed.coefficients.note))
+    return rows
+
+
+LLAMA_BENCH_FILE = "measurements/llama-bench-build-machine.json"
+
+
+def llama_bench_leave_one_model_out(store: data_refs.DataStore | None = None) -> list[SizeCheckRow]:
+    """The same check on llama.cpp's own kernels: llama-bench's tg128 and pp512 of the three
+    models on the build machine (LLAMA_BENCH_FILE, as llama-bench printed them), each model
+    predicted from a calibration on the other two (`tokenwalk.timing.own_runs`, the solve a
+    reader's pasted runs get). A law that holds here and misses on the engine points at the
+    engine's kernels, not at the law."""
+    from tokenwalk.specs.machine import this_machine
+    from tokenwalk.specs.model import list_model_presets, load_model
+    from tokenwalk.timing import model as timing_model
+    from tokenwalk.timing import own_runs
+
+    store = data_refs.store_or_default(store)
+    label = store.label(LLAMA_BENCH_FILE)
+    try:
+        text = json.dumps(store.read_json(LLAMA_BENCH_FILE)["runs"])
+    except (KeyError, TypeError):
+        raise SpecError(f"{label}: runs: missing (llama-bench's -o json output)") from None
+    models = {name: load_model(name, store) for name in list_model_presets(store)}
+    runs = own_runs.match_models(own_runs.read_runs(text, label)[0], models)
+    names = list(dict.fromkeys(r.model for r in runs if r.model))
+    if len(names) < 3:
+        raise SpecError(f"{label}: the size check needs runs of three models here, has {len(names)}")
+    machine = this_machine(store)
+    rows = []
+    for name in names:
+        others = [r for r in runs if r.model and r.model != name]
+        calibration = own_runs.calibrate(machine, others, models, store=store, label=label)
+        timed = timing_model.machine_timing(models[name], calibration.machine, store=store)
+        mine = {r.phase: r for r in runs if r.model == name and not r.depth_tokens}
+        if set(mine) != {"decode", "prefill"}:
+            raise SpecError(f"{label}: {name}: a pp and a tg test from an empty cache are needed")
+        rows.append(SizeCheckRow(
+            left_out=name, calibrated_on=tuple(dict.fromkeys(r.model for r in others)),
+            decode_measured=mine["decode"].tok_s, decode_predicted=own_runs.run_tok_s(mine["decode"], timed),
+            prefill_measured=mine["prefill"].tok_s, prefill_predicted=own_runs.run_tok_s(mine["prefill"], timed),
+            note=calibration.note))
     return rows

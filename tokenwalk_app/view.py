@@ -202,8 +202,7 @@ def runs_html(runs: dict) -> str:
     the three coefficients solved. Text from the reader's paste (llama-bench's model_type) is escaped."""
     rows, unmatched = [], 0
     for r in runs["rows"]:
-        used = {"decode": "solved on", "prefill": "solved on"}.get(r["used"], "")
-        test = escape(r["test"]) + (f'<span class="tw-sub">{used}</span>' if used else "")
+        test = escape(r["test"]) + ('<span class="tw-sub">solved on</span>' if r["used"] else "")
         if r["model"]:
             model = escape(r["title"])
             fit, own = (f'{escape(fmt.comma(r[key], 0) if r[key] >= 100 else fmt.significant(r[key], 3))}'

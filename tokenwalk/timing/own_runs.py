@@ -305,12 +305,10 @@ def _decode_points(runs: list[OwnRun], models: dict, machine, store) -> list[Own
         if run.model and run.phase == "decode":
             if run.model not in best or run.depth_tokens < best[run.model].depth_tokens:
                 best[run.model] = run
-    points = list(best.values())
-    if len(points) <= 2:
-        return points[:2] if len(points) == 2 and _ratio(points[0], models, machine, store) != \
-            _ratio(points[1], models, machine, store) else points[:1]
-    ratios = sorted(points, key=lambda r: _ratio(r, models, machine, store))
-    return [ratios[0], ratios[-1]]
+    points = sorted(best.values(), key=lambda r: _ratio(r, models, machine, store))
+    if len(points) < 2 or _ratio(points[0], models, machine, store) == _ratio(points[-1], models, machine, store):
+        return points[:1]  # one model, or models that read alike per launch: one equation
+    return [points[0], points[-1]]
 
 
 def _ratio(run: OwnRun, models: dict, machine, store) -> float:

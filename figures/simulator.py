@@ -92,14 +92,14 @@ def _select(name: str, options: list[tuple[str, str]], selected: str, hint: bool
 # pasted or read from a file here, never sent anywhere.
 RUNS_FIELD = (
     '<details class="tw-runs" data-field="runs"><summary>Time it on your own llama-bench runs</summary>'
-    '<label for="tw-sim-runs">What <code>llama-bench -o json</code> printed</label>'
+    '<label for="tw-sim-runs">What <code>llama-bench</code> printed: its table, or its <code>-o json</code></label>'
     '<textarea id="tw-sim-runs" name="runs" rows="4" spellcheck="false" autocomplete="off" '
-    'aria-describedby="tw-sim-runs-hint" placeholder="[ { &quot;model_type&quot;: …, &quot;avg_ts&quot;: … } ]">'
+    'aria-describedby="tw-sim-runs-hint" placeholder="| model | size | params | backend | … | test | t/s |">'
     '</textarea>'
     '<label class="tw-runs-file" for="tw-sim-runs-file">or its file</label>'
     '<input type="file" id="tw-sim-runs-file" name="runs_file" accept=".json,.jsonl,.txt,application/json,text/plain">'
-    '<span class="tw-hint" id="tw-sim-runs-hint">Run <code>llama-bench -m your-model.gguf -o json</code> on the '
-    'machine chosen above (its spec sheet gives the bandwidth and FP16 figures) and paste the output: the machine is '
+    '<span class="tw-hint" id="tw-sim-runs-hint">Run <code>llama-bench -m your-model.gguf</code> on the '
+    'machine chosen above (its spec sheet gives the bandwidth and FP16 figures) and paste what it prints: the machine is '
     'then timed on your speeds, with the code that times the article’s laptop on its own. Each test is matched to a '
     'preset or to a GGUF file picked under Model by its count of weights. Nothing leaves your browser.</span>'
     '</details>')

@@ -254,7 +254,8 @@ def test_a_hostile_paste_is_one_line_and_the_message_goes_when_the_text_is_fixed
 
 
 @pytest.mark.parametrize("text, says", [
-    ("hello", "your llama-bench runs: not llama-bench's JSON (it begins 'hello'); run it with -o json or -o jsonl"),
+    ("hello", "your llama-bench runs: not llama-bench's output (it begins 'hello'); paste the table it prints, "
+              "or its -o json"),
     ("TRUNCATED", "your llama-bench runs: line "),  # half of the output: where the JSON stops
     ('[{"avg_ts": 1}]', "your llama-bench runs: test 1: field 'model_n_params' is missing"),
     ("README", "your llama-bench runs: no tg test is of a model here (test 2's has 7,615,616,512 weights in 4.68 GB): "

@@ -47,7 +47,8 @@ def test_json_lines_read_the_same_as_the_array():
 
 @pytest.mark.parametrize("text, says", [
     ("", "llama-bench output: nothing given"),
-    ("| model | size | params |", "llama-bench output: not llama-bench's JSON (it begins '| model | size | params |')"),
+    ("| model | size | params |", "llama-bench output: line 1: the table has no column 'test'"),
+    ("model size params", "llama-bench output: not llama-bench's output (it begins 'model size params'); paste the table"),
     ("[{\"n_prompt\": 512", "llama-bench output: line 1 column 18: not valid JSON"),
     (json.dumps([_row(avg_ts="fast")]), "llama-bench output: test 1: field 'avg_ts': 'fast' is not a speed in tok/s"),
     (json.dumps([_row(), {k: v for k, v in _row().items() if k != "model_n_params"}]),
@@ -197,3 +198,34 @@ def test_real_llama_bench_runs_of_three_models_calibrated_on_two_predict_the_thi
     assert gemma["calibrated_tok_s"] == pytest.approx(gemma["measured_tok_s"], rel=0.05)
     gemma_prefill = by_test[("gemma3-270m", "pp512")]
     assert gemma_prefill["calibrated_tok_s"] == pytest.approx(gemma_prefill["measured_tok_s"], rel=0.10)
+
+
+TABLE = FIXTURES / "build-machine-smollm2-table.md"
+
+
+def test_llama_benchs_default_table_reads_as_its_tests_and_finds_its_model():
+    """What llama-bench prints without -o (a markdown table; tests/fixtures/llama-bench/
+    build-machine-smollm2-table.md, printed by llama-bench 0c1e570 on the build machine with
+    `-p 64 -n 16 -r 1`): params to two decimals ("134.52 M") still find SmolLM2's 134,515,008."""
+    runs, notes = own_runs.parse_llama_bench(TABLE.read_text())
+    assert notes == [] and [(r.test, r.tok_s) for r in runs] == [("pp64", 76.57), ("tg16", 28.58)]
+    assert runs[0].params == 134_520_000 and runs[0].params_rounding == 5_000
+    assert runs[0].size_bytes == round(92.10 * 2**20) and runs[0].model_type == "llama 256M Q4_1"
+    models = {name: load_model(name) for name in list_model_presets()}
+    assert [r.model for r in own_runs.match_models(runs, models)] == ["smollm2-135m"] * 2
+    # the rounding travels with a link, so the model is found again where it is opened
+    back = own_runs.read_runs([r.compact() for r in runs])[0]
+    assert [r.model for r in own_runs.match_models(back, models)] == ["smollm2-135m"] * 2
+
+
+@pytest.mark.parametrize("edit, says", [
+    (lambda t: t.replace("|     params |", "|      count |"), "line 1: the table has no column 'params'"),
+    (lambda t: t.replace("134.52 M", "134.52 k", 1), "line 3: column 'params': '134.52 k' is not as llama-bench prints it"),
+    (lambda t: t.replace("tg16 ", "tx16 "), "line 4: column 'test': 'tx16' is not as llama-bench prints it"),
+    (lambda t: t.replace("| CPU        |       2 |            pp64", "| CPU        |            pp64"),
+     "line 3: 6 cells, the header has 7"),
+], ids=["no-params-column", "params-unit", "test-name", "cell-missing"])
+def test_a_broken_table_is_one_line_naming_its_line_and_column(edit, says):
+    with pytest.raises(TokenwalkError) as error:
+        own_runs.parse_llama_bench(edit(TABLE.read_text()))
+    assert str(error.value).startswith("llama-bench output: " + says) and "\n" not in str(error.value)

@@ -1,7 +1,9 @@
 """A reader's own llama-bench runs: read, matched to models, and a machine calibrated on them.
 
 `llama-bench -o json` prints a JSON array, `-o jsonl` one object a line; each object is
-one test on one model (tools/llama-bench/README.md in llama.cpp). The fields read here:
+one test on one model (tools/llama-bench/README.md in llama.cpp). Its default output, a
+markdown table, gives the same tests rounded (size in MiB, params to two decimals in M or B)
+and is read too. The fields read here:
 
 - `model_n_params` (the count of the file's weights) and `model_size` (its tensors' bytes),
   to find which model it ran: a preset or a GGUF file whose header the reader gave, with
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, replace
 
 from tokenwalk import format as fmt
@@ -61,6 +64,7 @@ class OwnRun:
     ubatch_tokens: int
     tok_s: float
     model: str | None = None
+    params_rounding: float = 0.0  # how far the printed count may be from the file's (llama-bench's table: "134.52 M")
 
     @property
     def phase(self) -> str:
@@ -81,8 +85,9 @@ class OwnRun:
     def compact(self) -> list:
         """[model_n_params, model_size, n_prompt, n_gen, n_depth, n_ubatch, tok/s]: what a
         link carries (the model is matched again where the link is opened)."""
-        return [self.params, self.size_bytes, self.prompt_tokens, self.gen_tokens, self.depth_tokens, self.ubatch_tokens,
-                self.tok_s]
+        compact = [self.params, self.size_bytes, self.prompt_tokens, self.gen_tokens, self.depth_tokens,
+                   self.ubatch_tokens, self.tok_s]
+        return compact + [self.params_rounding] if self.params_rounding else compact
 
 
 COMPACT_FIELDS = ("model_n_params", "model_size", "n_prompt", "n_gen", "n_depth", "n_ubatch", "avg_ts")
@@ -103,9 +108,12 @@ def parse_llama_bench(text: str, label: str = "llama-bench output") -> tuple[lis
             raise TokenwalkError(f"{label}: expected a JSON array of tests")
     elif stripped.startswith("{"):
         rows = [_loads(line, f"{label}: line {n}") for n, line in enumerate(stripped.splitlines(), 1) if line.strip()]
+    elif stripped.startswith("|"):
+        rows = _table_rows(stripped, label)
     else:
         first = stripped.splitlines()[0][:40]
-        raise TokenwalkError(f"{label}: not llama-bench's JSON (it begins {first!r}); run it with -o json or -o jsonl")
+        raise TokenwalkError(f"{label}: not llama-bench's output (it begins {first!r}); paste the table it prints, "
+                             "or its -o json")
     if not rows:
         raise TokenwalkError(f"{label}: no tests in it")
     if len(rows) > MAX_RUNS:
@@ -120,6 +128,55 @@ def parse_llama_bench(text: str, label: str = "llama-bench output") -> tuple[lis
     if not runs:
         raise TokenwalkError(f"{label}: no pp or tg test in it (only combined pp+tg tests)")
     return runs, notes
+
+
+TABLE_COLUMNS = ("model", "size", "params", "test", "t/s")  # llama-bench's markdown table (its default output)
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?) (MiB|GiB)$")
+_PARAMS = re.compile(r"^(\d+(?:\.\d+)?) ([MB])$")
+_TEST = re.compile(r"^(?:pp(\d+))?(?:\+?tg(\d+))?(?: @ d(\d+))?$")
+_SPEED = re.compile(r"^(\d+(?:\.\d+)?)(?: ± \d+(?:\.\d+)?)?$")
+
+
+def _table_rows(text: str, label: str) -> list[dict]:
+    """llama-bench's default output, its markdown table, as the fields its JSON prints: size
+    in MiB or GiB and params in M or B to two decimals (the rounding kept, so a model is
+    still matched), the test's name ("pp512", "tg128 @ d4096"), t/s as "mean ± sd"."""
+    lines = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip().startswith("|")]
+    header = [c.strip() for c in lines[0][1].strip("|").split("|")]
+    missing = [c for c in TABLE_COLUMNS if c not in header]
+    if missing:
+        raise TokenwalkError(f"{label}: line {lines[0][0]}: the table has no column {missing[0]!r}")
+    rows = []
+    for n, line in lines[1:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if all(re.fullmatch(r":?-+:?", c) for c in cells):
+            continue  # the line under the header
+        if len(cells) != len(header):
+            raise TokenwalkError(f"{label}: line {n}: {len(cells)} cells, the header has {len(header)}")
+        cell = dict(zip(header, cells, strict=True))
+        size, params, test, speed = (_SIZE.match(cell["size"]), _PARAMS.match(cell["params"]), _TEST.match(cell["test"]),
+                                     _SPEED.match(cell["t/s"]))
+        for name, found, example in (("size", size, "92.10 MiB"), ("params", params, "134.52 M"),
+                                     ("test", test if test and (test.group(1) or test.group(2)) else None, "tg128"),
+                                     ("t/s", speed, "70.89 ± 0.35")):
+            if not found:
+                raise TokenwalkError(f"{label}: line {n}: column {name!r}: {cell[name][:24]!r} is not as llama-bench "
+                                     f"prints it ({example!r})")
+        unit = 1e6 if params.group(2) == "M" else 1e9
+        rows.append({"model_type": cell["model"], "model_size": round(float(size.group(1)) * 1024 ** (2 if size.group(2) == "MiB" else 3)),
+                     "model_n_params": round(float(params.group(1)) * unit), "params_rounding": 0.005 * unit,
+                     "n_prompt": int(test.group(1) or 0), "n_gen": int(test.group(2) or 0),
+                     "n_depth": int(test.group(3) or 0), "n_ubatch": _count_cell(cell.get("n_ubatch"), n, label),
+                     "avg_ts": float(speed.group(1))})
+    return rows
+
+
+def _count_cell(text, n: int, label: str) -> int:
+    if text is None:
+        return DEFAULT_UBATCH
+    if not text.isdigit() or int(text) <= 0:
+        raise TokenwalkError(f"{label}: line {n}: column 'n_ubatch': {text[:24]!r} is not a token count")
+    return int(text)
 
 
 def _loads(text: str, label: str):
@@ -151,9 +208,13 @@ def _run(row, n: int, label: str) -> OwnRun:
     if isinstance(tok_s, bool) or not isinstance(tok_s, (int, float)) or not math.isfinite(tok_s) or not 0 < tok_s < 1e9:
         raise TokenwalkError(f"{where}: field 'avg_ts': {str(tok_s)[:20]!r} is not a speed in tok/s")
     model_type = row.get("model_type")
+    rounding = row.get("params_rounding", 0.0)
+    if isinstance(rounding, bool) or not isinstance(rounding, (int, float)) or not 0 <= rounding <= 1e7:
+        raise TokenwalkError(f"{where}: field 'params_rounding': {str(rounding)[:20]!r} is not a count from 0 to 1e7")
     return OwnRun(row=n, model_type=str(model_type)[:80] if model_type is not None else "", params=values["model_n_params"],
                   size_bytes=values["model_size"], prompt_tokens=values["n_prompt"], gen_tokens=values["n_gen"],
-                  depth_tokens=values["n_depth"], ubatch_tokens=values["n_ubatch"], tok_s=float(tok_s))
+                  depth_tokens=values["n_depth"], ubatch_tokens=values["n_ubatch"], tok_s=float(tok_s),
+                  params_rounding=float(rounding))
 
 
 def _count(value, field: str, where: str) -> int:
@@ -172,9 +233,9 @@ def from_compact(value, label: str = "runs") -> list[OwnRun]:
         raise TokenwalkError(f"{label}: expected a list of 1 to {MAX_RUNS} runs")
     runs = []
     for n, item in enumerate(value, 1):
-        if not isinstance(item, list) or len(item) != len(COMPACT_FIELDS):
-            raise TokenwalkError(f"{label}: run {n}: expected [{', '.join(COMPACT_FIELDS)}]")
-        run = _run(dict(zip(COMPACT_FIELDS, item, strict=True)), n, label)
+        if not isinstance(item, list) or len(item) not in (len(COMPACT_FIELDS), len(COMPACT_FIELDS) + 1):
+            raise TokenwalkError(f"{label}: run {n}: expected [{', '.join(COMPACT_FIELDS)}] (and params_rounding)")
+        run = _run(dict(zip((*COMPACT_FIELDS, "params_rounding"), item, strict=False)), n, label)
         if run.prompt_tokens and run.gen_tokens:
             raise TokenwalkError(f"{label}: run {n}: a combined pp+tg test is not used")
         runs.append(run)
@@ -206,7 +267,7 @@ def match_models(runs: list[OwnRun], models: dict) -> list[OwnRun]:
     matched = []
     for run in runs:
         fits = [(abs(m.size_bytes - run.size_bytes) / run.size_bytes, -i, name) for i, (name, m) in enumerate(models.items())
-                if abs(m.params - run.params) <= PARAMS_TOLERANCE * run.params
+                if abs(m.params - run.params) <= max(PARAMS_TOLERANCE * run.params, run.params_rounding)
                 and abs(m.size_bytes - run.size_bytes) <= SIZE_TOLERANCE * run.size_bytes]
         matched.append(replace(run, model=min(fits)[2] if fits else None))
     return matched

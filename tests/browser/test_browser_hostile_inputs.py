@@ -291,6 +291,13 @@ def test_pasted_runs_that_cannot_time_the_machine_are_one_line_and_good_runs_mak
     walk = json.loads(page.locator(".tw-sim-result").get_attribute("data-walk"))
     assert walk["efficiency"]["decode"]["from"] == "fitted: calibrated on your 5 llama-bench tests"
     assert len(json.loads(parse_qs(urlparse(page.url).query)["runs"][0])) == 5
+    # on a phone the table fits the column: nothing to scroll sideways
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        widths = page.locator(".tw-sim-runs").evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert widths[0] <= widths[1] + 1, widths
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
 
     page.locator("#tw-sim-runs").fill("")
     page.wait_for_function("!document.querySelector('.tw-sim-runs') && "

@@ -28,7 +28,8 @@ def size_check(n: dict) -> None:
     """engine_size_*: the timing model's size check on this machine (tokenwalk.timing.size_check:
     each measured model predicted from a calibration on the other two): the smallest and largest
     decode and prefill errors as fractions, or `engine_size_checked` False where the check cannot
-    run (fewer than three models, or measurements of different machines)."""
+    run (fewer than three models, or measurements of different machines); `engine_peer_size_*` the
+    same on llama.cpp's llama-bench runs on this machine (`llama_bench_leave_one_model_out`)."""
     from tokenwalk.timing import size_check as check
 
     try:
@@ -41,6 +42,20 @@ def size_check(n: dict) -> None:
     n["engine_size_prefill_error_range"] = [min(r.prefill_ape for r in rows), max(r.prefill_ape for r in rows)]
     n["engine_size_decode_target"] = check.TARGETS["decode_ape"]
     n["engine_size_prefill_target"] = check.TARGETS["prefill_ape"]
+    # the same check on llama.cpp's own kernels (llama-bench on the same machine): what a reader
+    # who runs llama.cpp or Ollama and pastes llama-bench's output can expect
+    try:
+        peer = check.llama_bench_leave_one_model_out()
+    except TokenwalkError:
+        n["engine_peer_size_checked"] = False
+        return
+    n["engine_peer_size_checked"] = True
+    n["engine_peer_size_decode_error_range"] = [min(r.decode_ape for r in peer), max(r.decode_ape for r in peer)]
+    n["engine_peer_size_prefill_error_range"] = [min(r.prefill_ape for r in peer), max(r.prefill_ape for r in peer)]
+    met = [r.prefill_ape for r in peer if r.prefill_ape <= check.TARGETS["prefill_ape"]]
+    n["engine_peer_size_models"] = len(peer)
+    n["engine_peer_size_prefill_met_count"] = len(met)
+    n["engine_peer_size_prefill_met_error"] = max(met) if met else None
 
 
 def group(n: dict) -> None:

@@ -25,10 +25,14 @@ CLAIMS = {
                                " and fit_small_decode_error_p90_share > fit_small_decode_error_median_share"),
     "size_check_misses_stated": ("engine_size_decode_error_range[1] > engine_size_decode_target"
                                  " and engine_size_decode_error_range[1] < 0.4 and engine_size_prefill_error_range[1] < 1"),
-    "peer_size_carries": ("engine_peer_size_decode_error_range[1] <= engine_size_decode_target"
-                          " and engine_peer_size_decode_error_range[1] < engine_size_decode_error_range[1]"
-                          " and engine_peer_size_prefill_error_range[1] > engine_size_prefill_target"
-                          " and engine_peer_size_prefill_met_count == engine_peer_size_models - 1"),
+    "peer_size_all_but_the_smallest": (
+        "engine_peer_size_decode_met_count == engine_peer_size_models - 1"
+        " and engine_peer_size_prefill_met_count == engine_peer_size_models - 1"
+        " and engine_peer_size_decode_worst_model == engine_peer_size_smallest_model"
+        " and engine_peer_size_prefill_worst_model == engine_peer_size_smallest_model"
+        " and engine_peer_size_decode_error_range[1] > engine_size_decode_target"
+        " and engine_peer_size_prefill_error_range[1] > 2 * engine_size_prefill_target"
+        " and engine_peer_size_others_fixed_share_max < 0.1"),
     "engine_prefill_cheaper_per_token": "engine_prefill_ms_per_token < engine_decode_step_ms / 2",
     "engine_far_under_its_bound": ("engine_weights_step_ms < engine_decode_step_ms / 3"
                                    " and engine_weights_kv_step_ms < engine_decode_step_ms"),

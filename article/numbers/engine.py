@@ -52,10 +52,21 @@ def size_check(n: dict) -> None:
     n["engine_peer_size_checked"] = True
     n["engine_peer_size_decode_error_range"] = [min(r.decode_ape for r in peer), max(r.decode_ape for r in peer)]
     n["engine_peer_size_prefill_error_range"] = [min(r.prefill_ape for r in peer), max(r.prefill_ape for r in peer)]
-    met = [r.prefill_ape for r in peer if r.prefill_ape <= check.TARGETS["prefill_ape"]]
     n["engine_peer_size_models"] = len(peer)
-    n["engine_peer_size_prefill_met_count"] = len(met)
-    n["engine_peer_size_prefill_met_error"] = max(met) if met else None
+    for phase in ("decode", "prefill"):
+        errors = {r.left_out: getattr(r, f"{phase}_ape") for r in peer}
+        met = [e for e in errors.values() if e <= check.TARGETS[f"{phase}_ape"]]
+        n[f"engine_peer_size_{phase}_met_count"] = len(met)
+        n[f"engine_peer_size_{phase}_met_error"] = max(met) if met else None
+        n[f"engine_peer_size_{phase}_worst_model"] = max(errors, key=errors.get)
+    from tokenwalk.specs.model import load_model
+
+    smallest = min((r.left_out for r in peer), key=lambda name: load_model(name).params)
+    n["engine_peer_size_smallest_model"] = smallest
+    # in the calibration that predicts the smallest, how much of the others' decode step is fixed cost
+    row = next(r for r in peer if r.left_out == smallest)
+    n["engine_peer_size_others_fixed_share_max"] = max(row.calibration_fixed_shares.values())
+    n["engine_peer_size_smallest_title"] = load_model(smallest).title or smallest
 
 
 def group(n: dict) -> None:

@@ -182,7 +182,7 @@ BUILD_MACHINE_RUNS = Path(__file__).resolve().parents[2] / "tokenwalk" / "data" 
 
 def test_real_llama_bench_runs_of_three_models_calibrated_on_two_predict_the_third():
     """llama-bench itself (llama.cpp 0c1e570 as vendored in llama-cpp-python 0.3.36, CPU backend,
-    2 threads, -r 3) on the machine that builds the page, with the three models `make setup`
+    2 threads, -r 10) on the machine that builds the page, with the three models `make setup`
     fetches: SmolLM2's and Qwen2.5's decode solve the machine, Gemma 3's decode is predicted
     (section "TokenWalk", the simulator's runs table)."""
     runs, notes = own_runs.parse_llama_bench(json.dumps(json.loads(BUILD_MACHINE_RUNS.read_text())["runs"]))
@@ -195,9 +195,9 @@ def test_real_llama_bench_runs_of_three_models_calibrated_on_two_predict_the_thi
     assert [k for k, r in by_test.items() if r["used"]] == [
         ("smollm2-135m", "tg128"), ("qwen2.5-coder-0.5b", "pp512"), ("qwen2.5-coder-0.5b", "tg128")]
     gemma = by_test[("gemma3-270m", "tg128")]
-    assert gemma["calibrated_tok_s"] == pytest.approx(gemma["measured_tok_s"], rel=0.05)
+    assert gemma["calibrated_tok_s"] == pytest.approx(gemma["measured_tok_s"], rel=0.05)  # between the two: 3.7 %
     gemma_prefill = by_test[("gemma3-270m", "pp512")]
-    assert gemma_prefill["calibrated_tok_s"] == pytest.approx(gemma_prefill["measured_tok_s"], rel=0.10)
+    assert gemma_prefill["calibrated_tok_s"] == pytest.approx(gemma_prefill["measured_tok_s"], rel=0.10)  # 1.5 %
 
 
 TABLE = FIXTURES / "build-machine-smollm2-table.md"

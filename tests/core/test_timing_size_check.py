@@ -74,19 +74,24 @@ def test_two_measured_models_are_not_enough(tmp_path):
         size_check.leave_one_model_out(DataStore(folder))
 
 
-def test_on_llama_cpps_own_runs_the_law_carries_from_two_sizes_to_the_third():
-    """`tokenwalk validate`'s last block (README "The size check"): llama-bench's output on the
-    build machine (measurements/llama-bench-build-machine.json), each model predicted from the
-    other two. Decode meets the target on all three; prefill on the two K-quant models (SmolLM2's
-    Q4_1 prompt products run at half the rate, which a calibrated machine has no factor for)."""
+def test_on_llama_cpps_own_runs_two_files_predict_each_other_and_the_smallest_is_missed():
+    """`tokenwalk validate`'s last block (README "The size check", section "TokenWalk"):
+    llama-bench's output on the build machine (measurements/llama-bench-build-machine.json), each
+    model predicted from the other two. Gemma 3 and Qwen2.5 meet both targets; SmolLM2, the
+    smallest, misses both: the two larger files' steps are nearly all reading, so they barely fix
+    the cost per launch, and llama.cpp's Q4_1 prompt products are slow on this CPU."""
     rows = {r.left_out: r for r in size_check.llama_bench_leave_one_model_out()}
     assert set(rows) == {"smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b"}
+    for name in ("gemma3-270m", "qwen2.5-coder-0.5b"):
+        assert rows[name].decode_ape <= size_check.TARGETS["decode_ape"], rows[name]
+        assert rows[name].prefill_ape <= size_check.TARGETS["prefill_ape"], rows[name]
+    small = rows["smollm2-135m"]
+    assert small.decode_predicted > (1 + size_check.TARGETS["decode_ape"]) * small.decode_measured
+    assert small.prefill_predicted > 1.5 * small.prefill_measured
+    assert set(small.calibration_fixed_shares) == {"gemma3-270m", "qwen2.5-coder-0.5b"}
+    assert max(small.calibration_fixed_shares.values()) < 0.1
     for row in rows.values():
-        assert row.decode_ape <= size_check.TARGETS["decode_ape"], row
         assert len(row.calibrated_on) == 2 and row.left_out not in row.calibrated_on
-    assert rows["gemma3-270m"].prefill_ape <= size_check.TARGETS["prefill_ape"]
-    assert rows["qwen2.5-coder-0.5b"].prefill_ape <= size_check.TARGETS["prefill_ape"]
-    assert rows["smollm2-135m"].prefill_predicted > 1.5 * rows["smollm2-135m"].prefill_measured
 
 
 def test_llama_bench_runs_of_two_models_are_refused_in_one_line(tmp_path):

@@ -18,7 +18,7 @@ check across machines would test the machines, not the model. Units: tok/s; erro
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
@@ -40,6 +40,9 @@ class SizeCheckRow:
     prefill_measured: float
     prefill_predicted: float
     note: str
+    # {model: share of its predicted decode step that is launches x cost per launch} for the
+    # models calibrated on (filled where the check computes it)
+    calibration_fixed_shares: dict = field(default_factory=dict, compare=False)
 
     @property
     def decode_ape(self) -> float:
@@ -129,8 +132,8 @@ def llama_bench_leave_one_model_out(store: data_refs.DataStore | None = None) ->
     """The same check on llama.cpp's own kernels: llama-bench's tg128 and pp512 of the three
     models on the build machine (LLAMA_BENCH_FILE, as llama-bench printed them), each model
     predicted from a calibration on the other two (`tokenwalk.timing.own_runs`, the solve a
-    reader's pasted runs get). A law that holds here and misses on the engine points at the
-    engine's kernels, not at the law."""
+    reader's pasted runs get). A miss here as well as on the engine is the law's (or llama.cpp's
+    own), not the engine's kernels'."""
     from tokenwalk.specs.machine import this_machine
     from tokenwalk.specs.model import list_model_presets, load_model
     from tokenwalk.timing import model as timing_model
@@ -156,8 +159,13 @@ def llama_bench_leave_one_model_out(store: data_refs.DataStore | None = None) ->
         mine = {r.phase: r for r in runs if r.model == name and not r.depth_tokens}
         if set(mine) != {"decode", "prefill"}:
             raise SpecError(f"{label}: {name}: a pp and a tg test from an empty cache are needed")
+        shares = {}
+        for run in others:
+            if run.phase == "decode" and run.model not in shares:
+                step = timing_model.machine_timing(models[run.model], calibration.machine, store=store)
+                shares[run.model] = step.fixed_step_s / step.decode_step_s(run.decode_context_tokens)
         rows.append(SizeCheckRow(
-            left_out=name, calibrated_on=tuple(dict.fromkeys(r.model for r in others)),
+            left_out=name, calibrated_on=tuple(dict.fromkeys(r.model for r in others)), calibration_fixed_shares=shares,
             decode_measured=mine["decode"].tok_s, decode_predicted=own_runs.run_tok_s(mine["decode"], timed),
             prefill_measured=mine["prefill"].tok_s, prefill_predicted=own_runs.run_tok_s(mine["prefill"], timed),
             note=calibration.note))

@@ -451,15 +451,17 @@ def _walk(settings: dict) -> tuple[dict, dict | None]:
     """(the walk's dict, the calibration on the reader's runs as a dict, or None) of parsed settings."""
     from tokenwalk.walk import walk_request
 
-    machine, runs = _machine(settings), None
+    machine, runs, model = _machine(settings), None, _model(settings["model"])
     if settings.get("runs"):
-        machine, runs = _calibrated(machine, settings["runs"])
-    return walk_request(_model(settings["model"]), machine, request_from_settings(settings)).to_dict(), runs
+        machine, runs = _calibrated(machine, settings["runs"], model, settings["prompt_tokens"])
+    return walk_request(model, machine, request_from_settings(settings)).to_dict(), runs
 
 
-def _calibrated(machine, compact: list):
+def _calibrated(machine, compact: list, model, context_tokens: float):
     """`machine` calibrated on the reader's runs (`tokenwalk.timing.own_runs`), each matched to
-    a preset or a GGUF file read on this page, and the table of runs for the page."""
+    a preset or a GGUF file read on this page, and the table of runs for the page; with whether
+    the walk's `model` (at `context_tokens` cached) reads less per launch than every model the
+    decode was solved on."""
     from tokenwalk.specs.model import list_model_presets, load_model
     from tokenwalk.timing import own_runs
 
@@ -473,6 +475,7 @@ def _calibrated(machine, compact: list):
         row["title"] = (models[run.model].title or run.model) if run.model else None
     out["machine"] = machine.name
     out["bandwidth_gbs"], out["fp16_tflops"] = machine.bandwidth_gbs, machine.fp16_tflops
+    out["walk_model_below_runs"] = calibration.below_its_runs(model, context_tokens)
     return calibration.machine, out
 
 

@@ -227,6 +227,10 @@ def runs_html(runs: dict) -> str:
     if unmatched:
         solved += " A test of a model that is not here counts once you pick its GGUF file under Model."
     note = f'<p class="tw-sub">{escape(runs["note"])}.</p>' if runs.get("note") else ""
+    if runs.get("walk_model_below_runs"):
+        note += ('<p class="tw-note" data-runs-note="below">This model reads less per kernel launch than every model '
+                 'your decode runs were solved on, so its speed leans on the cost per launch, which those runs fix least '
+                 'well: run llama-bench on a model this small too.</p>')
     return ('<div class="tw-sim-runs"><table><caption>Your runs in tok/s, measured and predicted</caption><thead><tr>'
             '<th scope="col">test</th><th scope="col">model</th><th scope="col" class="tw-num">measured</th>'
             '<th scope="col" class="tw-num">published fit</th><th scope="col" class="tw-num">on your runs</th>'

@@ -439,7 +439,8 @@ def simulate(settings: dict) -> dict:
     machine (preset name, or "custom" with bandwidth_gbs, fp16_tflops, memory_gb and
     optionally backend, vendor, device_class, memory_type, architecture_year),
     prompt_tokens, output_tokens and optionally num_ctx, kv_type, chunk_tokens, warm,
-    users, spec_alpha, spec_gamma.
+    users, spec_alpha, spec_gamma, and runs (llama-bench's output, or a link's runs: the
+    machine is then timed on them, as by `tokenwalk walk --runs`).
     """
     return _walk(settings_from_form(settings))[0]
 
@@ -544,7 +545,8 @@ def simulate_view(settings: dict) -> dict:
     """simulate() plus the result panel's HTML (tokenwalk_app.view) for the page:
     {"walk": the walk's dict, "explain": explain(walk), "html": markup, "summary": one
     sentence for the live region, "settings": the settings as parsed (settings_from_form),
-    "link": the page's address for them (link_from_settings)}. `settings` may be the form's fields as typed."""
+    "link": the page's address for them (link_from_settings), "runs": the reader's runs
+    beside their predictions (`_calibrated`) or None}. `settings` may be the form's fields as typed."""
     from tokenwalk_app.view import live_summary, walk_html
 
     settings = settings_from_form(settings)

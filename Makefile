@@ -24,7 +24,7 @@ LLAMA_SDIST_SHA256 := 832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db276
 LLAMA_VOCAB := $(CACHE)/llama-vocab
 APT_PACKAGES := libcairo2-dev libpango1.0-dev pkg-config chromium fonts-dejavu-core pocl-opencl-icd
 
-.PHONY: setup site test check lint serve bench bench-engine refit-check clean distclean
+.PHONY: setup site test check lint serve bench bench-engine measure-llama-bench refit-check clean distclean
 
 setup: $(STAMPS)/apt $(VENV)/.installed node_modules/.installed $(MODEL) $(GEMMA3) $(QWEN2) $(LLAMA_VOCAB)/.extracted
 
@@ -64,6 +64,11 @@ bench: setup
 
 bench-engine: setup
 	$(PY) -m benchmarks.engine_bench
+
+# llama.cpp's own llama-bench on this machine, written where `tokenwalk validate` and the article
+# read it (builds llama-bench from the peer's pinned llama.cpp the first time: about 25 minutes)
+measure-llama-bench: setup
+	$(PY) -m benchmarks.llama_bench_peer
 
 clean:
 	rm -rf site .site-* $(CACHE)/figures $(CACHE)/jinja $(CACHE)/compressed $(CACHE)/fonts $(CACHE)/stdlib $(CACHE)/bench tests/screenshots tests/output

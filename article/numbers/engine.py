@@ -21,37 +21,49 @@ def names(src, n) -> dict:
     other_models(view)
     beside_the_laptop(view)
     size_check(view)
+    peer_size_check(view)
     return out
+
+
+def _checked(n: dict, prefix: str, check) -> list | None:
+    """`check()`'s rows with `<prefix>_checked` and the smallest and largest decode and prefill
+    errors (`<prefix>_<phase>_error_range`, fractions) in `n`; None where it cannot run."""
+    try:
+        rows = check()
+    except TokenwalkError:
+        n[f"{prefix}_checked"] = False
+        return None
+    n[f"{prefix}_checked"] = True
+    for phase in ("decode", "prefill"):
+        errors = [getattr(r, f"{phase}_ape") for r in rows]
+        n[f"{prefix}_{phase}_error_range"] = [min(errors), max(errors)]
+    return rows
 
 
 def size_check(n: dict) -> None:
     """engine_size_*: the timing model's size check on this machine (tokenwalk.timing.size_check:
     each measured model predicted from a calibration on the other two): the smallest and largest
     decode and prefill errors as fractions, or `engine_size_checked` False where the check cannot
-    run (fewer than three models, or measurements of different machines); `engine_peer_size_*` the
-    same on llama.cpp's llama-bench runs on this machine (`llama_bench_leave_one_model_out`)."""
+    run (fewer than three models, or measurements of different machines)."""
     from tokenwalk.timing import size_check as check
 
-    try:
-        rows = check.leave_one_model_out()
-    except TokenwalkError:
-        n["engine_size_checked"] = False
+    if _checked(n, "engine_size", check.leave_one_model_out) is not None:
+        n["engine_size_decode_target"] = check.TARGETS["decode_ape"]
+        n["engine_size_prefill_target"] = check.TARGETS["prefill_ape"]
+
+
+def peer_size_check(n: dict) -> None:
+    """engine_peer_size_*: the same check on llama.cpp's own kernels (llama-bench on this machine,
+    `llama_bench_leave_one_model_out`), what a reader who runs llama.cpp or Ollama and pastes
+    llama-bench's output can expect: the error ranges, per phase how many models meet the target
+    and the largest error among them, the worst model, and the smallest model with the largest
+    share of fixed cost in the steps of the two it was predicted from."""
+    from tokenwalk.specs.model import load_model
+    from tokenwalk.timing import size_check as check
+
+    peer = _checked(n, "engine_peer_size", check.llama_bench_leave_one_model_out)
+    if peer is None:
         return
-    n["engine_size_checked"] = True
-    n["engine_size_decode_error_range"] = [min(r.decode_ape for r in rows), max(r.decode_ape for r in rows)]
-    n["engine_size_prefill_error_range"] = [min(r.prefill_ape for r in rows), max(r.prefill_ape for r in rows)]
-    n["engine_size_decode_target"] = check.TARGETS["decode_ape"]
-    n["engine_size_prefill_target"] = check.TARGETS["prefill_ape"]
-    # the same check on llama.cpp's own kernels (llama-bench on the same machine): what a reader
-    # who runs llama.cpp or Ollama and pastes llama-bench's output can expect
-    try:
-        peer = check.llama_bench_leave_one_model_out()
-    except TokenwalkError:
-        n["engine_peer_size_checked"] = False
-        return
-    n["engine_peer_size_checked"] = True
-    n["engine_peer_size_decode_error_range"] = [min(r.decode_ape for r in peer), max(r.decode_ape for r in peer)]
-    n["engine_peer_size_prefill_error_range"] = [min(r.prefill_ape for r in peer), max(r.prefill_ape for r in peer)]
     n["engine_peer_size_models"] = len(peer)
     for phase in ("decode", "prefill"):
         errors = {r.left_out: getattr(r, f"{phase}_ape") for r in peer}
@@ -59,14 +71,11 @@ def size_check(n: dict) -> None:
         n[f"engine_peer_size_{phase}_met_count"] = len(met)
         n[f"engine_peer_size_{phase}_met_error"] = max(met) if met else None
         n[f"engine_peer_size_{phase}_worst_model"] = max(errors, key=errors.get)
-    from tokenwalk.specs.model import load_model
-
     smallest = min((r.left_out for r in peer), key=lambda name: load_model(name).params)
     n["engine_peer_size_smallest_model"] = smallest
-    # in the calibration that predicts the smallest, how much of the others' decode step is fixed cost
+    n["engine_peer_size_smallest_title"] = load_model(smallest).title or smallest
     row = next(r for r in peer if r.left_out == smallest)
     n["engine_peer_size_others_fixed_share_max"] = max(row.calibration_fixed_shares.values())
-    n["engine_peer_size_smallest_title"] = load_model(smallest).title or smallest
 
 
 def group(n: dict) -> None:

@@ -463,13 +463,10 @@ def _calibrated(machine, compact: list, model, context_tokens: float):
     a preset or a GGUF file read on this page, and the table of runs for the page; with whether
     the walk's `model` (at `context_tokens` cached) reads less per launch than every model the
     decode was solved on."""
-    from tokenwalk.specs.model import list_model_presets, load_model
     from tokenwalk.timing import own_runs
 
-    models = {name: load_model(name) for name in list_model_presets()}
-    models.update(_gguf_models)
-    runs = own_runs.match_models(own_runs.from_compact(compact, RUNS_LABEL), models)
-    calibration = own_runs.calibrate(machine, runs, models, label=RUNS_LABEL)
+    calibration, runs, models = own_runs.calibrate_on_presets(machine, own_runs.from_compact(compact, RUNS_LABEL),
+                                                              _gguf_models, label=RUNS_LABEL)
     out = calibration.to_dict()
     for row, run in zip(out["rows"], runs, strict=True):
         row["params"], row["size_bytes"] = run.params, run.size_bytes

@@ -68,8 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--spec-alpha", type=_checked("spec_alpha"), metavar="A", help="speculative decoding: acceptance rate")
     parser.add_argument("--spec-gamma", type=_checked("spec_gamma"), metavar="G", help="speculative decoding: draft tokens per round")
     parser.add_argument("--runs", metavar="FILE",
-                        help="time MACHINE on your own llama-bench runs: the file `llama-bench -o json` (or -o jsonl) "
-                             "wrote; each test is matched to a preset or to MODEL by its count of weights")
+                        help="time MACHINE on your own llama-bench runs: what llama-bench printed (its table, -o json "
+                             "or -o jsonl) saved in a file; each test is matched to a preset or to MODEL by its count "
+                             "of weights")
     parser.add_argument("--json", action="store_true", help="print the walk as JSON")
 
 
@@ -115,7 +116,6 @@ def _calibrated(machine, model, model_arg: str, runs_path: str):
     """`machine` calibrated on the llama-bench runs in the file `runs_path`
     (`tokenwalk.timing.own_runs`), matched to the presets and to MODEL."""
     from tokenwalk.errors import check_regular_file
-    from tokenwalk.specs.model import list_model_presets, load_model
     from tokenwalk.timing import own_runs
 
     check_regular_file(runs_path, TokenwalkError)
@@ -126,13 +126,11 @@ def _calibrated(machine, model, model_arg: str, runs_path: str):
         raise TokenwalkError(f"{runs_path}: file not found") from None
     except (OSError, UnicodeDecodeError) as error:
         raise TokenwalkError(f"{runs_path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
-    models = {name: load_model(name) for name in list_model_presets()}
-    models[model_arg] = model
     runs, notes = own_runs.read_runs(text, runs_path)
     for note in notes:
         print(f"tokenwalk walk: note: {note}", file=sys.stderr)
-    calibration = own_runs.calibrate(machine, own_runs.match_models(runs, models), models, label=runs_path,
-                                      pick="give that model's GGUF file as --model")
+    calibration = own_runs.calibrate_on_presets(machine, runs, {model_arg: model}, label=runs_path,
+                                                pick="give that model's GGUF file as --model")[0]
     return calibration.machine, calibration
 
 

@@ -94,11 +94,11 @@ COMPACT_FIELDS = ("model_n_params", "model_size", "n_prompt", "n_gen", "n_depth"
 
 
 def parse_llama_bench(text: str, label: str = "llama-bench output") -> tuple[list[OwnRun], list[str]]:
-    """(runs, notes) from `llama-bench -o json` or `-o jsonl` text. notes say which tests were
-    set aside (a combined pp+tg test). Raises TokenwalkError, one line naming `label`, the
-    row (from 1) and the field, for text that is not such output."""
+    """(runs, notes) from what llama-bench prints: its table, `-o json` or `-o jsonl`. notes say
+    which tests were set aside (a combined pp+tg test). Raises TokenwalkError, one line naming
+    `label`, the test or line (from 1) and the field, for text that is not such output."""
     if not isinstance(text, str) or not text.strip():
-        raise TokenwalkError(f"{label}: nothing given (paste what `llama-bench -o json` prints)")
+        raise TokenwalkError(f"{label}: nothing given (paste what llama-bench prints)")
     if len(text) > MAX_TEXT_CHARS:
         raise TokenwalkError(f"{label}: {len(text):,} characters; at most {MAX_TEXT_CHARS:,} are read")
     stripped = text.strip()
@@ -114,6 +114,12 @@ def parse_llama_bench(text: str, label: str = "llama-bench output") -> tuple[lis
         first = stripped.splitlines()[0][:40]
         raise TokenwalkError(f"{label}: not llama-bench's output (it begins {first!r}); paste the table it prints, "
                              "or its -o json")
+    return runs_from_tests(rows, label)
+
+
+def runs_from_tests(rows: list, label: str = "llama-bench output") -> tuple[list[OwnRun], list[str]]:
+    """(runs, notes) from llama-bench's tests already parsed (its JSON objects, or a table's
+    rows as `_table_rows` gives them), checked as `parse_llama_bench` says."""
     if not rows:
         raise TokenwalkError(f"{label}: no tests in it")
     if len(rows) > MAX_RUNS:
@@ -248,15 +254,28 @@ def is_compact(value) -> bool:
 
 
 def read_runs(value, label: str = "your llama-bench runs") -> tuple[list[OwnRun], list[str]]:
-    """(runs, notes) from llama-bench's JSON or JSON lines (text) or a link's runs (a list,
-    or its JSON text): the one reader of the simulator's field and the walk's --runs file."""
+    """(runs, notes) from what llama-bench prints (`parse_llama_bench`) or a link's runs (a
+    list, or its JSON text): the one reader of the simulator's field and the walk's --runs file."""
     if isinstance(value, list):
         return from_compact(value, label), []
     if isinstance(value, str) and value.lstrip().startswith("[") and len(value) <= MAX_TEXT_CHARS:
-        parsed = _loads(value.strip(), label)
-        if is_compact(parsed):
-            return from_compact(parsed, label), []
+        parsed = _loads(value.strip(), label)  # parsed once: a link's runs or llama-bench's array
+        return (from_compact(parsed, label), []) if is_compact(parsed) else runs_from_tests(
+            parsed if isinstance(parsed, list) else [parsed], label)
     return parse_llama_bench(value, label)
+
+
+def calibrate_on_presets(machine, runs: list[OwnRun], own_models: dict | None = None, store=None,
+                         label: str = "your llama-bench runs", pick: str = "pick that model's GGUF file under Model"):
+    """`calibrate` with the runs matched to the model presets of the data `store` and then to
+    `own_models` ({name: ModelSpec}, the reader's files, preferred on a tie): (calibration,
+    the matched runs, the models by name)."""
+    from tokenwalk.specs.model import list_model_presets, load_model
+
+    models = {name: load_model(name, store) for name in list_model_presets(store)}
+    models.update(own_models or {})
+    matched = match_models(runs, models)
+    return calibrate(machine, matched, models, store=store, label=label, pick=pick), matched, models
 
 
 def match_models(runs: list[OwnRun], models: dict) -> list[OwnRun]:

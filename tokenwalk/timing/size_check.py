@@ -17,7 +17,6 @@ check across machines would test the machines, not the model. Units: tok/s; erro
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field, replace
 
 from tokenwalk import data_refs
@@ -142,11 +141,13 @@ def llama_bench_leave_one_model_out(store: data_refs.DataStore | None = None) ->
     store = data_refs.store_or_default(store)
     label = store.label(LLAMA_BENCH_FILE)
     try:
-        text = json.dumps(store.read_json(LLAMA_BENCH_FILE)["runs"])
+        tests = store.read_json(LLAMA_BENCH_FILE)["runs"]
     except (KeyError, TypeError):
         raise SpecError(f"{label}: runs: missing (llama-bench's -o json output)") from None
+    if not isinstance(tests, list):
+        raise SpecError(f"{label}: runs: expected llama-bench's -o json output (a list of tests)")
     models = {name: load_model(name, store) for name in list_model_presets(store)}
-    runs = own_runs.match_models(own_runs.read_runs(text, label)[0], models)
+    runs = own_runs.match_models(own_runs.runs_from_tests(tests, label)[0], models)
     names = list(dict.fromkeys(r.model for r in runs if r.model))
     if len(names) < 3:
         raise SpecError(f"{label}: the size check needs runs of three models here, has {len(names)}")

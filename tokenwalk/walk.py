@@ -31,12 +31,13 @@ from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.chunked_prefill import ChunkPlan
 from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
 from tokenwalk.physics.memory_budget import memory_budget
-from tokenwalk.physics.roofline import prefill_step, step_time
+from tokenwalk.physics.roofline import step_time
 from tokenwalk.specs.machine import MachineSpec
 from tokenwalk.specs.model import ModelSpec
 from tokenwalk.specs.protocols import Machine, Model
 from tokenwalk.specs.recalled import walk_notes
 from tokenwalk.specs.schema import MAX_CONTEXT_TOKENS, REQUEST_DOMAINS, check_domains
+from tokenwalk.timing import prefill_shape
 from tokenwalk.timing import stages as timing
 
 # Above this many chunks or steps a stage is evaluated at sample points and summed as a
@@ -308,9 +309,10 @@ def _prefill_stage(timed, prompt: int, chunk: int, kv_type: str) -> Stage:
 
     def one_chunk(i: int) -> tuple:
         before, tokens = plan.chunk(i)
-        roof = prefill_step(timed.model, timed.peaks, tokens, before, kv_type)
+        step = timed.prompt_step(tokens, before, kv_type)
         seconds = timed.prefill_chunk_s(tokens, before, kv_type)
-        return seconds, roof.bytes_moved, seconds if roof.bound == "compute" else 0.0, roof.bound
+        bound = timed.step_bound(step)  # at the fitted efficiencies, as the time is
+        return seconds, step.bytes_moved, seconds if bound == "compute" else 0.0, bound
 
     # the full chunks as one piecewise-linear sum, the shorter last chunk on its own
     (total_s, total_bytes, compute_s), seen = _sum_steps(one_chunk, plan.full)
@@ -329,6 +331,10 @@ def _prefill_stage(timed, prompt: int, chunk: int, kv_type: str) -> Stage:
         "chunks": chunks,
         "chunks_sampled": len(chunks) < plan.count,
     }
+    if timed.shape_pair:
+        # a mixture of experts: each routed expert's product has a slice of the chunk's rows
+        detail["expert_rows"] = prefill_shape.expert_rows(timed.model, chunk)
+        detail["shape_pair"] = timed.shape_pair
     return Stage("prefill", total_s, total_bytes, bound, detail)
 
 

@@ -83,7 +83,9 @@ def _stage_detail(stage: dict) -> str:
     if name == "tokenize":
         return escape(f"{stage['tokens']:,} tokens")
     if name == "prefill":
-        return (escape(f"{stage['chunk_count']:,} chunks of {stage['chunk_tokens']:,} tokens; "
+        experts = (f" ({fmt.significant(stage['expert_rows'], 2)} rows an expert, shape: {stage['shape_pair']})"
+                   if "expert_rows" in stage else "")
+        return (escape(f"{stage['chunk_count']:,} chunks of {stage['chunk_tokens']:,} tokens{experts}; "
                        f"{fmt_bytes(stage['bytes'])} moved; KV cache written ")
                 + _w("kv_written_bytes", fmt_bytes(stage["kv_written_bytes"])))
     if name == "decode":

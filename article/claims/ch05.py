@@ -62,9 +62,15 @@ CLAIMS = {
     "request_flops_about": "abs(request_flops_t - request_prompt_tokens * qwen_flops_per_token_g / 1000) < 0.05 * request_flops_t",
     "useful_flops_small_slice": "laptop_useful_tflops < laptop_fp16_tflops / 10",
     "pencil_ttft_a_minute": "60 < env_ttft_s < 90 and abs(request_prompt_tokens / prefill_tok_s_moe - env_ttft_s) < 0.01",
-    "model_ttft_longer_than_pencil": ("request_ttft_s > env_ttft_s and request_prefill_tok_s < prefill_tok_s_moe"
-                                      " and prefill_prompt_tokens < request_prompt_tokens"),
+    "model_ttft_near_pencil": ("abs(request_ttft_s / env_ttft_s - 1) < 0.05 and prefill_prompt_tokens < request_prompt_tokens"
+                               " and laptop_bench_last_chunk_tokens == prefill_prompt_tokens % request_chunk_tokens"
+                               " and 0 < laptop_bench_last_chunk_tokens < request_chunk_tokens"
+                               " and laptop_bench_last_chunk_expert_rows < laptop_expert_rows"),
     "desktop_helps_prefill_more": "rtx5090_compute_units / laptop_compute_units > rtx5090_bandwidth_gbs / laptop_bandwidth_gbs",
+    "expert_rows_from_router": ("abs(laptop_expert_rows / (request_chunk_tokens * qwen_experts_used / qwen_experts) - 1) < 1e-3"
+                                " and laptop_expert_rows < request_chunk_tokens / 10"),
+    "expert_products_dearer": "laptop_expert_product_factor > 3 and laptop_compute_efficiency > laptop_prefill_peak_share",
+    "dense_prefill_not_at_moe_rate": "laptop_dense_prefill_tok_s > 2 * laptop_dense_prefill_at_moe_rate_tok_s",
     "long_prompt_weights_linear": "abs(d7_long_weights_ms / d7_prefill_step_ms - long_prompt_tokens / d7_prefill_tokens) < 0.01",
     "attention_share_grows": "d7_example_attention_share < 0.1 < d7_long_attention_share < 1",
     "attention_share_causal_half": "abs(d7_long_attention_share - d7_layers * long_prompt_tokens * d7_width / (d7_params_b * 1e9)) < 0.005",

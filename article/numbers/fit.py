@@ -35,4 +35,15 @@ def names(src, n) -> dict:
         if phase == "decode":
             n["fit_small_decode_machines"] = small.get("machines", 0)
         n[f"fit_small_{phase}_error_p90_share"] = small.get("p90_ape")
+    # a mixture of experts' prefill on a backend without a pair of its own: each published
+    # dense/MoE pair predicted with the other pairs' rows_half (tokenwalk.timing.shape_check)
+    from tokenwalk.timing.shape_check import held_out
+
+    shape = held_out()
+    n["fit_shape_pairs"] = len(shape)
+    # the prose names the two backends the pairs were measured on
+    n["fit_shape_pairs_are_vulkan_amd_and_metal"] = [r.pair for r in shape] == ["Vulkan/AMD", "Metal"]
+    n["fit_shape_others_error_min_share"] = min((r.others_ape for r in shape), default=None)
+    n["fit_shape_others_error_max_share"] = max((r.others_ape for r in shape), default=None)
+    n["fit_shape_without_error_min_share"] = min((r.without_shape_ape for r in shape), default=None)
     return n

@@ -156,6 +156,29 @@ def names(src, n) -> dict:
     # ... and its compute efficiency, solved from the measured prefill speed with the attention's
     # work and the benchmark prompt's chunks counted (the simulator's "Assumed" line prints it)
     n["laptop_compute_efficiency"] = coefficients(laptop).compute_efficiency
+    # ... which is the efficiency of full-width products: each routed expert's product has only
+    # chunk x used / experts rows, and the model charges those for loading their weights
+    # (tokenwalk.timing.prefill_shape, rows_half from a published dense/MoE pair)
+    from tokenwalk.timing import prefill_shape
+    from tokenwalk.timing.model import prefill_s
+
+    chunk = n["request_chunk_tokens"]
+    shape_key, rows_half = prefill_shape.pair_for(laptop)
+    pair = prefill_shape.pair_measurements(shape_key)
+    n["laptop_expert_rows"] = prefill_shape.expert_rows(qwen, chunk)
+    n["laptop_shape_rows_half"] = rows_half
+    # the benchmark's prompt ends on a short chunk, whose experts' products are narrower still
+    n["laptop_bench_last_chunk_tokens"] = meas["prefill_prompt_tokens"] % chunk
+    n["laptop_bench_last_chunk_expert_rows"] = prefill_shape.expert_rows(qwen, n["laptop_bench_last_chunk_tokens"])
+    n["laptop_expert_product_factor"] = prefill_shape.small_product_factor(n["laptop_expert_rows"], chunk, rows_half)
+    n["published_shape_pair_prompt_tokens"] = pair["prompt_tokens"]
+    n["published_shape_pair_dense_tok_s"] = pair["dense_tok_s"]
+    n["published_shape_pair_moe_tok_s"] = pair["moe_tok_s"]
+    # the dense 27B over the benchmark's prompt: by the model, and at the MoE's measured rate of
+    # useful operations (what handing it the MoE's share would give)
+    bench_prompt = meas["prefill_prompt_tokens"]
+    n["laptop_dense_prefill_tok_s"] = bench_prompt / prefill_s(d27, laptop, bench_prompt, chunk)
+    n["laptop_dense_prefill_at_moe_rate_tok_s"] = n["laptop_useful_tflops"] * 1e12 / flops_per_token(d27)
     # ... and how it splits one measured decode step of the MoE (at the benchmark's context) into
     # reading at that efficiency and the fixed toll of its kernel launches; the share of the bandwidth a step
     # uses on average (laptop_share_moe) is the weights' time at the spec rate over the whole step

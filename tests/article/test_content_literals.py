@@ -21,6 +21,7 @@ ALLOWED = [
     (r"Ryzen AI 7 PRO 450", "processor name"),
     (r"RTX\s+50[89]0", "graphics card name"),
     (r"PCIe 5\.0", "bus generation (a name)"),
+    (r"RDNA 3\.5", "GPU architecture name"),
     # Mathematical constants of formulas, not data: probabilities run from 0 to 1, a
     # multiply-add is 2 operations, K and V make 2 tensors, 8 bits make a byte.
     (r"between 0 and 1", "probabilities"),

@@ -22,9 +22,9 @@ GOLDEN = ROOT / "tests" / "golden" / "timing_validation.json"
 
 
 def _summary_lines() -> list[str]:
-    from tokenwalk.cli.validate import size_check_lines, summary_lines
+    from tokenwalk.cli.validate import shape_check_lines, size_check_lines, summary_lines
 
-    return summary_lines(timing_model.unseen_machine_summary()) + size_check_lines()
+    return summary_lines(timing_model.unseen_machine_summary()) + size_check_lines() + shape_check_lines()
 
 
 def test_the_summary_is_the_recorded_leave_one_family_out():

@@ -161,9 +161,29 @@ def size_check_lines() -> list[str]:
     return lines
 
 
+def shape_check_lines() -> list[str]:
+    """The prefill shape's check (`tokenwalk.timing.shape_check`): each published dense/MoE pair's
+    MoE prefill predicted from its dense one with the other pairs' rows_half, and without the
+    shape; or one line saying why it cannot run."""
+    from tokenwalk.timing import shape_check
+
+    title = "Prefill by shape (data/prefill_shape.json): each pair's MoE prefill from its dense one"
+    try:
+        rows = shape_check.held_out()
+    except TokenwalkError as error:
+        return [f"{title}: not run: {error}"]
+    lines = [f"{title}, with the other pairs' rows_half (what a backend without a pair gets) and without the shape:"]
+    for r in rows:
+        lines.append(f"  {r.pair:<11} {r.moe_measured_tok_s:.0f} tok/s measured (rows_half {r.rows_half:.0f}); "
+                     f"with {r.others_rows_half:.0f}: {r.moe_from_others_tok_s:.0f} ({r.others_ape * 100:.0f} %); "
+                     f"without: {r.moe_without_shape_tok_s:.0f} ({r.without_shape_ape * 100:.0f} %)")
+    return lines
+
+
 def run(args) -> int:
     if args.summary:
-        print("\n".join(summary_lines(timing_model.unseen_machine_summary()) + size_check_lines()))
+        print("\n".join(summary_lines(timing_model.unseen_machine_summary()) + size_check_lines()
+                        + shape_check_lines()))
         return 0
     try:
         from tokenwalk.timing.fit import folds, solve

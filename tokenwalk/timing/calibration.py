@@ -34,6 +34,7 @@ from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
 from tokenwalk.physics import roofline
 from tokenwalk.physics.launches import decode_launches
+from tokenwalk.timing import prefill_shape
 
 
 def is_calibrated(machine) -> bool:
@@ -54,7 +55,8 @@ def calibration_inputs(machine, store=None) -> tuple | None:
     """The values the solve for `machine` uses, as a hashable key, or None if its spec
     carries no calibration: (name, bandwidth_gbs, fp16_tflops, ((model, tok/s), ...) one or
     two decode points, decode context tokens, (model, tok/s, prompt tokens, chunk tokens),
-    fixed launch_cost_s or None), read from the data `store` (the default one if None)."""
+    fixed launch_cost_s or None, the machine's rows_half (`prefill_shape.pair_for`)), read
+    from the data `store` (the default one if None)."""
     entry = machine.calibration
     if not entry:
         return None
@@ -85,7 +87,7 @@ def calibration_inputs(machine, store=None) -> tuple | None:
         raise SpecError(f"machine {name!r}: field 'bandwidth_gbs' is missing; its timing calibration needs it")
     fp16 = machine.fp16_tflops
     return (where, float(machine.bandwidth_gbs), float(fp16) if fp16 else None, points, context,
-            (prefill_model, prefill_tok_s, prompt, chunk), fixed_overhead)
+            (prefill_model, prefill_tok_s, prompt, chunk), fixed_overhead, prefill_shape.pair_for(machine, store)[1])
 
 
 def solve(machine, bounds: dict, store=None) -> tuple[float, float, float, str] | None:
@@ -160,23 +162,27 @@ def _count(ref, where: str, store) -> int:
 def _solve(key: tuple, bounds_items: tuple, store) -> tuple[float, float, float, str]:
     from tokenwalk.specs.model import load_model
 
-    name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed = key
+    name, bandwidth_gbs, fp16_tflops, points, context, (prefill_model, prefill_tok_s, prompt, chunk), fixed, rows = key
     decode = [(model_name, load_model(model_name, store), tok_s, context) for model_name, tok_s in points]
     prefill = (prefill_model, load_model(prefill_model, store), prefill_tok_s, prompt, chunk)
-    return solve_points(name, bandwidth_gbs, fp16_tflops, decode, prefill, fixed, dict(bounds_items), store)
+    return solve_points(name, bandwidth_gbs, fp16_tflops, decode, prefill, fixed, dict(bounds_items), store,
+                        shape_rows_half=rows)
 
 
 def solve_points(name: str, bandwidth_gbs: float, fp16_tflops: float | None, decode: list, prefill: tuple | None,
                  fixed_launch_cost_s: float | None, bounds: dict, store=None,
-                 compute_efficiency: float | None = None) -> tuple[float, float, float, str]:
+                 compute_efficiency: float | None = None, shape_rows_half: float = 0.0) -> tuple[float, float, float, str]:
     """(bandwidth_efficiency, launch_cost_s, compute_efficiency, note) of a machine with
     `bandwidth_gbs` (GB/s) and `fp16_tflops` (TFLOP/s, None if unknown) from measured speeds.
 
     decode: one or two (label, model, tok/s, context tokens) points; with one, the cost per
     launch is `fixed_launch_cost_s` (seconds). prefill: (label, model, tok/s, prompt tokens,
     chunk tokens), or None, when `compute_efficiency` is taken as given (a fitted row's) and
-    said so in the note. `bounds`: the fit's {coefficient: (low, high)}. The laptop's preset
-    and a reader's own llama-bench runs (`tokenwalk.timing.own_runs`) are both solved here."""
+    said so in the note. `bounds`: the fit's {coefficient: (low, high)}. `shape_rows_half`:
+    the machine's rows_half (`prefill_shape.pair_for`), with which a mixture of experts'
+    prompt is charged for its small products, so the compute efficiency solved is that of
+    full-width products. The laptop's preset and a reader's own llama-bench runs
+    (`tokenwalk.timing.own_runs`) are both solved here."""
     store = data_refs.store_or_default(store)
     machine = roofline.Peaks(bandwidth_gbs, fp16_tflops or float("inf"))
     equations = []  # (bytes at spec bandwidth s, launches, measured s) per decode point
@@ -202,8 +208,9 @@ def solve_points(name: str, bandwidth_gbs: float, fp16_tflops: float | None, dec
         return e_bw, overhead, given, note + ("; " if note else "") + why
     prefill_model, model, prefill_tok_s, prompt, chunk = prefill
     chunks = []
+    # the efficiency of full-width products: a mixture of experts' small ones are charged more
     for before, n in roofline.prompt_chunks(prompt, chunk):
-        step = roofline.prompt_step(model, machine, n, before)
+        step = prefill_shape.shaped_prompt_step(model, machine, n, before, rows_half=shape_rows_half)
         chunks.append((step.memory_s, step.compute_s))
     fixed_s = len(chunks) * decode_launches(model, store).per_step * overhead
     target_s = prompt / prefill_tok_s

@@ -45,6 +45,7 @@ from tokenwalk.physics import roofline
 from tokenwalk.physics.launches import Launches, decode_launches
 from tokenwalk.specs.protocols import Machine, Model
 from tokenwalk.timing import calibration as timing_calibration
+from tokenwalk.timing import prefill_shape
 
 FIT_FILE = "timing_fit.json"
 FIT_PATH = data_refs.DEFAULT_ROOT / FIT_FILE  # where `tokenwalk fit` writes by default
@@ -237,10 +238,14 @@ def _require_bandwidth(machine) -> None:
         raise SpecError(f"machine {machine.name!r}: field 'bandwidth_gbs' is missing; timing needs it")
 
 
-def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> "roofline.StepTime":
+def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16",
+                 store: data_refs.DataStore | None = None) -> "roofline.StepTime":
     """The prompt step the model times: `roofline.prompt_step` (the roofline's prefill step
-    without the operations a prompt step does not do)."""
-    return roofline.prompt_step(model, machine, chunk_tokens, context_before, kv_type)
+    without the operations a prompt step does not do), its arithmetic charged for the shape
+    of its products (`prefill_shape.shaped_prompt_step`: a mixture of experts' small
+    products; a dense model's step as it is)."""
+    return prefill_shape.shaped_prompt_step(model, machine, chunk_tokens, context_before, kv_type,
+                                            prefill_shape.rows_half_for(model, machine, store))
 
 
 def step_s(step: "roofline.StepTime", launches: int, coeffs: Coefficients) -> float:
@@ -274,6 +279,8 @@ class MachineTiming:
     row_coefficients: Coefficients
     calibrated: bool
     launches: Launches
+    rows_half: float  # a mixture of experts' prompt steps: `prefill_shape.pair_for` the machine; 0 for a dense model
+    shape_pair: str  # which pair of prefill_shape.json gave rows_half ("" for a dense model)
 
     def step_s(self, step: "roofline.StepTime") -> float:
         """Seconds of a roofline step of this model on this machine (`step_s`)."""
@@ -298,7 +305,8 @@ class MachineTiming:
 
     def prompt_step(self, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> "roofline.StepTime":
         """The prompt step the model times (`prefill_step`) at the machine's peaks."""
-        return roofline.prompt_step(self.model, self.peaks, chunk_tokens, context_before, kv_type)
+        return prefill_shape.shaped_prompt_step(self.model, self.peaks, chunk_tokens, context_before, kv_type,
+                                                self.rows_half)
 
     def prefill_chunk_s(self, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> float:
         """Seconds of one prefill step (`prefill_chunk_s`)."""
@@ -315,9 +323,11 @@ def machine_timing(model: Model, machine: Machine, fit: dict | None = None,
     calibrated = timing_calibration.is_calibrated(machine)
     fit = fit if fit is not None or calibrated else load_fit(store=store)
     row = _machine_coefficients(machine, fit, store)
+    pair, rows_half = prefill_shape.pair_for(machine, store) if prefill_shape.expert_rows(model, 1) else ("", 0.0)
     return MachineTiming(model=model, machine=machine, peaks=roofline.peaks(machine),
                          coefficients=_for_model(row, machine, model, fit), row_coefficients=row,
-                         calibrated=calibrated, launches=decode_launches(model, store))
+                         calibrated=calibrated, launches=decode_launches(model, store),
+                         rows_half=rows_half, shape_pair=pair)
 
 
 def decode_step_s(model: Model, machine: Machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",

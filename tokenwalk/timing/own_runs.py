@@ -35,7 +35,7 @@ from tokenwalk import format as fmt
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics import roofline
 from tokenwalk.physics.launches import decode_launches
-from tokenwalk.timing import calibration
+from tokenwalk.timing import calibration, prefill_shape
 from tokenwalk.timing import model as timing_model
 
 MAX_TEXT_CHARS = 2_000_000  # llama-bench's JSON is about 1.3 kB a test
@@ -352,7 +352,7 @@ def calibrate(machine, runs: list[OwnRun], models: dict, fit: dict | None = None
     e_bw, launch_s, e_c, note = calibration.solve_points(
         f"your runs on {machine.name}", float(machine.bandwidth_gbs), machine.fp16_tflops, labels, prefill,
         row.launch_cost_s if len(labels) == 1 else None, timing_model.BOUNDS, store,
-        compute_efficiency=row.compute_efficiency)
+        compute_efficiency=row.compute_efficiency, shape_rows_half=prefill_shape.pair_for(machine, store)[1])
     if len(labels) == 1:
         note = (note + "; " if note else "") + (
             f"one model's decode: the cost per launch is the fitted {row.row} row's "
@@ -361,8 +361,9 @@ def calibrate(machine, runs: list[OwnRun], models: dict, fit: dict | None = None
     used_tests = sum(1 for r in runs if r.model)
     label = f"calibrated on your {used_tests} llama-bench test{'s' if used_tests != 1 else ''}"
     entry = {"solved": {**coefficients, "note": note}, "label": label}
-    if (machine.calibration or {}).get("load") is not None:  # a preset's measured cold load still holds
-        entry["load"] = machine.calibration["load"]
+    for kept in ("load", "prefill_shape"):  # a preset's measured cold load and its pair still hold
+        if (machine.calibration or {}).get(kept) is not None:
+            entry[kept] = machine.calibration[kept]
     calibrated = replace(machine, calibration=entry)
     used = {id(r): "decode" for r in decode}
     if prefill_runs:

@@ -521,8 +521,10 @@ def explain(walk: dict) -> dict:
     say = {"decode": "decode's reads run at {v} % of the memory bandwidth, plus a fixed cost per kernel launch",
            # the fitted efficiency of prefill's arithmetic, attention's included: not the share
            # of the peak that measured tok/s x 2 x active parameters makes (the article prints both)
-           "prefill": "prefill's arithmetic, attention's included, runs at {v} % of the FP16 peak (a fitted "
-                      "efficiency)", "load": "load reaches {v} % of the disk's speed"}
+           # of full-width products: a mixture of experts' narrow ones are priced apart (prefill_shape)
+           "prefill": "prefill's full-width products, attention's included, run at {v} % of the FP16 peak (a fitted "
+                      "efficiency; a mixture of experts' narrow expert products cost more, as its prefill row says)",
+           "load": "load reaches {v} % of the disk's speed"}
     # the load's efficiency is said once, below, with the rate it gives and where it comes from
     assumed = [say.get(phase, phase + " reaches {v} % of the peak").format(v=f"{100 * e['value']:.1f}")
                + f" ({e['from']})" for phase, e in eff.items() if not (phase == "load" and load is not None)]

@@ -100,6 +100,8 @@ def test_explain_names_measured_computed_and_assumed():
     why = browser.explain(walk)
     assert any("11.7" in m for m in why["measured"]), "the laptop's measured decode speed"
     assert any("7 GB/s" in a for a in why["assumed"])
+    # the laptop's solved compute efficiency is of full-width products (prefill_shape), not the MoE's share
+    assert any("full-width products, attention's included, run at 17.4 % of the FP16 peak" in a for a in why["assumed"])
     other = browser.explain(browser.simulate({"model": "gpt3-175b", "machine": "h100-sxm", "prompt_tokens": 10,
                                               "output_tokens": 1}))
     assert other["measured"] == [] and other["computed"]

@@ -55,7 +55,7 @@ def calibration_inputs(machine, store=None) -> tuple | None:
     """The values the solve for `machine` uses, as a hashable key, or None if its spec
     carries no calibration: (name, bandwidth_gbs, fp16_tflops, ((model, tok/s), ...) one or
     two decode points, decode context tokens, (model, tok/s, prompt tokens, chunk tokens),
-    fixed launch_cost_s or None, the machine's rows_half (`prefill_shape.pair_for`)), read
+    fixed launch_cost_s or None, the prefill model's rows_half on it (`prefill_shape.shape_for`)), read
     from the data `store` (the default one if None)."""
     entry = machine.calibration
     if not entry:
@@ -86,8 +86,11 @@ def calibration_inputs(machine, store=None) -> tuple | None:
     if not machine.bandwidth_gbs:
         raise SpecError(f"machine {name!r}: field 'bandwidth_gbs' is missing; its timing calibration needs it")
     fp16 = machine.fp16_tflops
+    from tokenwalk.specs.model import load_model
+
+    rows_half = prefill_shape.shape_for(load_model(prefill_model, store), machine, store)[1]
     return (where, float(machine.bandwidth_gbs), float(fp16) if fp16 else None, points, context,
-            (prefill_model, prefill_tok_s, prompt, chunk), fixed_overhead, prefill_shape.pair_for(machine, store)[1])
+            (prefill_model, prefill_tok_s, prompt, chunk), fixed_overhead, rows_half)
 
 
 def solve(machine, bounds: dict, store=None) -> tuple[float, float, float, str] | None:

@@ -245,7 +245,7 @@ def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_
     of its products (`prefill_shape.shaped_prompt_step`: a mixture of experts' small
     products; a dense model's step as it is)."""
     return prefill_shape.shaped_prompt_step(model, machine, chunk_tokens, context_before, kv_type,
-                                            prefill_shape.rows_half_for(model, machine, store))
+                                            prefill_shape.shape_for(model, machine, store)[1])
 
 
 def step_s(step: "roofline.StepTime", launches: int, coeffs: Coefficients) -> float:
@@ -279,7 +279,7 @@ class MachineTiming:
     row_coefficients: Coefficients
     calibrated: bool
     launches: Launches
-    rows_half: float  # a mixture of experts' prompt steps: `prefill_shape.pair_for` the machine; 0 for a dense model
+    rows_half: float  # what its prompt steps are priced with (`prefill_shape.shape_for`): 0 for a dense model
     shape_pair: str  # which pair of prefill_shape.json gave rows_half ("" for a dense model)
 
     def step_s(self, step: "roofline.StepTime") -> float:
@@ -323,7 +323,7 @@ def machine_timing(model: Model, machine: Machine, fit: dict | None = None,
     calibrated = timing_calibration.is_calibrated(machine)
     fit = fit if fit is not None or calibrated else load_fit(store=store)
     row = _machine_coefficients(machine, fit, store)
-    pair, rows_half = prefill_shape.pair_for(machine, store) if prefill_shape.expert_rows(model, 1) else ("", 0.0)
+    pair, rows_half = prefill_shape.shape_for(model, machine, store)
     return MachineTiming(model=model, machine=machine, peaks=roofline.peaks(machine),
                          coefficients=_for_model(row, machine, model, fit), row_coefficients=row,
                          calibrated=calibrated, launches=decode_launches(model, store),

@@ -141,11 +141,11 @@ def pair_measurements(key: str, store: data_refs.DataStore | None = None) -> dic
             "moe_tok_s": float(pair["moe"]["prefill_tok_s"]), "rows_half": rows_half_by_pair(store)[key]}
 
 
-def rows_half_for(model, machine, store: data_refs.DataStore | None = None) -> float:
-    """The rows_half `model`'s prompt steps on `machine` are timed with: its pair's
-    (`pair_for`) for a mixture of experts; 0, and no file read, for a dense model, whose
-    products all have the chunk's rows."""
-    return pair_for(machine, store)[1] if expert_rows(model, 1) else 0.0
+def shape_for(model, machine, store: data_refs.DataStore | None = None) -> tuple[str, float]:
+    """(which pair, rows_half) `model`'s prompt steps on `machine` are priced with: the
+    machine's pair (`pair_for`) for a mixture of experts; ("", 0.0), and no file read, for a
+    dense model, whose products all have the chunk's rows."""
+    return pair_for(machine, store) if expert_rows(model, 1) else ("", 0.0)
 
 
 def _bounds(entry: dict) -> tuple[float, float]:

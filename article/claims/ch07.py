@@ -21,9 +21,9 @@ CLAIMS = {
     "fit_errors_met": ("fit_unseen_decode_error_median_share < fit_unseen_prefill_error_median_share"
                        " and 0.7 <= fit_unseen_decode_range_coverage_share <= 0.9"
                        " and 0.7 <= fit_unseen_prefill_range_coverage_share <= 0.9"),
-    "moe_prefill_shape_uncertain": ("fit_shape_pairs == 2 and fit_shape_pairs_are_vulkan_amd_and_metal"
-                                    " and 0.3 < fit_shape_others_error_min_share"
-                                    " and fit_shape_others_error_max_share < 1"
+    "moe_prefill_shape_uncertain": ("fit_shape_pairs == 3 and fit_shape_pairs_are_vulkan_amd_metal_cuda"
+                                    " and 0.1 < fit_shape_others_error_min_share"
+                                    " and fit_shape_others_error_max_share <= 0.5"
                                     " and fit_shape_without_error_min_share > fit_shape_others_error_min_share"),
     "small_models_miss_more": ("fit_small_decode_error_median_share > fit_unseen_decode_error_median_share"
                                " and fit_small_decode_error_p90_share > fit_small_decode_error_median_share"),

@@ -42,7 +42,7 @@ def names(src, n) -> dict:
     shape = held_out()
     n["fit_shape_pairs"] = len(shape)
     # the prose names the two backends the pairs were measured on
-    n["fit_shape_pairs_are_vulkan_amd_and_metal"] = [r.pair for r in shape] == ["Vulkan/AMD", "Metal"]
+    n["fit_shape_pairs_are_vulkan_amd_metal_cuda"] = [r.pair for r in shape] == ["Vulkan/AMD", "Metal", "CUDA"]
     n["fit_shape_others_error_min_share"] = min((r.others_ape for r in shape), default=None)
     n["fit_shape_others_error_max_share"] = max((r.others_ape for r in shape), default=None)
     n["fit_shape_without_error_min_share"] = min((r.without_shape_ape for r in shape), default=None)

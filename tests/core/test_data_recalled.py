@@ -37,6 +37,15 @@ def _entries(path: Path) -> list[tuple[str, dict]]:
             rest = {k: v for k, v in data.items() if k != key}
             return [(label, rest)] + [(f"{label}: {key}.{name}", entry) for name, entry in data[key].items()
                                       if isinstance(entry, dict)]
+    # prefill_shape.json: each pair's models carry specs of their own, each with its flags
+    if isinstance(data, dict) and isinstance(data.get("pairs"), dict):
+        specs = [(f"{label}: pairs.{name}.{side}.spec", pair[side]["spec"]) for name, pair in data["pairs"].items()
+                 for side in ("dense", "moe") if isinstance(pair.get(side, {}).get("spec"), dict)]
+        rest = json.loads(json.dumps(data))
+        for pair in rest["pairs"].values():
+            for side in ("dense", "moe"):
+                pair.get(side, {}).pop("spec", None)
+        return [(label, rest)] + specs
     return [(label, data)] if isinstance(data, dict) else []
 
 

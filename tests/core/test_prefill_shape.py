@@ -4,7 +4,6 @@ dense/MoE pairs (data/prefill_shape.json). Serves chapter 5's "Prefill in practi
 laptop's expert rows and the dense 27B's prefill), the simulator's prefill row and
 `tokenwalk validate`'s shape check."""
 
-import math
 import subprocess
 import sys
 from dataclasses import replace
@@ -100,21 +99,22 @@ def test_a_bad_pair_is_one_line_naming_it(pair, message):
 
 def test_a_machine_uses_its_backends_pair_or_the_pairs_mean():
     by_pair = prefill_shape.rows_half_by_pair()
-    assert set(by_pair) == {"Vulkan/AMD", "Metal"}
+    assert set(by_pair) == {"Vulkan/AMD", "Metal", "CUDA"}
     assert prefill_shape.pair_for(load_machine("laptop-860m")) == ("Vulkan/AMD", by_pair["Vulkan/AMD"])  # named
     assert prefill_shape.pair_for(load_machine("m4-max"))[0] == "Metal"  # its backend
+    assert prefill_shape.pair_for(load_machine("rtx-5090"))[0] == "CUDA"
     strix = replace(load_machine("rtx-5090"), backend="vulkan", vendor="AMD")
     assert prefill_shape.pair_for(strix)[0] == "Vulkan/AMD"  # backend and maker, any case
-    key, rows_half = prefill_shape.pair_for(load_machine("rtx-5090"))  # CUDA: no pair measured
-    assert key == prefill_shape.ALL_PAIRS
-    assert rows_half == pytest.approx(math.sqrt(by_pair["Vulkan/AMD"] * by_pair["Metal"]))
+    key, rows_half = prefill_shape.pair_for(replace(load_machine("rtx-5090"), backend="ROCm", vendor="AMD"))
+    assert key == prefill_shape.ALL_PAIRS  # ROCm: no pair measured
+    assert rows_half == pytest.approx((by_pair["Vulkan/AMD"] * by_pair["Metal"] * by_pair["CUDA"]) ** (1 / 3))
 
 
 def test_a_calibration_naming_no_pair_is_one_line():
     laptop = load_machine("laptop-860m")
-    bad = replace(laptop, calibration={**laptop.calibration, "prefill_shape": {"pair": "CUDA"}})
-    with pytest.raises(SpecError, match=r"calibration.prefill_shape.pair: 'CUDA' is not a pair of "
-                                        r"tokenwalk/data/prefill_shape.json \(Metal, Vulkan/AMD\)"):
+    bad = replace(laptop, calibration={**laptop.calibration, "prefill_shape": {"pair": "ROCm"}})
+    with pytest.raises(SpecError, match=r"calibration.prefill_shape.pair: 'ROCm' is not a pair of "
+                                        r"tokenwalk/data/prefill_shape.json \(CUDA, Metal, Vulkan/AMD\)"):
         prefill_shape.pair_for(bad)
 
 
@@ -167,7 +167,7 @@ def test_the_committed_pairs_and_what_they_give_are_the_reviewed_ones():
 
 def test_each_pair_held_out_is_missed_less_than_without_the_shape():
     rows = shape_check.held_out()
-    assert [r.pair for r in rows] == ["Vulkan/AMD", "Metal"]
+    assert [r.pair for r in rows] == ["Vulkan/AMD", "Metal", "CUDA"]
     for r in rows:
         # a pair's own rows_half meets it; the others' misses by less than ignoring the shape
         assert r.others_ape < r.without_shape_ape

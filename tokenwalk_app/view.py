@@ -83,7 +83,7 @@ def _stage_detail(stage: dict) -> str:
     if name == "tokenize":
         return escape(f"{stage['tokens']:,} tokens")
     if name == "prefill":
-        experts = (f" ({fmt.significant(stage['expert_rows'], 2)} rows an expert, shape: {stage['shape_pair']})"
+        experts = (f" ({fmt.significant(stage['expert_rows'], 3)} rows an expert, shape: {stage['shape_pair']})"
                    if "expert_rows" in stage else "")
         return (escape(f"{stage['chunk_count']:,} chunks of {stage['chunk_tokens']:,} tokens{experts}; "
                        f"{fmt_bytes(stage['bytes'])} moved; KV cache written ")

@@ -182,3 +182,22 @@ def test_walk_says_how_narrow_an_experts_products_are(project_root):
     assert moe.returncode == 0 and dense.returncode == 0, moe.stderr + dense.stderr
     assert "6 chunks of 512, 16 rows an expert (shape: Vulkan/AMD); KV written" in moe.stdout
     assert "rows an expert" not in dense.stdout
+
+
+def test_a_mixture_without_an_expert_width_is_priced_from_its_expert_bytes():
+    """A spec that gives no expert width (Mixtral-like: its experts' bytes follow from the file
+    and the bytes a token reads, `moe.routed_expert_bytes`) still has narrow products: 8
+    experts, 2 used, 512 tokens -> 128 rows each, its routed operations from those bytes."""
+    from tokenwalk.physics import moe
+
+    spec = {"name": "mixtral-like", "params": 46.7e9, "active_params": 12.9e9, "size_bytes": 26.4e9, "layers": 32,
+            "embedding_length": 4096, "head_count": 32, "head_count_kv": 8, "head_dim": 128, "vocab_size": 32000,
+            "expert_count": 8, "expert_used_count": 2, "bytes_read_per_token": 7.6e9, "tied_embeddings": False}
+    mixtral = _model(spec)
+    assert prefill_shape.expert_rows(mixtral, 512) == pytest.approx(128.0)
+    assert prefill_shape.routed_expert_flops(mixtral, 1) == pytest.approx(
+        2 * moe.expert_bytes_per_token(mixtral) * 8 / mixtral.bits_per_weight)
+    timed = timing_model.machine_timing(mixtral, load_machine("rtx-5090"))
+    assert timed.shape_pair == "CUDA"
+    step, plain = timed.prompt_step(512), roofline.prompt_step(mixtral, timed.peaks, 512)
+    assert step.compute_s > plain.compute_s

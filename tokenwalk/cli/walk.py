@@ -180,7 +180,7 @@ def _note(stage) -> str:
         return f"{d['tokens']:,} tokens"
     if stage.name == "prefill":
         chunks = f"{d['chunk_count']} chunk" + ("s" if d["chunk_count"] != 1 else "")
-        experts = (f", {fmt.significant(d['expert_rows'], 2)} rows an expert (shape: {d['shape_pair']})"
+        experts = (f", {fmt.significant(d['expert_rows'], 3)} rows an expert (shape: {d['shape_pair']})"
                    if "expert_rows" in d else "")
         return f"{chunks} of {d['chunk_tokens']}{experts}; KV written {_bytes(d['kv_written_bytes'])}"
     if stage.name == "decode":

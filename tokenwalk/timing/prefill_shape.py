@@ -3,9 +3,10 @@
 A prompt chunk of c tokens meets every dense weight matrix as one product of c rows. A
 mixture of experts routes each token to `expert_used_count` of its `expert_count` experts,
 so each routed expert's product has only m = c x used / count rows (Qwen3.6 35B-A3B in
-chunks of 512: 16 rows; over the experts actually woken, so never below one row). A product loads and unpacks each of its weights once and then
-multiplies it by its m rows, so its time goes as m + rows_half, where rows_half is the
-loading's cost counted in rows of arithmetic. Relative to the chunk's full-width products,
+chunks of 512: 16 rows; over the experts actually woken, so never below one row). A
+product loads and unpacks each of its weights once and then multiplies it by its m rows, so
+its time goes as m + rows_half, where rows_half is the loading's cost counted in rows of
+arithmetic. Relative to the chunk's full-width products,
 whose efficiency the timing model's `compute_efficiency` is, a routed expert's operation
 costs
 

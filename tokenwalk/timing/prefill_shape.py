@@ -136,10 +136,9 @@ def pair_measurements(key: str, store: data_refs.DataStore | None = None) -> dic
     pairs = store.read_json(SHAPE_FILE).get("pairs") or {}
     if key not in pairs:
         raise SpecError(f"tokenwalk/data/{SHAPE_FILE}: pairs: no pair {key!r}")
-    pair = pairs[key]
-    return {"machine": pair.get("machine", key), "prompt_tokens": int(pair["prompt_tokens"]["value"]),
-            "chunk_tokens": int(pair["chunk_tokens"]["value"]), "dense_tok_s": float(pair["dense"]["prefill_tok_s"]),
-            "moe_tok_s": float(pair["moe"]["prefill_tok_s"]), "rows_half": rows_half_by_pair(store)[key]}
+    prompt, chunk, dense_tok_s, moe_tok_s = pair_values(pairs[key], f"tokenwalk/data/{SHAPE_FILE}: pairs.{key}")
+    return {"machine": pairs[key].get("machine", key), "prompt_tokens": prompt, "chunk_tokens": chunk,
+            "dense_tok_s": dense_tok_s, "moe_tok_s": moe_tok_s, "rows_half": rows_half_by_pair(store)[key]}
 
 
 def shape_for(model, machine, store: data_refs.DataStore | None = None) -> tuple[str, float]:
@@ -182,13 +181,9 @@ def charged_flops(model, prompt_tokens: int, chunk_tokens: int, rows_half: float
     return total
 
 
-def solve_rows_half(pair: dict, bounds: tuple[float, float], where: str, store=None) -> float:
-    """rows_half at which a pair's two prompts take times in their measured ratio.
-
-    Both prompts are compute-bound at one efficiency on one machine, so each takes its
-    operations (`roofline.prompt_step` over its chunks) x `compute_scale` at the same rate;
-    the dense one's scale is 1, and the mixture's charged operations rise with rows_half:
-    bisection within `bounds` (rows)."""
+def pair_values(pair: dict, where: str) -> tuple[int, int, float, float]:
+    """(prompt tokens, chunk tokens, dense tok/s, mixture tok/s) of a pair, checked: each
+    present and positive, else one line naming `where` and the field."""
     try:
         prompt, chunk = int(pair["prompt_tokens"]["value"]), int(pair["chunk_tokens"]["value"])
         dense_tok_s, moe_tok_s = float(pair["dense"]["prefill_tok_s"]), float(pair["moe"]["prefill_tok_s"])
@@ -197,6 +192,17 @@ def solve_rows_half(pair: dict, bounds: tuple[float, float], where: str, store=N
         raise SpecError(f"{where}: field {field!r} is missing or not a number") from None
     if not (prompt > 0 and chunk > 0 and dense_tok_s > 0 and moe_tok_s > 0):
         raise SpecError(f"{where}: token counts and speeds must be positive")
+    return prompt, chunk, dense_tok_s, moe_tok_s
+
+
+def solve_rows_half(pair: dict, bounds: tuple[float, float], where: str, store=None) -> float:
+    """rows_half at which a pair's two prompts take times in their measured ratio.
+
+    Both prompts are compute-bound at one efficiency on one machine, so each takes its
+    operations (`roofline.prompt_step` over its chunks) x `compute_scale` at the same rate;
+    the dense one's scale is 1, and the mixture's charged operations rise with rows_half:
+    bisection within `bounds` (rows)."""
+    prompt, chunk, dense_tok_s, moe_tok_s = pair_values(pair, where)
     dense, mixture = pair_model(pair["dense"], f"{where}.dense", store), pair_model(pair["moe"], f"{where}.moe", store)
     if expert_rows(mixture, chunk) == 0.0 or expert_rows(dense, chunk) != 0.0:
         raise SpecError(f"{where}: 'moe' must be a mixture of experts and 'dense' a dense model")

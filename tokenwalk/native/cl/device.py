@@ -111,10 +111,26 @@ class Device:
         """The device's own name, as its driver reports it."""
         return self.device.name.strip()
 
-    def upload(self, array: np.ndarray):
-        """A read-only buffer holding a copy of ``array``."""
+    def upload(self, array):
+        """A read-only buffer holding a copy of ``array``'s items in C order, or of a tuple of
+        arrays one after the other. A strided view (the packed values of a memory-mapped weight
+        matrix) or a tuple is copied once, straight into the mapped buffer, never first into a
+        contiguous array on the host."""
         mf = self.cl.mem_flags
-        return self.cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(array))
+        parts = array if isinstance(array, tuple) else (array,)
+        nbytes = sum(p.nbytes for p in parts)
+        if len(parts) == 1 and (array.flags.c_contiguous or nbytes == 0):
+            return self.cl.Buffer(self.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=np.ascontiguousarray(array))
+        buf = self.cl.Buffer(self.context, mf.READ_ONLY | mf.ALLOC_HOST_PTR, size=nbytes)
+        mapped, _ = self.cl.enqueue_map_buffer(self.queue, buf, self.cl.map_flags.WRITE_INVALIDATE_REGION, 0,
+                                               (nbytes,), np.uint8)
+        at = 0
+        for p in parts:
+            if p.nbytes:
+                np.copyto(mapped[at:at + p.nbytes].view(p.dtype).reshape(p.shape), p)
+            at += p.nbytes
+        mapped.base.release(self.queue)
+        return buf
 
     def zeros(self, n_floats: int):
         """A read-write buffer of ``n_floats`` float32 zeros (at least one); DeviceMemoryError

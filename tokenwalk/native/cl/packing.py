@@ -32,14 +32,20 @@ class PackedMatrix:
     kernel_type: str  # program variant: the GGUF type
     rows: int
     cols: int
-    qs: np.ndarray  # packed values (or the f16/f32 weights, or Q4_K's blocks)
-    scales: np.ndarray  # scales as stored (uint8 bytes or fp16); a dummy for F16, F32, Q4_K
+    # Each an array or a tuple of arrays stacked by rows (fused matrices), often strided
+    # views of the file's memory map: Device.upload copies them in C order.
+    qs: np.ndarray | tuple  # packed values (or the f16/f32 weights, or Q4_K's blocks)
+    scales: np.ndarray | tuple  # scales as stored (uint8 bytes or fp16); a dummy for F16, F32, Q4_K
 
     @property
     def nbytes(self) -> int:
         """Bytes a full pass over this matrix reads on the device."""
         dummy = self.kernel_type in ("F16", "F32", "Q4_K")
-        return int(self.qs.nbytes + (0 if dummy else self.scales.nbytes))
+        return int(_nbytes(self.qs) + (0 if dummy else _nbytes(self.scales)))
+
+
+def _nbytes(parts) -> int:
+    return sum(p.nbytes for p in parts) if isinstance(parts, tuple) else parts.nbytes
 
 
 def _rows_bytes(tensor) -> tuple[np.ndarray, int, int]:
@@ -47,12 +53,26 @@ def _rows_bytes(tensor) -> tuple[np.ndarray, int, int]:
     return np.asarray(tensor.data), rows, cols
 
 
-def _bytes(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a).view(np.uint8)
+def _field(blocks: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """Bytes start:stop of every block of ``blocks`` (rows x blocks x block bytes, C order), as
+    a (rows, blocks) array of one opaque item each: a strided view, not a copy. numpy copies
+    such items whole, several times faster than the same bytes sliced one by one (165 MB of
+    Q5_0 values: 0.04 s instead of 0.10 s)."""
+    rows, nb, size = blocks.shape
+    item = np.dtype({"names": ["f"], "formats": [f"V{stop - start}"], "offsets": [start], "itemsize": size})
+    return np.ascontiguousarray(blocks).reshape(-1).view(item)["f"].reshape(rows, nb)
+
+
+def _stacked(arrays: list) -> np.ndarray | tuple:
+    """The parts' arrays stacked by rows: a lone part as it is, several as a tuple. Each is
+    often a strided view of the file's memory map, which Device.upload copies straight into
+    the device's buffer, part after part, so the host never holds a copy of the weights."""
+    return arrays[0] if len(arrays) == 1 else tuple(arrays)
 
 
 def pack_tensors(tensors, name: str = "") -> PackedMatrix:
-    """Pack one matrix, or several with the same type and width stacked by rows (fused Q|K|V)."""
+    """Pack one matrix, or several with the same type and width stacked by rows (fused Q|K|V).
+    ``qs`` and ``scales`` may be strided views of the tensors' data (Device.upload copies them)."""
     types = {t.tensor_type.name for t in tensors}
     if len(types) != 1:
         raise ValueError(f"cannot fuse tensors of types {sorted(types)}")
@@ -63,26 +83,31 @@ def pack_tensors(tensors, name: str = "") -> PackedMatrix:
     parts = [_rows_bytes(t) for t in tensors]
     cols = parts[0][2]
     rows = sum(p[1] for p in parts)
-    data = np.concatenate([p[0].reshape(p[1], -1) for p in parts], axis=0)
     if gtype in ("F16", "F32"):
         dtype = np.float16 if gtype == "F16" else np.float32
-        w = np.ascontiguousarray(data.view(dtype) if data.dtype == np.uint8 else data.astype(dtype, copy=False))
-        return PackedMatrix(gtype, rows, cols, w.reshape(rows, cols), np.zeros(2, np.float16))
+        w = _stacked([(d.view(dtype) if d.dtype == np.uint8 else d.astype(dtype, copy=False)).reshape(r, cols)
+                      for d, r, _ in parts])
+        return PackedMatrix(gtype, rows, cols, w, np.zeros(2, np.float16))
     nb = cols // BLOCK_WEIGHTS.get(gtype, 32)
-    blocks = data.reshape(rows, nb, BLOCK_BYTES[gtype])
+    blocks = [(d.reshape(r, nb, BLOCK_BYTES[gtype]), r) for d, r, _ in parts]
     if gtype == "Q4_K":
-        return PackedMatrix(gtype, rows, cols, np.ascontiguousarray(data).reshape(-1), np.zeros(2, np.uint8))
+        return PackedMatrix(gtype, rows, cols, _stacked([b.reshape(r, -1) for b, r in blocks]).reshape(-1),
+                            np.zeros(2, np.uint8))
     if gtype == "Q6_K":
-        qs = blocks[:, :, 0:192]  # ql (128) | qh (64)
-        scales = np.concatenate([blocks[:, :, 192:208].reshape(rows, -1), blocks[:, :, 208:210].reshape(rows, -1)],
-                                axis=1)  # per row: int8 scales [nb][16], then d [nb]
-        return PackedMatrix(gtype, rows, cols, np.ascontiguousarray(qs), np.ascontiguousarray(scales))
+        qs = _stacked([_field(b, 0, 192) for b, _ in blocks])  # ql (128) | qh (64)
+        scales = _stacked([np.concatenate([b[:, :, 192:208].reshape(r, -1), b[:, :, 208:210].reshape(r, -1)], axis=1)
+                           for b, r in blocks])  # per row: int8 scales [nb][16], then d [nb]
+        return PackedMatrix(gtype, rows, cols, qs, scales)
     if gtype == "Q5_0":
-        d = blocks[:, :, 0:2].reshape(rows, -1)
-        if nb % 2:
-            d = np.concatenate([d, np.zeros((rows, 2), np.uint8)], axis=1)
-        scales = np.concatenate([d, blocks[:, :, 2:6].reshape(rows, -1)], axis=1)  # d [nb (even)], qh [nb]
-        return PackedMatrix(gtype, rows, cols, np.ascontiguousarray(blocks[:, :, 6:22]), np.ascontiguousarray(scales))
+        def q5_scales(b, r):  # per row: d [nb, padded to an even count], qh [nb]
+            even = nb + nb % 2
+            out = np.zeros((r, 2 * even + 4 * nb), np.uint8)
+            out[:, :2 * nb].view("V2")[:] = _field(b, 0, 2)
+            out[:, 2 * even:].view("V4")[:] = _field(b, 2, 6)
+            return out
+        scales = _stacked([q5_scales(b, r) for b, r in blocks])
+        return PackedMatrix(gtype, rows, cols, _stacked([_field(b, 6, 22) for b, _ in blocks]), scales)
     head = {"Q4_1": 4, "Q4_0": 2, "Q8_0": 2}[gtype]  # scale bytes at the start of each block
-    qs = np.ascontiguousarray(blocks[:, :, head:])
-    return PackedMatrix(gtype, rows, cols, qs, _bytes(blocks[:, :, :head]).view(np.uint16).reshape(rows, -1))
+    qs = _stacked([_field(b, head, BLOCK_BYTES[gtype]) for b, _ in blocks])
+    scales = _stacked([_field(b, 0, head) for b, _ in blocks])  # per row: d (Q4_1: d, m) [nb]
+    return PackedMatrix(gtype, rows, cols, qs, scales)

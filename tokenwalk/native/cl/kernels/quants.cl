@@ -237,6 +237,17 @@ inline int8 dot_ss(const v32c w, const v32c x) {
                   __builtin_astype(__builtin_ia32_psignb256(__builtin_astype(x, g32c), gw), v32c));
 }
 
+// Q5_0's fifth bits: 16 where bit i of hb is set, for weight i, else 0 (llama.cpp's
+// bytes_from_bits_32): hb in every 32-bit lane, byte k of it spread over bytes 8k..8k+7
+// (vpshufb), each byte ORed with all bits but its own, and compared with all ones. Built
+// from OpenCL vectors, the same test compiled to byte-by-byte inserts, several times slower.
+inline v32u fifth_bits(const uint hb) {
+    const g32c spread = __builtin_ia32_pshufb256(__builtin_astype((uint8)hb, g32c),
+        (g32c){0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3});
+    const g32c others = __builtin_astype((ulong4)0x7fbfdfeff7fbfdfeUL, g32c);
+    return __builtin_astype((spread | others) == __builtin_astype((int8)-1, g32c), v32u) & (v32u)16;
+}
+
 // UNPACKI(r, b): the 32 levels of block b of row r in column order, unsigned in wu (IDOT
 // dot_us) or signed in ws (dot_ss), with da, db, mo as UNPACK gives them.
 #if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1)
@@ -250,15 +261,11 @@ inline int8 dot_ss(const v32c w, const v32c x) {
 #define IDOT(b) dot_us(wu, xq[b])
 #define UNPACKI(r, b)                                                                 \
         QBLOCK(r, b)                                                                   \
-        const uchar4 hb = as_uchar4(((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b]); \
-        /* the fifth bits, bit i of hb for weight i: each byte of hb broadcast to eight */ \
-        /* bytes, tested against bits 0-7 (llama.cpp's bytes_from_bits_32) */             \
-        const uchar16 bit = (uchar16)(1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128); \
-        const uchar16 hlo = (uchar16)((uchar8)hb.s0, (uchar8)hb.s1);                  \
-        const uchar16 hhi = (uchar16)((uchar8)hb.s2, (uchar8)hb.s3);                  \
+        const uint hb = ((global const uint *)(rowd + 2 * ((nb + 1) & ~1)))[b];       \
         v32u wu;                                                                      \
-        wu.lo = (q & (uchar16)15) | (as_uchar16((hlo & bit) == bit) & (uchar16)16);   \
-        wu.hi = (q >> (uchar16)4) | (as_uchar16((hhi & bit) == bit) & (uchar16)16);
+        wu.lo = q & (uchar16)15;                                                      \
+        wu.hi = q >> (uchar16)4;                                                      \
+        wu |= fifth_bits(hb);
 #elif defined(WTYPE_Q8_0)
 #define IDOT(b) dot_ss(ws, xq[b])
 #define UNPACKI(r, b)                                                                 \

@@ -291,7 +291,7 @@ inline v32u fifth_bits(const uint hb) {
 #endif
 
 #undef ROW_DOT
-#if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1) || defined(WTYPE_Q8_0)
+#if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1) || defined(WTYPE_Q5_0) || defined(WTYPE_Q8_0)
 // Eight blocks at a time: their integer dot products summed to one lane each (vphaddd),
 // then the eight blocks' scales applied in one vector multiply, where the per-block path
 // converts, broadcasts and multiplies once per block.
@@ -309,6 +309,9 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
 #elif defined(WTYPE_Q4_1)
 #define SCALES8(r, b8) const ushort16 dm = vload16(0, wd + 2 * ((size_t)(r) * nb + (b8))); \
                        const float8 d8 = h2f8(dm.even); const float8 m8 = h2f8(dm.odd);
+#elif defined(WTYPE_Q5_0)
+#define SCALES8(r, b8) const float8 d8 = h2f8(vload8(0, (global const ushort *)(wd + (size_t)(r) * (2 * ((nb + 1) & ~1) + 4 * nb)) + (b8))); \
+                       const float8 m8 = -16.0f * d8;
 #else
 #define SCALES8(r, b8) const float8 d8 = h2f8(vload8(0, wd + (size_t)(r) * nb + (b8))); const float8 m8 = 0.0f;
 #endif

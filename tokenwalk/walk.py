@@ -29,9 +29,9 @@ from dataclasses import dataclass, field, replace
 from tokenwalk.data_refs import DataStore
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.physics.chunked_prefill import ChunkPlan
-from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_cache_bytes, kv_reservation_bytes
+from tokenwalk.physics.kv_cache import KV_TYPES, kv_bytes_per_token, kv_cache_bytes, kv_layer_kinds, kv_reservation_bytes
 from tokenwalk.physics.memory_budget import memory_budget
-from tokenwalk.physics.roofline import step_time
+from tokenwalk.physics.roofline import pairs_within_window, step_time
 from tokenwalk.specs.machine import MachineSpec
 from tokenwalk.specs.model import ModelSpec
 from tokenwalk.specs.protocols import Machine, Model
@@ -396,7 +396,8 @@ def _speculative_round(timed, context: int, users: int, gamma: int, kv_type: str
     plain = timed.decode_step(context, users, kv_type)
     roof = step_time(timed.model, timed.peaks, checked * users, kv_tokens_read=context * users,
                      kv_tokens_written=checked * users, query_key_pairs=users * checked * (context + checked / 2),
-                     kv_type=kv_type, kv_streams=users)
+                     kv_type=kv_type, kv_streams=users,
+                     sliding_pairs=users * pairs_within_window(checked, context, kv_layer_kinds(timed.model)["window"]))
     step_s = timed.step_s(plain)
     check_s = step_s * roof.step_s / plain.step_s
     draft_s = gamma * step_s / timed.model.layers

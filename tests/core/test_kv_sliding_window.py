@@ -194,3 +194,42 @@ def test_simulator_gguf_picker_reports_what_inspect_does(tmp_path):
                                                                    "window": 512}
     assert info["kv_at_context"] == report["kv_at_context"]
     assert info["kv_at_context"]["allocated_bytes"]["sliding"] == 15 * 1024 * 2 * 16 * 2
+
+
+# Attention operations in sliding-window layers (physics.roofline): a query sees at most the
+# window's keys, so a long prompt's attention in those layers grows linearly, not squarely.
+
+def test_pairs_within_window_on_the_continuous_count():
+    from tokenwalk.physics.roofline import pairs_within_window, prefill_query_key_pairs
+
+    # no window, or a window the chunk never reaches: the full layer's count
+    assert pairs_within_window(100, 50, None) == prefill_query_key_pairs(100, 50) == 100 * 50 + 100 * 100 / 2
+    assert pairs_within_window(100, 50, 1000) == prefill_query_key_pairs(100, 50)
+    # a chunk entirely past the window: chunk x window
+    assert pairs_within_window(100, 600, 512) == 100 * 512
+    # a chunk that reaches the window after 12 queries: the ramp, then the window
+    assert pairs_within_window(100, 500, 512) == 12 * 500 + 12 * 12 / 2 + 88 * 512
+    # from an empty cache, 6,380 tokens at 512: 512^2 / 2 + (6,380 - 512) x 512
+    assert pairs_within_window(6380, 0, 512) == 512 * 512 / 2 + (6380 - 512) * 512
+
+
+def test_gemma3_prompt_attention_counts_its_window_and_stand_ins_without_one_do_not():
+    """Gemma 3 270M (3 global layers, 15 sliding of 512, 4 heads of 256) over a 6,380-token
+    prompt: the operations the size check and this-machine's compute figure count."""
+    from tokenwalk.physics.roofline import Peaks, chunk_attention_flops, prefill_query_key_pairs, prefill_step
+
+    gemma = load_model("gemma3-270m")
+    full = prefill_query_key_pairs(6380)
+    windowed = 512 * 512 / 2 + (6380 - 512) * 512
+    assert chunk_attention_flops(gemma, 6380) == 4 * 1024 * (3 * full + 15 * windowed)
+    assert 69e6 < chunk_attention_flops(gemma, 6380) / 6380 < 71e6  # not 235 million a token
+    # a prefill chunk past the window charges the sliding layers chunk x window pairs
+    step = prefill_step(gemma, Peaks(1.0, 1.0), 512, 4096)
+    weights = 512 * 2.0 * gemma.active_params
+    assert step.flops - weights == 4 * 1024 * (3 * (512 * 4096 + 512 * 512 / 2) + 15 * 512 * 512)
+    smol = load_model("smollm2-135m")  # no sliding layers: every layer sees the whole prompt
+    assert chunk_attention_flops(smol, 6642) == 4 * 30 * 576 * prefill_query_key_pairs(6642)
+    # a decode step 6,000 tokens deep: the global layers see 6,001 keys, the sliding ones 512
+    from tokenwalk.physics.roofline import decode_step
+    d = decode_step(gemma, Peaks(1.0, 1.0), 6000)
+    assert d.flops - 2.0 * gemma.active_params == 4 * 1024 * (3 * 6001 + 15 * 512)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tokenwalk.physics import moe
-from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_cache_bytes, kv_layer_kinds, kv_layers
+from tokenwalk.physics.kv_cache import kv_bytes_per_token, kv_cache_bytes, kv_layer_kinds
 from tokenwalk.specs.protocols import Machine, Model
 
 GB = 1e9
@@ -170,16 +170,21 @@ def attention_width(model) -> int:
     return model.head_count * model.head_dim
 
 
-def attention_flops(model, query_key_pairs: float) -> float:
+def attention_flops(model, query_key_pairs: float, sliding_pairs: float | None = None) -> float:
     """Operations of the attention scores and their weighted sum for `query_key_pairs` pairs.
 
     Each (query, key) pair costs 2 x width for q.k and 2 x width for the weighted value,
     in every layer that keeps a KV cache (a hybrid model's linear-attention layers are in
     its active parameters). A prompt of n tokens in one step has n^2/2 pairs: with the
     2 x active params of the weights this is Kaplan et al.'s 2N + 2 n_layer n_ctx d_attn
-    per token (7B: +4 % at 2,048 tokens, +60 % at 32,000).
+    per token (7B: +4 % at 2,048 tokens, +60 % at 32,000). A sliding-window layer's
+    queries see at most the window's keys: `sliding_pairs` of them (`pairs_within_window`;
+    None: as many as a full layer's, which only a model without sliding layers may pass).
+    Gemma 3 270M over a 6,380-token prompt: 70 million operations a token, not 235.
     """
-    return 4.0 * kv_layers(model) * attention_width(model) * query_key_pairs
+    kinds = kv_layer_kinds(model)
+    sliding = query_key_pairs if sliding_pairs is None else sliding_pairs
+    return 4.0 * attention_width(model) * (kinds["full"] * query_key_pairs + kinds["sliding"] * sliding)
 
 
 def prefill_query_key_pairs(chunk_tokens: int, context_before: int = 0) -> float:
@@ -189,6 +194,24 @@ def prefill_query_key_pairs(chunk_tokens: int, context_before: int = 0) -> float
     tokens, so pairs = chunk x context_before + chunk^2 / 2.
     """
     return chunk_tokens * context_before + chunk_tokens * chunk_tokens / 2.0
+
+
+def pairs_within_window(chunk_tokens: int, context_before: int, window: int | None) -> float:
+    """`prefill_query_key_pairs` for a layer whose queries see at most `window` keys (a
+    sliding-window layer; None: no window). On the same continuous count: query j of the
+    chunk sees min(window, context_before + j) keys, so a chunk entirely past the window has
+    chunk x window pairs."""
+    if window is None:
+        return prefill_query_key_pairs(chunk_tokens, context_before)
+    ramp = min(max(window - context_before, 0), chunk_tokens)  # queries still short of the window
+    return ramp * context_before + ramp * ramp / 2.0 + (chunk_tokens - ramp) * window
+
+
+def chunk_attention_flops(model, chunk_tokens: int, context_before: int = 0) -> float:
+    """`attention_flops` of a prompt chunk, sliding-window layers counted within their window."""
+    window = kv_layer_kinds(model)["window"]
+    return attention_flops(model, prefill_query_key_pairs(chunk_tokens, context_before),
+                           pairs_within_window(chunk_tokens, context_before, window))
 
 
 @dataclass(frozen=True)
@@ -228,12 +251,13 @@ class StepTime:
 
 def step_time(model: Model, machine: Machine | Peaks, tokens: int, *, kv_tokens_read: float = 0,
               kv_tokens_written: float = 0, query_key_pairs: float = 0, kv_type: str = "f16",
-              kv_streams: int = 1) -> StepTime:
+              kv_streams: int = 1, sliding_pairs: float | None = None) -> StepTime:
     """Roofline time of one step with `tokens` tokens through all the layers.
 
     memory: the weights the step reads (`weights_bytes_read`) plus the KV cache it reads
     (`kv_tokens_read` cached tokens, summed over users) and writes; compute: 2 x active
-    params per token plus `attention_flops` for `query_key_pairs`. With only `tokens`
+    params per token plus `attention_flops` for `query_key_pairs` (`sliding_pairs` in a
+    sliding-window layer; None: as many). With only `tokens`
     given this is the article's picture: the 7B in fp16 on an H100 is 4.2 ms flat and
     0.014 ms per token. A step always reads the weights, so 0 tokens still costs the trip
     (the flat line of figure 16). Sliding-window layers read at most their window of each
@@ -243,7 +267,8 @@ def step_time(model: Model, machine: Machine | Peaks, tokens: int, *, kv_tokens_
         raise ValueError(f"tokens must be >= 0, got {tokens}")
     kv_bytes = _kv_step_bytes(model, kv_tokens_read, kv_tokens_written, kv_type, kv_streams)
     n_bytes = weights_bytes_read(model, tokens) + kv_bytes
-    flops = tokens * flops_per_token(model) + (attention_flops(model, query_key_pairs) if query_key_pairs else 0.0)
+    flops = tokens * flops_per_token(model) + (attention_flops(model, query_key_pairs, sliding_pairs)
+                                               if query_key_pairs else 0.0)
     return StepTime(
         tokens=tokens,
         bytes_moved=n_bytes,
@@ -285,8 +310,10 @@ def decode_step(model, machine, context_tokens: int = 0, users: int = 1, kv_type
 
     Every user adds one token to the step and its own KV cache to the bytes read.
     """
+    window = kv_layer_kinds(model)["window"]
     return step_time(model, machine, users, kv_tokens_read=users * context_tokens, kv_tokens_written=users,
-                     query_key_pairs=users * (context_tokens + 1), kv_type=kv_type, kv_streams=users)
+                     query_key_pairs=users * (context_tokens + 1), kv_type=kv_type, kv_streams=users,
+                     sliding_pairs=None if window is None else users * min(context_tokens + 1, window))
 
 
 def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_type: str = "f16") -> StepTime:
@@ -295,8 +322,10 @@ def prefill_step(model, machine, chunk_tokens: int, context_before: int = 0, kv_
     Reads the weights once, the earlier chunks' keys and values, writes the chunk's own,
     and adds the attention term (quadratic in the chunk, linear in what came before).
     """
+    window = kv_layer_kinds(model)["window"]
     return step_time(model, machine, chunk_tokens, kv_tokens_read=context_before, kv_tokens_written=chunk_tokens,
-                     query_key_pairs=prefill_query_key_pairs(chunk_tokens, context_before), kv_type=kv_type)
+                     query_key_pairs=prefill_query_key_pairs(chunk_tokens, context_before), kv_type=kv_type,
+                     sliding_pairs=pairs_within_window(chunk_tokens, context_before, window))
 
 
 def prompt_chunks(prompt_tokens: int, chunk_tokens: int) -> list[tuple[int, int]]:

@@ -217,7 +217,7 @@ def this_machine(store=None) -> MachineSpec:
     data/machines/_this-machine.json), not on a row of the published fit: so it names no
     `vendor`, `device_class` or `memory_type`, which only choose a row of the fit.
     """
-    from tokenwalk.physics.roofline import attention_flops, flops_per_token, prefill_query_key_pairs
+    from tokenwalk.physics.roofline import chunk_attention_flops, flops_per_token
 
     data = engine_measurements(store)
     label = f"tokenwalk/data/{MEASUREMENTS_FILE}"
@@ -233,7 +233,7 @@ def this_machine(store=None) -> MachineSpec:
         raise SpecError(f"{label}: missing field {error} (run `tokenwalk measure` again)") from None
     model = measured_model(model_file, store)
     prefill_flops = (prompt_tokens * flops_per_token(model)
-                     + attention_flops(model, prefill_query_key_pairs(prompt_tokens)))
+                     + chunk_attention_flops(model, prompt_tokens))
     achieved_tflops = prefill_flops / (prompt_tokens / prefill) / 1e12
     cpu = "portable computing language" in (device + " " + str(data.get("where", ""))).lower()
     calibration_file, calibration_label = read_preset("machines", THIS_MACHINE_FILE, store)
@@ -254,7 +254,7 @@ def this_machine(store=None) -> MachineSpec:
             "bandwidth_gbs": f"{measured}: an OpenCL kernel reading a buffer larger than any cache",
             "fp16_tflops": (f"{measured}: {prompt_tokens:,} prompt tokens of {model_file} prefilled at {prefill} "
                             f"tok/s, each costing 2 x {model.active_params:,} active parameters, plus the attention "
-                            "over the prompt (tokenwalk.physics.roofline.attention_flops); a lower bound of the peak, set by "
+                            "over the prompt (tokenwalk.physics.roofline.chunk_attention_flops); a lower bound of the peak, set by "
                             "tokenwalk's own kernels"),
             "memory_gb": f"{measured}: physical memory (page size x physical pages)",
             "calibration": calibration_label,

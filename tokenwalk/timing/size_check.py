@@ -80,7 +80,7 @@ def _achieved_tflops(model, data: dict) -> float:
     its time (as `specs.machine.this_machine` counts them)."""
     values = {k: v["value"] for k, v in data["values"].items()}
     prompt = int(values["prompt_tokens"])
-    flops = prompt * roofline.flops_per_token(model) + roofline.attention_flops(model, roofline.prefill_query_key_pairs(prompt))
+    flops = prompt * roofline.flops_per_token(model) + roofline.chunk_attention_flops(model, prompt)
     return flops / (prompt / float(values["prefill_tok_s"])) / 1e12
 
 

@@ -196,3 +196,22 @@ def test_prefill_and_decode_round_the_input_alike(qtype):
     for x, y in zip(xs, prefill, strict=True):
         decode = multiply_once(packed, x)
         assert np.max(np.abs(y - decode)) < 1e-6 * np.max(np.abs(decode))
+
+
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q8_0, Q.Q4_K, Q.Q6_K, Q.F16, Q.F32],
+                         ids=lambda q: q.name)
+def test_a_fused_matrix_multiplies_as_its_parts_stacked(qtype):
+    """Q|K|V and gate|up are packed as the parts' strided views of the file, one after the
+    other, and uploaded part by part (cl.packing._stacked, Device.upload): the fused product is
+    the parts' products stacked, bit for bit, for every layout."""
+    t = _tensor(qtype)
+    data = np.asarray(t.data)
+    half = ROWS // 2
+    a = Tensor("a", (t.shape[0], half), qtype, data[:half])
+    b = Tensor("b", (t.shape[0], ROWS - half), qtype, data[half:])
+    fused = pack_tensors([a, b])
+    assert isinstance(fused.qs, tuple) and fused.nbytes == pack_tensors([a]).nbytes + pack_tensors([b]).nbytes
+    x = np.random.default_rng(9).normal(size=_cols(qtype)).astype(np.float32)
+    y = multiply_once(fused, x)
+    assert np.array_equal(y, np.concatenate([multiply_once(pack_tensors([a]), x), multiply_once(pack_tensors([b]), x)]))
+    assert np.array_equal(y, multiply_once(pack_tensors([t]), x))

@@ -91,8 +91,7 @@ def pack_tensors(tensors, name: str = "") -> PackedMatrix:
     nb = cols // BLOCK_WEIGHTS.get(gtype, 32)
     blocks = [(d.reshape(r, nb, BLOCK_BYTES[gtype]), r) for d, r, _ in parts]
     if gtype == "Q4_K":
-        return PackedMatrix(gtype, rows, cols, _stacked([b.reshape(r, -1) for b, r in blocks]).reshape(-1),
-                            np.zeros(2, np.uint8))
+        return PackedMatrix(gtype, rows, cols, _stacked([b.reshape(-1) for b, _ in blocks]), np.zeros(2, np.uint8))
     if gtype == "Q6_K":
         qs = _stacked([_field(b, 0, 192) for b, _ in blocks])  # ql (128) | qh (64)
         scales = _stacked([np.concatenate([b[:, :, 192:208].reshape(r, -1), b[:, :, 208:210].reshape(r, -1)], axis=1)

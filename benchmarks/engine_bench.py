@@ -12,6 +12,8 @@ Bandwidth share: tg128 tok/s x bytes a decode step reads / measured read bandwid
 launches/step: the kernel launches the engine queues for one decode step (its graph's decode
       launch list; besides them a step fills the row counters once and writes its inputs).
 us/launch: a tg128 step's time over its launches, microseconds (host work included).
+products alone: each kind of decode product (role and weight layout) timed on its own, 20
+      launches in a row, microseconds a launch and GB/s of its bytes: which kernel is slow.
 KV at 32K: bytes of the KV cache each side allocates for a context of 32,768 tokens (or the
       model's own, if shorter): the engine's buffers, llama.cpp's as it reports them (its "KV
       buffer size" lines, in MiB to two decimals), and without llama.cpp the core's count of
@@ -90,6 +92,36 @@ class EngineSide:
         return {"device": self.engine.device_name(), "bytes_read_per_token": self.engine.bytes_read_per_token,
                 "bandwidth_gbs": measure_bandwidth_gbs(self.engine),
                 "launches_per_step": decode_kernel_launches(self.engine.graph.decode_launches)}
+
+    def products(self, launches: int = 20) -> list[dict]:
+        """Each kind of decode product alone: the first layer's matrix of each role and weight
+        layout (and the head), ``launches`` plain y = W x launches queued back to back after one
+        warm-up, as the step runs them (rows from the launch's counter); microseconds a launch
+        and GB/s of the matrix's bytes. What a step's time is made of, kernel by kernel."""
+        from tokenwalk.native.cl.ops import MODE_WRITE, RowCounters, enqueue, matvec
+
+        eng = self.engine
+        dev, weights = eng.dev, eng.weights
+        seen, rows = set(), []
+        mats = [(role, getattr(layer, role, None)) for layer in weights.layers
+                for role in ("qkv", "v", "out", "gate_up", "down")] + [("head", weights.head)]
+        for role, m in mats:
+            if m is None or (role, m.packed.kernel_type) in seen:
+                continue
+            seen.add((role, m.packed.kernel_type))
+            x = dev.upload(np.random.default_rng(0).normal(size=m.packed.cols).astype(np.float32))
+            y = dev.zeros(m.packed.rows)
+            counters = RowCounters(dev, launches + 1)
+            ops = [matvec(m, x, y, MODE_WRITE, items=eng.decode_items, counters=counters) for _ in range(launches + 1)]
+            enqueue(dev, [counters.zero, ops[0]])
+            dev.finish()
+            t0 = time.perf_counter()
+            enqueue(dev, ops[1:])
+            dev.finish()
+            s = (time.perf_counter() - t0) / launches
+            rows.append({"role": role, "layout": m.packed.kernel_type, "rows": m.packed.rows, "cols": m.packed.cols,
+                         "bytes": m.nbytes, "us": s * 1e6, "gbs": m.nbytes / s / 1e9})
+        return rows
 
     def kv_bytes_at(self, ctx: int) -> tuple[int, int]:
         """(context, bytes of the KV cache) of an engine opened for ``ctx`` tokens (at most the
@@ -254,6 +286,7 @@ def bench_model(model: Path, reps: int, threads: int, long_tokens: int, kv_ctx: 
                 _, tg_s = side("decode", TG_LONG_TOKENS, long_tokens)
                 if rep:
                     r["tg_long"].append(TG_LONG_TOKENS / tg_s)
+    results[0]["products"] = sides[0]("products")[0]  # the engine's, alone, before the cache is reopened
     for side, r in zip(sides, results, strict=True):
         r.update(side("describe")[0])
         if kv_ctx:  # last: it reopens the model with a cache of kv_ctx positions
@@ -291,6 +324,12 @@ def report(results: list[dict], long_tokens: int) -> None:
     ours["us_per_launch"] = step_us / ours["launches_per_step"]
     print(f"engine decode step: {ours['launches_per_step']} kernel launches, {step_us:.0f} us a step (tg128 mean), "
           f"{ours['us_per_launch']:.1f} us per launch")
+    if ours.get("products"):
+        print("engine decode products alone (first layer's of each role and layout, and the head; "
+              "20 launches in a row):")
+        for pr in ours["products"]:
+            print(f"  {pr['role']:8} {pr['layout']:5} {pr['rows']:>7,} x {pr['cols']:<6,} {pr['bytes'] / 1e6:8.2f} MB "
+                  f"{pr['us']:9.0f} us {pr['gbs']:6.1f} GB/s")
     for r in results:
         if "kv_bytes" in r:
             print(f"KV cache at {r['kv_ctx']:,} tokens, {r['name']}: {r['kv_bytes']:,} bytes ({r['kv_bytes'] / 2**20:.1f} MiB)")

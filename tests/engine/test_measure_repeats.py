@@ -106,3 +106,23 @@ def test_bench_table_gives_medians_ratios_launches_and_kv():
     assert lines[2] == "| m.gguf, engine | 0.50 | 1,100.0 | 90.0 | 55.0 | 100 | 111.1 | 100.0 MiB at 32,768 |"
     assert lines[3] == "| m.gguf, llama.cpp | 0.25 | 550.0 | 100.0 | 50.0 | | | 24.0 MiB at 32,768 |"
     assert lines[4] == "| engine / llama.cpp (speed) | 0.50 | 2.00 | 0.90 | 1.10 | | | |"
+
+
+def test_bench_times_each_kind_of_decode_product_once():
+    """`make bench-engine`'s products alone: one row per role and weight layout, then the head,
+    each a positive time whose GB/s is the matrix's bytes over it (SmolLM2: Q4_1 throughout,
+    its tied head Q8_0)."""
+    pytest.importorskip("pyopencl")
+    from benchmarks.engine_bench import EngineSide
+    from tests.engine.test_engine_peer import MODELS
+
+    if not MODELS["smollm2"].exists():
+        pytest.skip("SmolLM2 file not fetched (run make setup)")
+    side = EngineSide(MODELS["smollm2"], 64)
+    rows = side.products(launches=2)
+    assert [(r["role"], r["layout"]) for r in rows] == [("qkv", "Q4_1"), ("out", "Q4_1"), ("gate_up", "Q4_1"),
+                                                        ("down", "Q4_1"), ("head", "Q8_0")]
+    head = rows[-1]
+    assert (head["rows"], head["cols"]) == (49152, 576) and head["bytes"] == side.engine.weights.head.nbytes
+    for r in rows:
+        assert r["us"] > 0 and r["gbs"] == pytest.approx(r["bytes"] / (r["us"] * 1e-6) / 1e9)

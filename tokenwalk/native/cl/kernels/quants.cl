@@ -291,10 +291,8 @@ inline v32u fifth_bits(const uint hb) {
 #endif
 
 #undef ROW_DOT
-#if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1) || defined(WTYPE_Q5_0) || defined(WTYPE_Q8_0)
-// Eight blocks at a time: their integer dot products summed to one lane each (vphaddd),
-// then the eight blocks' scales applied in one vector multiply, where the per-block path
-// converts, broadcasts and multiplies once per block.
+// Eight blocks' integer dot products summed to one lane each (vphaddd): the eight-block paths
+// below (Q4_0, Q4_1, Q5_0, Q8_0, and Q4_K's eight sub-blocks) scale them in one multiply.
 inline int8 hadd8(const int8 a, const int8 b) {
     return __builtin_astype(__builtin_ia32_phaddd256(__builtin_astype(a, g8i), __builtin_astype(b, g8i)), int8);
 }
@@ -304,6 +302,9 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
     const int8 t1 = hadd8(hadd8(v4, v5), hadd8(v6, v7));
     return (int8)(t0.lo, t1.lo) + (int8)(t0.hi, t1.hi);
 }
+#if defined(WTYPE_Q4_0) || defined(WTYPE_Q4_1) || defined(WTYPE_Q5_0) || defined(WTYPE_Q8_0)
+// Eight blocks at a time: their sums (block_sums8), then the eight blocks' scales applied in
+// one vector multiply, where the per-block path converts, broadcasts and multiplies once per block.
 #if defined(WTYPE_Q4_0)
 #define SCALES8(r, b8) const float8 d8 = h2f8(vload8(0, wd + (size_t)(r) * nb + (b8))); const float8 m8 = -8.0f * d8;
 #elif defined(WTYPE_Q4_1)
@@ -341,9 +342,6 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
 // sums gathered into one vector, times the eight 6-bit scales (d x sc) in one multiply and the
 // minimums (dmin x mn) against the sub-blocks' input sums in another (llama.cpp's
 // get_scale_min_k4, eight at a time).
-inline int8 hadd8(const int8 a, const int8 b) {
-    return __builtin_astype(__builtin_ia32_phaddd256(__builtin_astype(a, g8i), __builtin_astype(b, g8i)), int8);
-}
 #define ROW_DOT(r, out)                                                               \
     {                                                                                 \
         float8 acc = 0.0f;                                                            \
@@ -361,9 +359,7 @@ inline int8 hadd8(const int8 a, const int8 b) {
             { const int jsub = 5; const int b = b8 + 5; UNPACKI(r, b) v5 = IDOT(b); } \
             { const int jsub = 6; const int b = b8 + 6; UNPACKI(r, b) v6 = IDOT(b); } \
             { const int jsub = 7; const int b = b8 + 7; UNPACKI(r, b) v7 = IDOT(b); } \
-            const int8 t0 = hadd8(hadd8(v0, v1), hadd8(v2, v3));                      \
-            const int8 t1 = hadd8(hadd8(v4, v5), hadd8(v6, v7));                      \
-            const int8 sums = (int8)(t0.lo, t1.lo) + (int8)(t0.hi, t1.hi);            \
+            const int8 sums = block_sums8(v0, v1, v2, v3, v4, v5, v6, v7);            \
             const float dd = h2f(((global const ushort *)s8)[0]), dm = h2f(((global const ushort *)s8)[1]); \
             acc += convert_float8(sums) * (dd * convert_float8(sc)) * vload8(0, xd + b8) \
                    - (dm * convert_float8(mn)) * vload8(0, xs + b8);                  \

@@ -161,9 +161,7 @@
 #if defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
 // 256-weight blocks: the eight 32-weight sub-blocks of a block unrolled, so that the
 // sub-block's place (which scale bits, which nibbles) is a constant, not computed per block.
-// SUBBLOCK_ROW(out, ...): that loop around one sub-block's step (...), which adds to acc
-// and macc with b and jsub set; the float path here, the integer one below.
-#define SUBBLOCK_ROW(out, ...)                                                        \
+#define ROW_DOT(r, out)                                                               \
     {                                                                                 \
         float8 acc = 0.0f;                                                            \
         float macc = 0.0f;                                                            \
@@ -171,15 +169,13 @@
             _Pragma("unroll")                                                         \
             for (int jj = 0; jj < 8; jj++) {                                          \
                 const int b = b8 + jj, jsub = jj;                                     \
-                __VA_ARGS__                                                           \
+                UNPACK(r, b)                                                          \
+                acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1]) * da + (q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * db; \
                 macc += mo * xs[b];                                                   \
             }                                                                         \
         }                                                                             \
         out = hsum8(acc) + macc;                                                      \
     }
-#define ROW_DOT(r, out)                                                               \
-    SUBBLOCK_ROW(out, UNPACK(r, b)                                                    \
-        acc += (q0 * xv[4 * b] + q1 * xv[4 * b + 1]) * da + (q2 * xv[4 * b + 2] + q3 * xv[4 * b + 3]) * db;)
 #elif defined(QUANT)
 #define ROW_DOT(r, out)                                                               \
     {                                                                                 \
@@ -292,7 +288,8 @@ inline v32u fifth_bits(const uint hb) {
 
 #undef ROW_DOT
 // Eight blocks' integer dot products summed to one lane each (vphaddd): the eight-block paths
-// below (Q4_0, Q4_1, Q5_0, Q8_0, and Q4_K's eight sub-blocks) scale them in one multiply.
+// below (Q4_0, Q4_1, Q5_0, Q8_0, and Q4_K's eight sub-blocks; Q6_K's sixteen halves) scale them
+// in one multiply.
 inline int8 hadd8(const int8 a, const int8 b) {
     return __builtin_astype(__builtin_ia32_phaddd256(__builtin_astype(a, g8i), __builtin_astype(b, g8i)), int8);
 }
@@ -367,9 +364,35 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
         out = hsum8(acc);                                                             \
     }
 #elif defined(WTYPE_Q6_K)
+// A 256-weight block's sixteen 16-weight groups at once: two rounds of vphaddd turn the eight
+// sub-blocks' integer dot products into the sums over their halves (lanes 0-3 of IDOT hold
+// weights 0-15, lanes 4-7 weights 16-31), h0 = halves (a, a, a, a, b, b, b, b) of sub-blocks
+// 0-3 and h1 of 4-7, which meet the sixteen 8-bit scales (even: first halves, odd: second)
+// in two multiplies, where the per-sub-block path converts and scales eight times.
 #define ROW_DOT(r, out)                                                               \
-    SUBBLOCK_ROW(out, UNPACKI(r, b)                                                   \
-        acc += convert_float8(IDOT(b)) * ((float8)(da, da, da, da, db, db, db, db) * xd[b]);)
+    {                                                                                 \
+        float8 acc = 0.0f;                                                            \
+        global const uchar *rowd6 = wd + (size_t)(r) * 18 * (nb >> 3);               \
+        for (int b8 = 0; b8 < nb; b8 += 8) {                                          \
+            int8 v0, v1, v2, v3, v4, v5, v6, v7;                                      \
+            { const int jsub = 0; const int b = b8; UNPACKI(r, b) v0 = IDOT(b); }     \
+            { const int jsub = 1; const int b = b8 + 1; UNPACKI(r, b) v1 = IDOT(b); } \
+            { const int jsub = 2; const int b = b8 + 2; UNPACKI(r, b) v2 = IDOT(b); } \
+            { const int jsub = 3; const int b = b8 + 3; UNPACKI(r, b) v3 = IDOT(b); } \
+            { const int jsub = 4; const int b = b8 + 4; UNPACKI(r, b) v4 = IDOT(b); } \
+            { const int jsub = 5; const int b = b8 + 5; UNPACKI(r, b) v5 = IDOT(b); } \
+            { const int jsub = 6; const int b = b8 + 6; UNPACKI(r, b) v6 = IDOT(b); } \
+            { const int jsub = 7; const int b = b8 + 7; UNPACKI(r, b) v7 = IDOT(b); } \
+            const int8 h0 = hadd8(hadd8(v0, v1), hadd8(v2, v3));                      \
+            const int8 h1 = hadd8(hadd8(v4, v5), hadd8(v6, v7));                      \
+            const char16 sc = vload16(0, (global const char *)rowd6 + 2 * b8);        \
+            const float d = h2f(((global const ushort *)(rowd6 + 16 * (nb >> 3)))[b8 >> 3]); \
+            const float4 xa = vload4(0, xd + b8), xb = vload4(0, xd + b8 + 4);        \
+            acc += (convert_float8(h0) * convert_float8((char8)(sc.even.lo, sc.odd.lo)) * (float8)(xa, xa) \
+                    + convert_float8(h1) * convert_float8((char8)(sc.even.hi, sc.odd.hi)) * (float8)(xb, xb)) * d; \
+        }                                                                             \
+        out = hsum8(acc);                                                             \
+    }
 #else
 #define ROW_DOT(r, out)                                                               \
     {                                                                                 \

@@ -26,6 +26,7 @@ from gguf.quants import dequantize, quantize  # noqa: E402  (after importorskip)
 from tests.support.engine_kernels import (  # noqa: E402  (after importorskip)
     decode_rounds_input,
     multiply_once,
+    multiply_sharing_input,
     prefill_rounds_input,
 )
 from tokenwalk.native.cl.packing import pack_tensors  # noqa: E402  (after importorskip)
@@ -215,3 +216,31 @@ def test_a_fused_matrix_multiplies_as_its_parts_stacked(qtype):
     y = multiply_once(fused, x)
     assert np.array_equal(y, np.concatenate([multiply_once(pack_tensors([a]), x), multiply_once(pack_tensors([b]), x)]))
     assert np.array_equal(y, multiply_once(pack_tensors([t]), x))
+
+
+def test_products_of_different_tiles_share_one_rounded_input():
+    """Q6_K's integer prefill product takes two tiles of tokens a work-item and Q4_0's four
+    (cl/programs.py INT_TILES_BY_LAYOUT): where both read one rounding of the input, whichever
+    comes first, each product equals its own, bit for bit, at a token count that fills neither's
+    last tile."""
+    if not all(prefill_rounds_input(q) for q in ("Q6_K", "Q4_0")):
+        pytest.skip("the prefill products multiply floats here")
+    rng = np.random.default_rng(11)
+    w = rng.normal(0, 0.5, size=(ROWS, 512)).astype(np.float32)
+    a = pack_tensors([_tensor(Q.Q6_K)])
+    b = pack_tensors([Tensor("b", (512, ROWS), Q.Q4_0, quantize(w, Q.Q4_0))])
+    xs = rng.normal(size=(37, 512)).astype(np.float32)
+    for first, second in ((a, b), (b, a)):
+        y1, y2 = multiply_sharing_input([first, second], xs)
+        assert np.array_equal(y1, multiply_once(first, xs)) and np.array_equal(y2, multiply_once(second, xs))
+
+
+def test_a_tile_count_the_padding_cannot_hold_is_refused():
+    """QTILES tiles of up to 16 tokens must divide the padded chunk (PAD_TOKENS), or the
+    rounding would write past its buffer: refused in one line before anything is compiled."""
+    from tokenwalk.errors import TokenwalkError
+    from tokenwalk.native.cl.device import Device
+    from tokenwalk.native.cl.programs import PAD_TOKENS, Programs
+
+    with pytest.raises(TokenwalkError, match=f"QTILES=3: the prefill buffers hold chunks padded to {PAD_TOKENS} tokens"):
+        Programs(Device(None), 64, QTILES=3)

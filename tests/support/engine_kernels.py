@@ -77,6 +77,24 @@ def multiply_once(packed: PackedMatrix, x: np.ndarray, device: str | None = None
     return y[0] if x.ndim == 1 else y
 
 
+def multiply_sharing_input(packed: list[PackedMatrix], xs: np.ndarray, device: str | None = None) -> list:
+    """y_i = W_i xs for each packed matrix, as one prefill launch list (cl/ops.products): the
+    matrices with an integer product read one rounding of xs (ntok, cols), as Q|K|V and V do."""
+    dev, programs = _once_programs(device, {})
+    xs = np.ascontiguousarray(xs, dtype=np.float32)
+    ntok, cols = xs.shape
+    pad = math.ceil(ntok / PAD_TOKENS) * PAD_TOKENS
+    xp = np.zeros((pad, cols), np.float32)
+    xp[:ntok] = xs
+    xb = dev.upload(xp)
+    ms = [device_matrix(dev, programs, p) for p in packed]
+    ys = [np.zeros((ntok, p.rows), np.float32) for p in packed]
+    ybs = [dev.empty(y.nbytes) for y in ys]
+    rounded = RoundedInput.allocate(dev, pad, cols)  # alive until the launches have run
+    enqueue(dev, products(xb, ntok, [(m, yb, False, None, 0) for m, yb in zip(ms, ybs, strict=True)], rounded))
+    return [dev.read(y, yb) for y, yb in zip(ys, ybs, strict=True)]
+
+
 def prefill_rounds_input(kernel_type: str, device: str | None = None, **defines) -> bool:
     """Whether the prefill matrix-matrix product of weight layout ``kernel_type`` rounds its
     input to 8 bits per value, 32 values per scale, as decode does (matmul_q8, the integer

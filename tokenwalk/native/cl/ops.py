@@ -270,8 +270,9 @@ def products(x, ntok: int, targets, rounded: RoundedInput | None) -> list:
     ints = [t for t in targets if t[0].int_shape[0]]
     if ints and rounded is not None:
         m0 = ints[0][0]
-        xl, qtiles = m0.int_shape
-        tiles = math.ceil(ntok / (xl * qtiles)) * qtiles
+        xl = m0.int_shape[0]
+        # every tile that one of the products reads (their QTILES may differ by layout)
+        tiles = max(math.ceil(ntok / (xl * t[0].int_shape[1])) * t[0].int_shape[1] for t in ints)
         seq.append(kernel(m0.program, "quantize_tiles", (tiles * xl,), x, rounded.xq, rounded.xf,
                           np.int32(m0.packed.cols), np.int32(ntok)))
     for m, y, accumulate, ldy, yoff in targets:

@@ -30,8 +30,16 @@ KERNEL_FILES = ("common.cl", "quants.cl", "activations.cl", "products.cl", "kv_c
                 "attention.cl", "decode_chain.cl", "probe.cl")
 TILE_TOKENS = 8  # TT: tokens per work-item tile in the prefill matrix-matrix kernel
 QUERY_TILE = 16  # QT: query tokens per work-item in the prefill attention
-INT_TILES = 2  # QTILES: tiles of the integer prefill product (matmul_q8) per work-item
-PAD_TOKENS = 32  # prefill buffers hold chunks rounded up to this (a multiple of every tile: TT, QT, 16 x QTILES)
+# QTILES: tiles of the integer prefill product (matmul_q8) per work-item, by weight layout. Four
+# tiles share each unpacked weight block among 32 tokens (AVX2): Q4_0, Q4_1, Q5_0 and Q4_K
+# products 10-25 % faster than with two on a 2-core AVX2 host; Q6_K, whose two halves keep two
+# sums a tile, ran slower with four (registers), and keeps two.
+INT_TILES = 4
+INT_TILES_BY_LAYOUT = {"Q6_K": 2}
+MAX_TILE_LANES = 16  # XL where the compiler targets AVX-512BW (8 with AVX2)
+# prefill buffers hold chunks rounded up to this: a multiple of every tile (TT, QT, XL x QTILES),
+# so that no launch reads or writes past a buffer's end
+PAD_TOKENS = MAX_TILE_LANES * max(INT_TILES, *INT_TILES_BY_LAYOUT.values())
 FAST_MATH = ("-cl-fast-relaxed-math", "-cl-mad-enable")
 
 
@@ -74,12 +82,16 @@ class Programs:
             vnni = bool(device.device.type & device.cl.device_type.CPU) and host_has_vnni()
         if vnni:
             self.defines["INT_VNNI"] = 1
-        self.defines.setdefault("QTILES", INT_TILES)
+        tiles = self.defines.get("QTILES")
+        if tiles is not None and (int(tiles) < 1 or PAD_TOKENS % (MAX_TILE_LANES * int(tiles))):
+            raise TokenwalkError(f"QTILES={tiles}: the prefill buffers hold chunks padded to {PAD_TOKENS} tokens, "
+                                 f"which {MAX_TILE_LANES} x QTILES must divide")
 
     def options(self, kernel_type: str) -> list[str]:
         """The compiler options of the variant for weight layout ``kernel_type``."""
+        defines = {"QTILES": INT_TILES_BY_LAYOUT.get(kernel_type, INT_TILES), **self.defines}
         return [f"-DWTYPE_{kernel_type}", f"-DHD={self.head_dim}", f"-DTT={TILE_TOKENS}", f"-DQT={QUERY_TILE}",
-                *(f"-D{name}={value}" for name, value in self.defines.items()), *FAST_MATH]
+                *(f"-D{name}={value}" for name, value in defines.items()), *FAST_MATH]
 
     def get(self, kernel_type: str = "F32"):
         """The program for weight layout ``kernel_type`` (a GGUF type name: Q4_K, Q8_0, F32, ...), built on first use.

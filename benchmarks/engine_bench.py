@@ -4,7 +4,10 @@ its own, for SmolLM2-135M (Q4_1), Gemma 3 270M (Q4_K_M) and Qwen2.5-Coder 0.5B (
 
 load: seconds from the file to the first logits (open, upload or map, one decoded token;
       kernels and pages already cached by the warm-up run).
-pp512: a 512-token prompt from an empty cache, tokens per second (llama-bench's pp512).
+pp512: a 512-token prompt from an empty cache, tokens per second (llama-bench's pp512), timed
+      on its second run after each load: llama-bench runs a test once untimed on the loaded
+      model, and both sides' first prompt after a load pays one-time costs (the engine builds
+      its launch lists; 15-40 % slower here) that no later prompt does.
 tg128: 128 tokens decoded one at a time from an empty cache, tokens per second (tg128).
 tg@N: 32 tokens decoded after an N-token prompt (default 6,000, --long 0 skips it): the
       long-context decode, where the KV cache is read as much as the weights.
@@ -46,7 +49,9 @@ import numpy as np
 DEFAULT_MODELS = ("smollm2-135m", "gemma3-270m", "qwen2.5-coder-0.5b")
 TG_LONG_TOKENS = 32
 KV_CTX_TOKENS = 32768  # the context the KV cache's size is compared at (Gemma 3's and Qwen2.5's own)
-TARGETS = {"pp512": 1.0, "tg128": 1.0, "tg_long": 1.0, "load": 0.5}  # engine / llama.cpp (load: speed ratio)
+# engine / llama.cpp (load: the speed ratio): the engine issue's targets (prefill stays at 1.5x or more,
+# decode 1.0x, 1.2x after 6,000 tokens, load within 2x)
+TARGETS = {"pp512": 1.5, "tg128": 1.0, "tg_long": 1.2, "load": 0.5}
 
 
 def _tokens(n: int, vocab: int, seed: int = 0) -> list[int]:
@@ -273,6 +278,7 @@ def bench_model(model: Path, reps: int, threads: int, long_tokens: int, kv_ctx: 
     for rep in range(reps + 1):  # the first run warms up (kernels compile, pages come in)
         for side, r in zip(sides, results, strict=True):
             load_s, _ = side("load")
+            side("prefill", prompt)  # untimed, as llama-bench's warm-up run
             _, pp_s = side("prefill", prompt)
             _, tg_s = side("decode", 128, 0)
             if rep:

@@ -152,6 +152,17 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
 #define ATTN_EXTRA_ARGS
 #endif
 
+// Two dimensions a step where a KV head serves few query heads (GROUP <= 4, Gemma 3): each
+// query head's score and value sums then run as two independent chains of multiply-adds, not
+// one, whose latency (not the reads) set the pace of a long context's global layers.
+#if GROUP <= 4
+#define DU 2
+#define KU GROUP
+#else
+#define DU 1
+#define KU 1
+#endif
+
 // one (KV head, key range) of decode attention: the attention_decode kernel runs one per
 // work-item, decode_chain (decode_chain.cl) hands them out from a counter
 inline void attention_unit(const int kvh, const int sp, global const float *qkv, global const float *rope,
@@ -230,14 +241,25 @@ inline void attention_unit(const int kvh, const int sp, global const float *qkv,
         global const ushort8 *kb = kt + (size_t)(c0 / 8) * HD;
         f8u p[GROUP];
         float c[GROUP];
-        float8 s[GROUP];
+        float8 s[GROUP], s2[KU];
 #pragma unroll
         for (int g = 0; g < GROUP; g++) s[g] = 0.0f;
-        for (int d = 0; d < HD; d++) {
+#pragma unroll
+        for (int g = 0; g < KU; g++) s2[g] = 0.0f;
+        for (int d = 0; d < HD; d += DU) {
             const float8 k = h2f8(kb[d]);
 #pragma unroll
             for (int g = 0; g < GROUP; g++) s[g] += q[g][d] * k;
+#if DU == 2
+            const float8 k2 = h2f8(kb[d + 1]);
+#pragma unroll
+            for (int g = 0; g < GROUP; g++) s2[g] += q[g][d + 1] * k2;
+#endif
         }
+#if DU == 2
+#pragma unroll
+        for (int g = 0; g < GROUP; g++) s[g] += s2[g];
+#endif
 #pragma unroll
         for (int g = 0; g < GROUP; g++) {
             const int8 j = lane + j0;
@@ -252,18 +274,37 @@ inline void attention_unit(const int kvh, const int sp, global const float *qkv,
             m[g] = mx;
             l[g] = l[g] * c[g] + hsum8(p[g].v);
         }
-        for (int i = 0; i < HD / 8; i++) {
-            float8 a[GROUP];
+        for (int i = 0; i < HD / 8; i += DU) {
+            float8 a[GROUP], a2[KU];
 #pragma unroll
             for (int g = 0; g < GROUP; g++) a[g] = acc[g][i] * c[g];
+#if DU == 2
+#pragma unroll
+            for (int g = 0; g < GROUP; g++) a2[g] = acc[g][i + 1] * c[g];
+#endif
 #pragma unroll
             for (int jj = 0; jj < 8; jj++) {
-                const float8 v = h2f8(vp[(size_t)(c0 + jj) * (HD / 8) + i]);
+                global const ushort8 *vr = vp + (size_t)(c0 + jj) * (HD / 8) + i;
+                const float8 v = h2f8(vr[0]);
+#if DU == 2
+                const float8 v2 = h2f8(vr[1]);
+#pragma unroll
+                for (int g = 0; g < GROUP; g++) {
+                    const float pg = p[g].a[jj];
+                    a[g] += pg * v;
+                    a2[g] += pg * v2;
+                }
+#else
 #pragma unroll
                 for (int g = 0; g < GROUP; g++) a[g] += p[g].a[jj] * v;
+#endif
             }
 #pragma unroll
             for (int g = 0; g < GROUP; g++) acc[g][i] = a[g];
+#if DU == 2
+#pragma unroll
+            for (int g = 0; g < GROUP; g++) acc[g][i + 1] = a2[g];
+#endif
         }
     }
     for (int g = 0; g < GROUP; g++) {

@@ -96,7 +96,7 @@ class EngineSide:
 
         return {"device": self.engine.device_name(), "bytes_read_per_token": self.engine.bytes_read_per_token,
                 "bandwidth_gbs": measure_bandwidth_gbs(self.engine),
-                "launches_per_step": decode_kernel_launches(self.engine.graph.decode_launches)}
+                "launches_per_step": self.engine.decode_launches_per_step}
 
     def products(self, launches: int = 20) -> list[dict]:
         """Each kind of decode product alone: the first layer's matrix of each role and weight
@@ -137,12 +137,6 @@ class EngineSide:
         gc.collect()
         big = Engine(self.model, ctx_tokens=ctx, chunk_tokens=128)
         return big.ctx_tokens, big.kv_cache_bytes
-
-
-def decode_kernel_launches(launches) -> int:
-    """Kernel launches in a step's launch list (the tuples; the list also holds the fill of the
-    row counters and any row copies, which are not kernels)."""
-    return sum(1 for op in launches if isinstance(op, tuple))
 
 
 class PeerSide:

@@ -85,12 +85,11 @@ def test_the_command_recorded_names_what_changes_the_measurement():
     assert _command(args) == "tokenwalk measure --model qwen2.5-coder-0.5b --repeats 3 --note 'shared machine'"
 
 
-def test_bench_counts_kernel_launches_not_fills_or_copies():
-    from benchmarks.engine_bench import decode_kernel_launches
-    from tokenwalk.native.cl.ops import CopyRow, ZeroBuffer
+def test_launches_are_counted_as_kernels_not_fills_or_copies():
+    from tokenwalk.native.cl.ops import CopyRow, ZeroBuffer, kernel_launches
 
     launches = [ZeroBuffer(None, 64), ("kernel", (2,), None), CopyRow(None, None, 0, 4), ("kernel", (2,), (1,))]
-    assert decode_kernel_launches(launches) == 2
+    assert kernel_launches(launches) == 2
 
 
 def test_bench_table_gives_medians_ratios_launches_and_kv():

@@ -20,7 +20,7 @@ import numpy as np
 
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.native.cl.device import Device
-from tokenwalk.native.cl.ops import enqueue
+from tokenwalk.native.cl.ops import enqueue, kernel_launches
 from tokenwalk.native.cl.programs import Programs
 from tokenwalk.native.kv_cache import allocate_kv_cache
 from tokenwalk.native.model import OpenModel, open_model
@@ -96,6 +96,12 @@ class Engine:
     def bytes_read_per_token(self) -> int:
         """Weights one decode step reads on the device: every matrix once plus the norms."""
         return self.weights.bytes_read_per_token
+
+    @property
+    def decode_launches_per_step(self) -> int:
+        """Kernels one decode step launches (its graph's launch list, built at load: a count of
+        the architecture's work as this engine runs it, known before anything is timed)."""
+        return kernel_launches(self.graph.decode_launches)
 
     @property
     def tied_head(self) -> bool:

@@ -140,6 +140,8 @@ def measure(model, request: Request, device=None, ctx_tokens=None, output_tokens
             "prefill_tok_s": v(round(stats.prefill_tok_s, 2), "tok/s", "prompt tokens per second of prefill"),
             "ttft_s": v(round(stats.ttft_s, 3), "s", "time to first token: prefill and the first sampling"),
             "decode_tok_s": v(round(stats.decode_tok_s, 2), "tok/s", "decode steps per second after the first token"),
+            "decode_launches_per_step": v(engine.decode_launches_per_step, "launches",
+                                          "kernels a decode step launches (the engine's graph, counted at load)"),
             "bytes_read_per_token": v(int(bytes_per_token), "bytes",
                                       "weights a decode step reads on the device (all matrices, norms, tied head)"),
             "measured_bandwidth_gbs": v(round(bandwidth, 2), "GB/s",

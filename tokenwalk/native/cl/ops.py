@@ -297,6 +297,12 @@ def matmul_q8(m: DeviceMatrix, rounded: RoundedInput, y, ntok: int, accumulate: 
                   np.int32(ntok), np.int32(ldy or pm.rows), np.int32(yoff))
 
 
+def kernel_launches(launches) -> int:
+    """Kernel launches in a launch list (the tuples; a list also holds fills of row counters
+    and row copies, which launch no kernel)."""
+    return sum(1 for op in launches if isinstance(op, tuple))
+
+
 def enqueue(device: Device, launches) -> None:
     """Put ``launches`` (kernel tuples, CopyRow, ZeroBuffer) on the device's queue, without waiting."""
     cl = device.cl

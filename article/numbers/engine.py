@@ -43,13 +43,27 @@ def _checked(n: dict, prefix: str, check) -> list | None:
 def size_check(n: dict) -> None:
     """engine_size_*: the timing model's size check on this machine (tokenwalk.timing.size_check:
     each measured model predicted from a calibration on the other two): the smallest and largest
-    decode and prefill errors as fractions, or `engine_size_checked` False where the check cannot
+    decode and prefill errors as fractions, `engine_size_met` where both are within their targets,
+    and `engine_size_decode_run_spread`, the widest spread of one model's decode runs (largest
+    minus smallest over their median, among the measurement files that keep their runs: the
+    machine's own noise; 0 without runs), or `engine_size_checked` False where the check cannot
     run (fewer than three models, or measurements of different machines)."""
+    from statistics import median
+
     from tokenwalk.timing import size_check as check
 
     if _checked(n, "engine_size", check.leave_one_model_out) is not None:
         n["engine_size_decode_target"] = check.TARGETS["decode_ape"]
         n["engine_size_prefill_target"] = check.TARGETS["prefill_ape"]
+        n["engine_size_met"] = (n["engine_size_decode_error_range"][1] <= check.TARGETS["decode_ape"]
+                                and n["engine_size_prefill_error_range"][1] <= check.TARGETS["prefill_ape"])
+        spreads = []
+        for _file, _preset, data in check.measured_models():
+            runs = [r.get("decode_tok_s") for r in data.get("runs") or [] if isinstance(r, dict)]
+            runs = [float(x) for x in runs if isinstance(x, int | float)]
+            if len(runs) >= 2:
+                spreads.append((max(runs) - min(runs)) / median(runs))
+        n["engine_size_decode_run_spread"] = max(spreads) if spreads else 0.0
 
 
 def peer_size_check(n: dict) -> None:

@@ -334,7 +334,20 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
         }                                                                             \
         out = hsum8(acc) + macc;                                                      \
     }
-#elif defined(WTYPE_Q4_K)
+#elif defined(WTYPE_Q4_K) || defined(WTYPE_Q6_K)
+// v0..v7: the integer dot products of the eight 32-weight sub-blocks of the 256-weight block
+// that starts at block b8 of row r, each sub-block's place (jsub) a constant
+#define SUBBLOCK_IDOTS(r, b8)                                                         \
+    int8 v0, v1, v2, v3, v4, v5, v6, v7;                                              \
+    { const int jsub = 0; const int b = (b8); UNPACKI(r, b) v0 = IDOT(b); }           \
+    { const int jsub = 1; const int b = (b8) + 1; UNPACKI(r, b) v1 = IDOT(b); }       \
+    { const int jsub = 2; const int b = (b8) + 2; UNPACKI(r, b) v2 = IDOT(b); }       \
+    { const int jsub = 3; const int b = (b8) + 3; UNPACKI(r, b) v3 = IDOT(b); }       \
+    { const int jsub = 4; const int b = (b8) + 4; UNPACKI(r, b) v4 = IDOT(b); }       \
+    { const int jsub = 5; const int b = (b8) + 5; UNPACKI(r, b) v5 = IDOT(b); }       \
+    { const int jsub = 6; const int b = (b8) + 6; UNPACKI(r, b) v6 = IDOT(b); }       \
+    { const int jsub = 7; const int b = (b8) + 7; UNPACKI(r, b) v7 = IDOT(b); }
+#if defined(WTYPE_Q4_K)
 // A 256-weight block's eight sub-blocks at once, as the eight-block path above: their integer
 // sums gathered into one vector, times the eight 6-bit scales (d x sc) in one multiply and the
 // minimums (dmin x mn) against the sub-blocks' input sums in another (llama.cpp's
@@ -347,15 +360,7 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
             const uchar4 lo = vload4(0, s8 + 4), mid = vload4(0, s8 + 8), hi = vload4(0, s8 + 12); \
             const int8 sc = convert_int8((uchar8)(lo & (uchar4)63, (hi & (uchar4)15) | ((lo >> (uchar4)6) << (uchar4)4))); \
             const int8 mn = convert_int8((uchar8)(mid & (uchar4)63, (hi >> (uchar4)4) | ((mid >> (uchar4)6) << (uchar4)4))); \
-            int8 v0, v1, v2, v3, v4, v5, v6, v7;                                      \
-            { const int jsub = 0; const int b = b8; UNPACKI(r, b) v0 = IDOT(b); }     \
-            { const int jsub = 1; const int b = b8 + 1; UNPACKI(r, b) v1 = IDOT(b); } \
-            { const int jsub = 2; const int b = b8 + 2; UNPACKI(r, b) v2 = IDOT(b); } \
-            { const int jsub = 3; const int b = b8 + 3; UNPACKI(r, b) v3 = IDOT(b); } \
-            { const int jsub = 4; const int b = b8 + 4; UNPACKI(r, b) v4 = IDOT(b); } \
-            { const int jsub = 5; const int b = b8 + 5; UNPACKI(r, b) v5 = IDOT(b); } \
-            { const int jsub = 6; const int b = b8 + 6; UNPACKI(r, b) v6 = IDOT(b); } \
-            { const int jsub = 7; const int b = b8 + 7; UNPACKI(r, b) v7 = IDOT(b); } \
+            SUBBLOCK_IDOTS(r, b8)                                                     \
             const int8 sums = block_sums8(v0, v1, v2, v3, v4, v5, v6, v7);            \
             const float dd = h2f(((global const ushort *)s8)[0]), dm = h2f(((global const ushort *)s8)[1]); \
             acc += convert_float8(sums) * (dd * convert_float8(sc)) * vload8(0, xd + b8) \
@@ -363,7 +368,7 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
         }                                                                             \
         out = hsum8(acc);                                                             \
     }
-#elif defined(WTYPE_Q6_K)
+#else
 // A 256-weight block's sixteen 16-weight groups at once: two rounds of vphaddd turn the eight
 // sub-blocks' integer dot products into the sums over their halves (lanes 0-3 of IDOT hold
 // weights 0-15, lanes 4-7 weights 16-31), h0 = halves (a, a, a, a, b, b, b, b) of sub-blocks
@@ -374,15 +379,7 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
         float8 acc = 0.0f;                                                            \
         global const uchar *rowd6 = wd + (size_t)(r) * 18 * (nb >> 3);               \
         for (int b8 = 0; b8 < nb; b8 += 8) {                                          \
-            int8 v0, v1, v2, v3, v4, v5, v6, v7;                                      \
-            { const int jsub = 0; const int b = b8; UNPACKI(r, b) v0 = IDOT(b); }     \
-            { const int jsub = 1; const int b = b8 + 1; UNPACKI(r, b) v1 = IDOT(b); } \
-            { const int jsub = 2; const int b = b8 + 2; UNPACKI(r, b) v2 = IDOT(b); } \
-            { const int jsub = 3; const int b = b8 + 3; UNPACKI(r, b) v3 = IDOT(b); } \
-            { const int jsub = 4; const int b = b8 + 4; UNPACKI(r, b) v4 = IDOT(b); } \
-            { const int jsub = 5; const int b = b8 + 5; UNPACKI(r, b) v5 = IDOT(b); } \
-            { const int jsub = 6; const int b = b8 + 6; UNPACKI(r, b) v6 = IDOT(b); } \
-            { const int jsub = 7; const int b = b8 + 7; UNPACKI(r, b) v7 = IDOT(b); } \
+            SUBBLOCK_IDOTS(r, b8)                                                     \
             const int8 h0 = hadd8(hadd8(v0, v1), hadd8(v2, v3));                      \
             const int8 h1 = hadd8(hadd8(v4, v5), hadd8(v6, v7));                      \
             const char16 sc = vload16(0, (global const char *)rowd6 + 2 * b8);        \
@@ -393,18 +390,7 @@ inline int8 block_sums8(const int8 v0, const int8 v1, const int8 v2, const int8 
         }                                                                             \
         out = hsum8(acc);                                                             \
     }
-#else
-#define ROW_DOT(r, out)                                                               \
-    {                                                                                 \
-        float8 acc = 0.0f;                                                            \
-        float macc = 0.0f;                                                            \
-        for (int b = 0; b < nb; b++) {                                                \
-            UNPACKI(r, b)                                                             \
-            acc += convert_float8(IDOT(b)) * (da * xd[b]);                            \
-            macc += mo * xs[b];                                                       \
-        }                                                                             \
-        out = hsum8(acc) + macc;                                                      \
-    }
+#endif
 #endif
 
 // The input of a matrix-vector product rounded to 8 bits, 32 values per scale (llama.cpp's

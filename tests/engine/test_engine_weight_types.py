@@ -244,3 +244,30 @@ def test_a_tile_count_the_padding_cannot_hold_is_refused():
 
     with pytest.raises(TokenwalkError, match=f"QTILES=3: the prefill buffers hold chunks padded to {PAD_TOKENS} tokens"):
         Programs(Device(None), 64, QTILES=3)
+
+
+@pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q5_0, Q.Q6_K], ids=lambda q: q.name)
+def test_the_largest_levels_against_the_largest_inputs_do_not_overflow(qtype):
+    """Without VNNI the integer prefill adds the 16-bit sums of two to eight groups before
+    widening them (products.cl SUM16), safe while 2 x 127 x the largest level x the groups added
+    stays below 32,767. Every level at its largest (Q4_0 15, Q5_0 31, Q6_K 63) against inputs
+    that round to +127 or -127 is that bound's case: the product still equals the dequantized
+    matrix times the input."""
+    cols = 512
+    if qtype == Q.Q6_K:  # ql, qh all ones (level 63), sixteen scales of 1, d = 0.01
+        block = np.full(210, 0xFF, np.uint8)
+        block[192:208] = 1
+        block[208:210] = np.array([0.01], np.float16).view(np.uint8)
+    else:  # d = 0.01, then Q5_0's fifth bits all set, then the nibbles all 15
+        head = np.array([0.01], np.float16).view(np.uint8)
+        block = np.concatenate([head, np.full(4 if qtype == Q.Q5_0 else 0, 0xFF, np.uint8), np.full(16, 0xFF, np.uint8)])
+    per_row = cols // (256 if qtype == Q.Q6_K else 32)
+    data = np.tile(block, (ROWS, per_row))
+    packed = pack_tensors([Tensor("w", (cols, ROWS), qtype, data)])
+    if not prefill_rounds_input(packed.kernel_type):
+        pytest.skip("the prefill product of this layout multiplies floats here")
+    w = dequantize(data, qtype).reshape(ROWS, cols).astype(np.float64)
+    xs = np.array([np.full(cols, 3.0), np.full(cols, -3.0)], np.float32)
+    y = multiply_once(packed, xs)
+    ref = xs.astype(np.float64) @ w.T
+    assert np.max(np.abs(y - ref)) < 1e-4 * np.max(np.abs(ref))

@@ -239,7 +239,23 @@ typedef int gXI __attribute__((vector_size(4 * XL)));
 typedef char gXC __attribute__((vector_size(4 * XL)));
 typedef short gXS __attribute__((vector_size(4 * XL)));
 #ifndef INT_VNNI
-#define DPBUSD(acc, w, x) ((acc) + __builtin_astype(PMADDWD_X(PMADDUBSW_X(__builtin_astype(w, gXC), __builtin_astype(x, gXC)), (gXS)ONES_X), XI))
+// Without VNNI a group's four products take two instructions: vpmaddubsw (level x input, pairs
+// summed to 16 bits, which cannot overflow: |input| <= 127) and vpmaddwd by ones (pairs to 32
+// bits). Both run on the one vector multiply port of the cores here, so the 16-bit sums of
+// SUM16 groups are added first (vpaddw) and widened once: a 16-bit lane of one group is at most
+// 2 x 127 x the largest level, 3,810 for 4-bit levels (eight groups: 30,480), 7,874 for Q5_0's
+// 5 bits (four: 31,496), 16,002 for Q6_K's 6 bits (two: 32,004), all below 32,767, so the
+// integer sums are the same as widening each group; 10 multiplies a tile of 4-bit levels
+// instead of 16. (Q8_0's levels, shifted to 0..255, run here only with VNNI.)
+#define PAIRS16(w, x) PMADDUBSW_X(__builtin_astype(w, gXC), __builtin_astype(x, gXC))
+#define TO32(p) __builtin_astype(PMADDWD_X((p), (gXS)ONES_X), XI)
+#if defined(WTYPE_Q6_K)
+#define SUM16 2
+#elif defined(WTYPE_Q5_0)
+#define SUM16 4
+#else
+#define SUM16 8
+#endif
 #endif
 #define ONES16 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 #define ONES16X2 {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}
@@ -379,27 +395,35 @@ kernel void matmul_q8(global const WQ_T *wq, global const WD_T *wd, global const
                 const size_t tb = (size_t)(tile0 + i) * nb + b;
                 global const XI *xp = xq + tb * 8;
                 global const XF *fp = xf + tb * 3;
+#ifdef INT_VNNI
                 XI sa = 0;
                 sa = DPBUSD(sa, w0, xp[0]);
                 sa = DPBUSD(sa, w1, xp[1]);
                 sa = DPBUSD(sa, w2, xp[2]);
                 sa = DPBUSD(sa, w3, xp[3]);
-#if defined(WTYPE_Q6_K)
-                XI sb = 0;
-                sb = DPBUSD(sb, w4, xp[4]);
-                sb = DPBUSD(sb, w5, xp[5]);
-                sb = DPBUSD(sb, w6, xp[6]);
-                sb = DPBUSD(sb, w7, xp[7]);
-                // levels 0..63 stand for level - 32: minus 32 times each half's input sum
-                const XF xh = fp[2];
-                acc[i] += (__builtin_convertvector(sa, XF) * da + __builtin_convertvector(sb, XF) * db) * fp[0]
-                          - 32.0f * (da * xh + db * (fp[1] - xh));
-#else
                 XI sb = 0;  // two chains of four dependent instructions rather than one of eight
                 sb = DPBUSD(sb, w4, xp[4]);
                 sb = DPBUSD(sb, w5, xp[5]);
                 sb = DPBUSD(sb, w6, xp[6]);
                 sb = DPBUSD(sb, w7, xp[7]);
+#else
+                const gXS p0 = PAIRS16(w0, xp[0]), p1 = PAIRS16(w1, xp[1]), p2 = PAIRS16(w2, xp[2]),
+                          p3 = PAIRS16(w3, xp[3]), p4 = PAIRS16(w4, xp[4]), p5 = PAIRS16(w5, xp[5]),
+                          p6 = PAIRS16(w6, xp[6]), p7 = PAIRS16(w7, xp[7]);
+#if SUM16 == 2
+                const XI sa = TO32(p0 + p1) + TO32(p2 + p3), sb = TO32(p4 + p5) + TO32(p6 + p7);
+#elif SUM16 == 4
+                const XI sa = TO32(p0 + p1 + p2 + p3), sb = TO32(p4 + p5 + p6 + p7);
+#else
+                const XI sa = TO32(((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))), sb = 0;
+#endif
+#endif
+#if defined(WTYPE_Q6_K)
+                // levels 0..63 stand for level - 32: minus 32 times each half's input sum
+                const XF xh = fp[2];
+                acc[i] += (__builtin_convertvector(sa, XF) * da + __builtin_convertvector(sb, XF) * db) * fp[0]
+                          - 32.0f * (da * xh + db * (fp[1] - xh));
+#else
                 acc[i] += __builtin_convertvector(sa + sb, XF) * (fp[0] * da) + MO * fp[1];
 #endif
             }

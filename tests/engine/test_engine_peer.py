@@ -21,6 +21,13 @@ MIN_AGREED, 8 before, is 6); Gemma 3 parts on one prompt after 9 tokens (margins
 Qwen2.5-Coder (fixtures written 2026-12-03, integer prefill and decode) agrees over all 24
 tokens on all five prompts, llama.cpp's smallest margins on the way 0.06 (unicode) and 0.08
 (prose).
+
+The engine's own margin may exceed NEAR_TIE where the float reference's does nearly as much: on
+an AMD Zen 4 host (AVX-512 VNNI), SmolLM2's 'prose' parts after 18 tokens where the reference
+puts 1096 above 284 by 0.225, llama.cpp (the fixture) 284 above 1096 by 0.051, the engine 1096
+above 284 by 0.276 (its float path: 0.225). So the engine passes where its margin is under
+NEAR_TIE or where its rounding moved the gap between its token and llama.cpp's less than
+NEAR_TIE from the reference's gap (0.05 there).
 """
 
 import json
@@ -44,17 +51,17 @@ pytestmark = pytest.mark.slow
 
 
 def _follow(engine, case) -> tuple:
-    """Greedy decode along llama.cpp's tokens: (step where the engine parts, its token and its
-    margin there), or (None, None, None) when all tokens agree."""
+    """Greedy decode along llama.cpp's tokens: (step where the engine parts, its token, its
+    margin there and its logits there), or (None, None, None, None) when all tokens agree."""
     ids = list(case["prompt_ids"])
     logits = engine.prefill(ids)
     for step, theirs in enumerate(case["output_ids"]):
         top2 = np.argsort(logits)[-2:]
         if int(top2[1]) != theirs:
-            return step, int(top2[1]), float(logits[top2[1]] - logits[top2[0]])
+            return step, int(top2[1]), float(logits[top2[1]] - logits[top2[0]]), logits
         logits = engine.decode(theirs, len(ids))
         ids.append(theirs)
-    return None, None, None
+    return None, None, None, None
 
 
 @pytest.mark.parametrize("name", list(MODELS))
@@ -73,17 +80,20 @@ def test_greedy_continuations_match_llama_cpp(name):
     agreed = []  # tokens identical to llama.cpp's, per prompt
     for case in data["cases"]:
         assert len(case["prompt_ids"]) == 32
-        step, token, ours = _follow(engine, case)
+        step, token, ours, logits = _follow(engine, case)
         agreed.append(len(case["output_ids"]) if step is None else step)
         if step is None:
             continue
         theirs = case["margins"][step]
         context = case["prompt_ids"] + case["output_ids"][:step]
         ref = reference_logits(model, context)[-1]
-        pick = int(np.argmax(ref))
+        pick, their_token = int(np.argmax(ref)), case["output_ids"][step]
+        # how far the engine's rounding moved the gap between its token and llama.cpp's from the
+        # float reference's gap: a near tie of the exact arithmetic may end on either side
+        moved = abs(float(logits[token] - logits[their_token]) - float(ref[token] - ref[their_token]))
         note = (f"{name} '{case['label']}' parts at token {step}: llama.cpp margin {theirs:.3f}, "
-                f"engine margin {ours:.3f}; engine picks {token}, float reference {pick}, "
-                f"llama.cpp {case['output_ids'][step]}")
-        assert theirs < NEAR_TIE and ours < NEAR_TIE, note
+                f"engine margin {ours:.3f}, its gap moved {moved:.3f} from the reference's; engine picks "
+                f"{token}, float reference {pick}, llama.cpp {their_token}")
+        assert theirs < NEAR_TIE and (ours < NEAR_TIE or moved < NEAR_TIE), note
         assert token in set(np.argsort(ref)[-2:].tolist()), note
     assert sum(n >= MIN_AGREED for n in agreed) >= MIN_PROMPTS, agreed

@@ -22,7 +22,7 @@ from tokenwalk.native.cl.ops import (
     products,
 )
 from tokenwalk.native.cl.packing import PackedMatrix
-from tokenwalk.native.cl.programs import PAD_TOKENS, TILE_TOKENS, Programs
+from tokenwalk.native.cl.programs import PAD_TOKENS, QUERY_TILE, TILE_TOKENS, Programs
 
 _ONCE: dict = {}
 ONCE_MAX_BLOCKS = 19  # the widest row the one-off products take: 608 columns (the tests' widest)
@@ -111,3 +111,28 @@ def decode_rounds_input(kernel_type: str, device: str | None = None, **defines) 
     out = dev.empty(4)
     enqueue(dev, [kernel(programs.get(kernel_type), "decode_rounds_input", (1,), out)])
     return bool(dev.read(np.zeros(1, np.int32), out)[0])
+
+
+def prefill_attention_once(qkv: np.ndarray, keys: np.ndarray, values: np.ndarray, rows: int, cells: dict,
+                           pos0: int, window: int, heads: int, device: str | None = None, **defines) -> np.ndarray:
+    """The prefill attention kernel (kernels/attention.cl) for one chunk of ``len(qkv)`` tokens at
+    positions ``pos0``.., one KV head of head size 64: ``qkv`` of shape (ntok, (heads + 2) x 64),
+    the cache of ``rows`` cells filled from ``cells`` ({cell: position}, keys[position] and
+    values[position] as fp16; cells not named hold zeros). Returns (ntok, heads x 64) floats."""
+    dev, programs = _once_programs(device, defines)
+    hd, ntok = 64, len(qkv)
+    k = np.zeros((rows // 8, hd, 8), np.float16)  # kv_cache.cl: keys by groups of eight cells
+    v = np.zeros((rows, hd), np.float16)
+    for cell, pos in cells.items():
+        k[cell // 8, :, cell % 8] = keys[pos]
+        v[cell] = values[pos]
+    q = np.zeros((math.ceil(ntok / PAD_TOKENS) * PAD_TOKENS, qkv.shape[1]), np.float32)
+    q[:ntok] = qkv
+    out = np.zeros((len(q), heads * hd), np.float32)
+    bk, bv, bq = dev.upload(k.view(np.uint16)), dev.upload(v.view(np.uint16)), dev.upload(q)
+    state, bo = dev.upload(np.array([pos0, 0, 0, 0], np.int32)), dev.empty(out.nbytes)
+    enqueue(dev, [kernel(programs.get("F32"), "attention", (heads, math.ceil(ntok / QUERY_TILE)), bq, bk, bv, bo,
+                         state, np.int32(heads), np.int32(1), np.int32(rows), np.float32(0.125), np.int32(ntok),
+                         np.int32(window))])
+    dev.read(out, bo)
+    return out[:ntok]

@@ -7,7 +7,7 @@
 // work-item read the whole cache once per token: terabytes for a 6,000-token prompt). Keys
 // come AW (8, or 16 with AVX-512) at a time, transposed (see rope_store): the AW scores of a
 // query are one vector, and one vector exp turns them into weights. Keys past a query's position get the
-// score -1e30 (finite: the kernels use fast, finite math), weight ~0. Grouped-query
+// score -1e30 (finite: the kernels use fast, finite math) and the weight 0. Grouped-query
 // attention: query head h reads KV head h / (heads / kv_heads).
 
 #if defined(__AVX512F__) && HD % 16 == 0 && !defined(ATTN_YMM)
@@ -100,11 +100,14 @@ kernel void attention(global const float *qkv, global const ushort *k_cache,
             const int n = pos0 + qi + 1;  // keys 0..n-1 are visible to query qi (n-window.. with a window)
             const intW j = LANE_W + j0;
             const int lo = window > 0 ? n - window : -1;
-            const floatW sq = ((j < (intW)n) & (j >= (intW)lo)) ? s[qi] : (floatW)-1e30f;
+            const intW seen = (j < (intW)n) & (j >= (intW)lo);
+            const floatW sq = seen ? s[qi] : (floatW)-1e30f;
             const float bm = MAX_W(sq);
             const float mx = bm > m[qi] ? bm : m[qi];
             c[qi] = exp_nonpos(m[qi] - mx);
-            p[qi].v = EXP_W(sq - (floatW)mx);
+            // a hidden key's weight is 0, not exp(-87): its cell may hold another position (a ring),
+            // whose value must not reach a sum, not even by deciding how a multiply-add rounds
+            p[qi].v = seen ? EXP_W(sq - (floatW)mx) : (floatW)0.0f;
             m[qi] = mx;
             l[qi] = l[qi] * c[qi] + SUM_W(p[qi].v);
         }
@@ -264,13 +267,14 @@ inline void attention_unit(const int kvh, const int sp, global const float *qkv,
         for (int g = 0; g < GROUP; g++) {
             const int8 j = lane + j0;
             const int lo = window > 0 ? n - window : -1;
-            const float8 sq = ((j < (int8)n) & (j >= (int8)lo)) ? s[g] : (float8)-1e30f;
+            const int8 seen = (j < (int8)n) & (j >= (int8)lo);
+            const float8 sq = seen ? s[g] : (float8)-1e30f;
             const float4 m4 = VMAX(sq.lo, sq.hi);
             const float2 m2 = VMAX(m4.lo, m4.hi);
             const float bm = VMAX(m2.x, m2.y);
             const float mx = bm > m[g] ? bm : m[g];
             c[g] = exp_nonpos(m[g] - mx);
-            p[g].v = exp_nonpos8(sq - (float8)mx);
+            p[g].v = seen ? exp_nonpos8(sq - (float8)mx) : (float8)0.0f;  // hidden keys weigh 0 (as prefill's)
             m[g] = mx;
             l[g] = l[g] * c[g] + hsum8(p[g].v);
         }

@@ -45,7 +45,10 @@ class Watched:
         self.page.on("request", lambda r: self.urls.append(r.url))
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
         self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} ({r.status})"))
-        self.page.goto(url, wait_until="networkidle")
+        # the load event first: playwright's "networkidle" counts requests only, and on a busy
+        # machine it came while the parser was still in the article's later chapters
+        self.page.goto(url, wait_until="load")
+        self.page.wait_for_load_state("networkidle")
         lay_out_every_chapter(self.page)
 
     def close(self):

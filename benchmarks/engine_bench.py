@@ -16,7 +16,8 @@ launches/step: the kernel launches the engine queues for one decode step (its gr
       launch list; besides them a step fills the row counters once and writes its inputs).
 us/launch: a tg128 step's time over its launches, microseconds (host work included).
 products alone: each kind of decode product (role and weight layout) timed on its own, 20
-      launches in a row, microseconds a launch and GB/s of its bytes: which kernel is slow.
+      launches in a row, the median of 5 such rounds, microseconds a launch and GB/s of its
+      bytes: which kernel is slow.
 KV at 32K: bytes of the KV cache each side allocates for a context of 32,768 tokens (or the
       model's own, if shorter): the engine's buffers, llama.cpp's as it reports them (its "KV
       buffer size" lines, in MiB to two decimals), and without llama.cpp the core's count of
@@ -98,11 +99,13 @@ class EngineSide:
                 "bandwidth_gbs": measure_bandwidth_gbs(self.engine),
                 "launches_per_step": self.engine.decode_launches_per_step}
 
-    def products(self, launches: int = 20) -> list[dict]:
+    def products(self, launches: int = 20, rounds: int = 5) -> list[dict]:
         """Each kind of decode product alone: the first layer's matrix of each role and weight
         layout (and the head), ``launches`` plain y = W x launches queued back to back after one
-        warm-up, as the step runs them (rows from the launch's counter); microseconds a launch
-        and GB/s of the matrix's bytes. What a step's time is made of, kernel by kernel."""
+        warm-up, as the step runs them (rows from the launch's counter), the median of ``rounds``
+        such rounds (one round put Gemma 3's Q6_K down at 210 us a launch where five gave 73);
+        microseconds a launch and GB/s of the matrix's bytes. What a step's time is made of,
+        kernel by kernel."""
         from tokenwalk.native.cl.ops import MODE_WRITE, RowCounters, enqueue, matvec
 
         eng = self.engine
@@ -116,14 +119,18 @@ class EngineSide:
             seen.add((role, m.packed.kernel_type))
             x = dev.upload(np.random.default_rng(0).normal(size=m.packed.cols).astype(np.float32))
             y = dev.zeros(m.packed.rows)
-            counters = RowCounters(dev, launches + 1)
-            ops = [matvec(m, x, y, MODE_WRITE, items=eng.decode_items, counters=counters) for _ in range(launches + 1)]
-            enqueue(dev, [counters.zero, ops[0]])
-            dev.finish()
-            t0 = time.perf_counter()
-            enqueue(dev, ops[1:])
-            dev.finish()
-            s = (time.perf_counter() - t0) / launches
+            times = []
+            for _ in range(rounds):
+                counters = RowCounters(dev, launches + 1)
+                ops = [matvec(m, x, y, MODE_WRITE, items=eng.decode_items, counters=counters)
+                       for _ in range(launches + 1)]
+                enqueue(dev, [counters.zero, ops[0]])
+                dev.finish()
+                t0 = time.perf_counter()
+                enqueue(dev, ops[1:])
+                dev.finish()
+                times.append((time.perf_counter() - t0) / launches)
+            s = statistics.median(times)
             rows.append({"role": role, "layout": m.packed.kernel_type, "rows": m.packed.rows, "cols": m.packed.cols,
                          "bytes": m.nbytes, "us": s * 1e6, "gbs": m.nbytes / s / 1e9})
         return rows
@@ -326,7 +333,7 @@ def report(results: list[dict], long_tokens: int) -> None:
           f"{ours['us_per_launch']:.1f} us per launch")
     if ours.get("products"):
         print("engine decode products alone (first layer's of each role and layout, and the head; "
-              "20 launches in a row):")
+              "median of 5 rounds of 20 launches in a row):")
         for pr in ours["products"]:
             print(f"  {pr['role']:8} {pr['layout']:5} {pr['rows']:>7,} x {pr['cols']:<6,} {pr['bytes'] / 1e6:8.2f} MB "
                   f"{pr['us']:9.0f} us {pr['gbs']:6.1f} GB/s")

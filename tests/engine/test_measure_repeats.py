@@ -118,7 +118,7 @@ def test_bench_times_each_kind_of_decode_product_once():
     if not MODELS["smollm2"].exists():
         pytest.skip("SmolLM2 file not fetched (run make setup)")
     side = EngineSide(MODELS["smollm2"], 64)
-    rows = side.products(launches=2)
+    rows = side.products(launches=2, rounds=2)
     assert [(r["role"], r["layout"]) for r in rows] == [("qkv", "Q4_1"), ("out", "Q4_1"), ("gate_up", "Q4_1"),
                                                         ("down", "Q4_1"), ("head", "Q8_0")]
     head = rows[-1]

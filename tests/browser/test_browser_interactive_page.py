@@ -14,7 +14,14 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.support.browser import SCREENSHOTS, Watched, lay_out_every_chapter, set_form, shown_walk
+from tests.support.browser import (
+    SCREENSHOTS,
+    Watched,
+    lay_out_every_chapter,
+    load_settled,
+    set_form,
+    shown_walk,
+)
 from tests.support.build import ROOT
 
 pytestmark = pytest.mark.browser
@@ -366,8 +373,7 @@ def test_no_console_error_and_no_request_leaves_localhost(w, article):
 def test_without_javascript_each_piece_shows_its_build_rendering_and_says_why(browser, article):
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 900})
     page = context.new_page()
-    page.goto(article[0], wait_until="load")
-    page.wait_for_load_state("networkidle")
+    load_settled(page, article[0])
     lay_out_every_chapter(page)
     for name in ("tokenizer", "quantization"):
         assert page.locator(f".tw-{name} svg").first.is_visible()

@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.support.browser import SCREENSHOTS, Watched, serve
+from tests.support.browser import SCREENSHOTS, Watched, load_settled, serve
 from tests.support.build import FIXTURE, build_fixture
 
 pytestmark = pytest.mark.browser
@@ -115,13 +115,11 @@ def test_dark_mode_toggle_works_and_is_remembered(watched):
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     page.wait_for_timeout(50)
     assert _luminance(_background(page)) < 0.2
-    page.reload(wait_until="load")
-    page.wait_for_load_state("networkidle")
+    load_settled(page)
     assert page.evaluate("document.documentElement.dataset.theme") == "dark", "remembered across loads"
     assert _luminance(_background(page)) < 0.2
     page.click(".theme-toggle")
-    page.reload(wait_until="load")
-    page.wait_for_load_state("networkidle")
+    load_settled(page)
     assert _luminance(_background(page)) > 0.8
     assert w.errors == []
 
@@ -159,8 +157,7 @@ def test_no_horizontal_scroll_on_a_360px_phone(watched):
 def test_without_javascript_every_figure_shows(browser, site):
     context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.goto(site[1], wait_until="load")
-    page.wait_for_load_state("networkidle")
+    load_settled(page, site[1])
     for i in range(page.locator("figure img").count()):  # lazy images load once scrolled to
         page.locator("figure img").nth(i).scroll_into_view_if_needed()
     page.wait_for_load_state("networkidle")
@@ -196,8 +193,7 @@ def test_screenshots_390_and_1280(browser, site):
     for width, scheme in ((390, "dark"), (1280, "light")):
         context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
         page = context.new_page()
-        page.goto(site[1], wait_until="load")
-        page.wait_for_load_state("networkidle")
+        load_settled(page, site[1])
         for i in range(page.locator("img").count()):  # load lazy images for the picture
             page.locator("img").nth(i).scroll_into_view_if_needed()
         page.wait_for_load_state("networkidle")

@@ -27,6 +27,17 @@ def lay_out_every_chapter(page) -> None:
                   EVERY_CHAPTER)
 
 
+def load_settled(page, url: str | None = None) -> None:
+    """Open ``url`` (None: reload) until the load event, then until the network is idle.
+    The load event first: playwright's "networkidle" counts requests only, and on a busy
+    machine it came while the parser was still in the article's later chapters."""
+    if url is None:
+        page.reload(wait_until="load")
+    else:
+        page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
+
+
 def serve(site: Path):
     """The site behind the project's own server (publish/serve.py): precompressed files
     and cache headers, as a host sends them."""
@@ -45,10 +56,7 @@ class Watched:
         self.page.on("request", lambda r: self.urls.append(r.url))
         self.page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
         self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} ({r.status})"))
-        # the load event first: playwright's "networkidle" counts requests only, and on a busy
-        # machine it came while the parser was still in the article's later chapters
-        self.page.goto(url, wait_until="load")
-        self.page.wait_for_load_state("networkidle")
+        load_settled(self.page, url)
         lay_out_every_chapter(self.page)
 
     def close(self):

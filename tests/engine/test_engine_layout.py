@@ -48,12 +48,18 @@ def test_every_native_module_is_on_one_side():
 
 
 def test_the_kernels_are_one_file_per_concern_joined_in_a_stated_order():
-    from tokenwalk.native.cl.programs import KERNEL_DIR, KERNEL_FILES, kernel_source
+    from tokenwalk.native.cl.programs import KERNEL_DIR, KERNEL_FILES, LAYOUT_FILES, chain_source, kernel_source
 
     assert sorted(KERNEL_FILES) == sorted(p.name for p in KERNEL_DIR.glob("*.cl"))  # each file once, none left out
+    # a layout's program: every file but the chain's, in order
     source = kernel_source()
-    starts = [source.index((KERNEL_DIR / name).read_text()) for name in KERNEL_FILES]
-    assert starts == sorted(starts) and starts[0] == 0
+    starts = [source.index((KERNEL_DIR / name).read_text()) for name in LAYOUT_FILES]
+    assert starts == sorted(starts) and starts[0] == 0 and "decode_chain.cl" not in LAYOUT_FILES
+    # the chains' program: the same order, quants.cl and matvec.cl once per layout, no products.cl
+    chained = chain_source(("Q4_0", "Q6_K"))
+    starts = [chained.index((KERNEL_DIR / name).read_text()) for name in KERNEL_FILES if name != "products.cl"]
+    assert starts == sorted(starts) and (KERNEL_DIR / "products.cl").read_text() not in chained
+    assert chained.count((KERNEL_DIR / "quants.cl").read_text()) == chained.count((KERNEL_DIR / "matvec.cl").read_text()) == 2
     defined = {name: re.findall(r"^kernel void (\w+)\(", (KERNEL_DIR / name).read_text(), re.M) for name in KERNEL_FILES}
     every = [k for ks in defined.values() for k in ks]
     assert len(every) == len(set(every)) == 17

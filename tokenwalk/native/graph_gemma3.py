@@ -89,7 +89,8 @@ class Gemma3Graph(GraphBase):
         self.inv_freq_local = cfg.rope_base_swa ** exps
         self.embed_scale = np.float32(math.sqrt(e))
         # chain: runs of a decode step's products and attention as single launches (cl/ops.py)
-        self.counters, self.decode_launches = decode_step_launches(device, self._decode_phases(), self.decode_items, chain)
+        self.counters, self.decode_launches = decode_step_launches(device, self._decode_phases(), self.decode_items,
+                                                                   programs if chain else None)
         device.finish()
 
     def set_inputs(self, ids, pos0: int):

@@ -77,7 +77,8 @@ class LlamaGraph(GraphBase):
         half = hd // 2
         self.inv_freq = cfg.rope_base ** (-np.arange(half, dtype=np.float64) * 2.0 / hd)
         # chain: runs of a decode step's products and attention as single launches (cl/ops.py)
-        self.counters, self.decode_launches = decode_step_launches(device, self._decode_phases(), self.decode_items, chain)
+        self.counters, self.decode_launches = decode_step_launches(device, self._decode_phases(), self.decode_items,
+                                                                   programs if chain else None)
         device.finish()
 
     def set_inputs(self, ids, pos0: int):

@@ -27,7 +27,7 @@ from tokenwalk.native.cl.device import Device, opencl
 from tokenwalk.native.cl.packing import PackedMatrix
 from tokenwalk.native.cl.programs import TILE_TOKENS, Programs
 
-MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU, MODE_GEGLU = 0, 1, 2, 3  # matvec output modes (kernels/products.cl)
+MODE_WRITE, MODE_ACCUMULATE, MODE_SWIGLU, MODE_GEGLU = 0, 1, 2, 3  # matvec output modes (kernels/matvec.cl)
 
 
 @dataclass
@@ -113,7 +113,7 @@ class ZeroBuffer:
 class MatvecPhase:
     """A decode matrix-vector product before it is a launch: ``m`` and the kernel's arguments
     after the weights (x, y, rows, cols, rows per grab, mode, norm weights, yoff, splits, and
-    the residual's t, w and out), as kernels/products.cl's matvec_phase takes them."""
+    the residual's t, w and out), as kernels/matvec.cl's matvec_phase takes them."""
 
     m: DeviceMatrix
     args: tuple
@@ -175,36 +175,39 @@ def matvec(m: DeviceMatrix, x, y, mode: int, *, items: int, norm_w=None, eps: fl
 CHAIN_PHASES = ("M", "M", "A", "M", "M", "M")
 # per phase a counter that hands out and one that counts what is done; the waiters asleep
 CHAIN_COUNTERS = 2 * len(CHAIN_PHASES) + 1
-_UNUSED_MATVEC = (None, None, None, None, np.int32(0), np.int32(0), np.int32(0), np.int32(0), None, np.int32(0),
-                  np.int32(0), None, None, None)
+_UNUSED_MATVEC = (np.int32(0), None, None, None, None, np.int32(0), np.int32(0), np.int32(0), np.int32(0), None,
+                  np.int32(0), np.int32(0), None, None, None)
 
 
 def chain_runs(phases: list) -> list[list]:
-    """``phases`` in runs that decode_chain can run as one launch: in CHAIN_PHASES order, the
-    products of one weight layout (one program), each run as long as it can be."""
-    runs, run, at, program = [], [], 0, None
+    """``phases`` in runs that decode_chain can run as one launch: in CHAIN_PHASES order, each
+    run as long as it can be, whatever the products' weight layouts (the chain's program has
+    a section for each)."""
+    runs, run, at = [], [], 0
     for ph in phases:
         kind = "A" if isinstance(ph, AttentionPhase) else "M"
         slot = next((i for i in range(at, len(CHAIN_PHASES)) if CHAIN_PHASES[i] == kind), None)
-        if slot is None or (kind == "M" and program is not None and ph.m.program is not program):
+        if slot is None:
             runs.append(run)
-            run, at, program = [], 0, None
+            run = []
             slot = CHAIN_PHASES.index(kind)
         run.append((slot, ph))
         at = slot + 1
-        if kind == "M":
-            program = ph.m.program
     return [*runs, run] if run else runs
 
 
-def decode_step_launches(device: Device, phases: list, items: int, chain: bool) -> tuple[RowCounters, list]:
+def decode_step_launches(device: Device, phases: list, items: int, chains: Programs | None) -> tuple[RowCounters, list]:
     """The launches of a decode step of ``phases`` (MatvecPhase, AttentionPhase, in order) on
-    ``items`` work-items: with ``chain``, runs of them as single decode_chain launches (CPU
-    devices: see kernels/decode_chain.cl), else one launch each. Returns the step's row
-    counters (kept alive with the launches) and the launches, the counters' zeroing first."""
-    runs = chain_runs(phases) if chain else [[(0, ph)] for ph in phases]
+    ``items`` work-items: with ``chains`` (the model's programs; CPU devices), runs of them as
+    single decode_chain launches (kernels/decode_chain.cl) of one program with a section per
+    weight layout of the step's chained products, else one launch each. Returns the step's
+    row counters (kept alive with the launches) and the launches, the counters' zeroing first."""
+    runs = chain_runs(phases) if chains is not None else [[(0, ph)] for ph in phases]
+    chained = [run for run in runs if len(run) > 1]
+    layouts = tuple(sorted({ph.m.packed.kernel_type for run in chained for _, ph in run if isinstance(ph, MatvecPhase)}))
+    program = chains.chain(layouts) if layouts else None
     singles = sum(1 for run in runs if len(run) == 1 and isinstance(run[0][1], MatvecPhase))
-    counters = RowCounters(device, singles + CHAIN_COUNTERS * sum(1 for run in runs if len(run) > 1))
+    counters = RowCounters(device, singles + CHAIN_COUNTERS * len(chained))
     attention = next((ph for ph in phases if isinstance(ph, AttentionPhase)), None)
     no_attention = () if attention is None else tuple(
         None if not isinstance(a, np.generic) else type(a)(0) for a in attention.args)
@@ -218,8 +221,7 @@ def decode_step_launches(device: Device, phases: list, items: int, chain: bool) 
                 seq.append(_matvec_launch(ph, items, counters))
             continue
         by_slot = dict(run)
-        products_ = [ph for ph in by_slot.values() if isinstance(ph, MatvecPhase)]  # a run of two or more has one
-        eps = {ph.eps for ph in products_}
+        eps = {ph.eps for ph in by_slot.values() if isinstance(ph, MatvecPhase)}  # a run of two or more has a product
         if len(eps) > 1:
             raise ValueError("the products of a decode chain differ in their norm's epsilon")
         slot = counters.take()
@@ -230,9 +232,11 @@ def decode_step_launches(device: Device, phases: list, items: int, chain: bool) 
             ph = by_slot.get(i)
             if kind == "A":
                 args += ph.args if ph is not None else no_attention
+            elif ph is None:
+                args += _UNUSED_MATVEC
             else:
-                args += (ph.m.qs, ph.m.scales, *ph.args) if ph is not None else _UNUSED_MATVEC
-        seq.append(kernel(products_[0].m.program, "decode_chain", (max(1, items),), *args))
+                args += (np.int32(layouts.index(ph.m.packed.kernel_type)), ph.m.qs, ph.m.scales, *ph.args)
+        seq.append(kernel(program, "decode_chain", (max(1, items),), *args))
     return counters, seq
 
 

@@ -1,4 +1,4 @@
-// The MLP's activations: SiLU and GELU for the decode product's fused output (products.cl,
+// The MLP's activations: SiLU and GELU for the decode product's fused output (matvec.cl,
 // matvec's MODE_SWIGLU and MODE_GEGLU) and the gated kernels prefill runs after gate and up.
 
 // SiLU, s * sigmoid(s), through exp_nonpos (PoCL's exp is a call): with e = e^-|s|,

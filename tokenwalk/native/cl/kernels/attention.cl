@@ -278,6 +278,12 @@ inline void attention_unit(const int kvh, const int sp, global const float *qkv,
             m[g] = mx;
             l[g] = l[g] * c[g] + hsum8(p[g].v);
         }
+#ifdef ATTN_PREFETCH
+        // the next block's keys and values (HD / 2 lines of 64 bytes), a line per value step below
+        const int cn = (8 * (b + 1)) % rows;
+        global const char *kn = (global const char *)(kt + (size_t)(cn / 8) * HD);
+        global const char *vn = (global const char *)(vp + (size_t)cn * (HD / 8));
+#endif
         for (int i = 0; i < HD / 8; i += DU) {
             float8 a[GROUP], a2[KU];
 #pragma unroll
@@ -288,6 +294,13 @@ inline void attention_unit(const int kvh, const int sp, global const float *qkv,
 #endif
 #pragma unroll
             for (int jj = 0; jj < 8; jj++) {
+#ifdef ATTN_PREFETCH
+                {
+                    const int li = (i / DU) * 8 + jj;
+                    if (li < HD / 4) __builtin_prefetch(kn + 64 * li, 0, 3);
+                    else if (li < HD / 2) __builtin_prefetch(vn + 64 * (li - HD / 4), 0, 3);
+                }
+#endif
                 global const ushort8 *vr = vp + (size_t)(c0 + jj) * (HD / 8) + i;
                 const float8 v = h2f8(vr[0]);
 #if DU == 2

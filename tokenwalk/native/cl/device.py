@@ -171,7 +171,7 @@ class Device:
         size = max(4, int(n_floats) * 4)
         if self._host_pages(size):
             return self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE | self.cl.mem_flags.USE_HOST_PTR,
-                                  hostbuf=huge_page_memory(size))  # zeroed by the kernel
+                                  hostbuf=huge_page_memory(size))  # anonymous pages come zeroed
         try:
             buf = self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, size=size)
             self.cl.enqueue_fill_buffer(self.queue, buf, np.float32(0), 0, size)

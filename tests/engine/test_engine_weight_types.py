@@ -128,6 +128,29 @@ def test_integer_prefill_variants_match(qtype, defines):
     _check_prefill(pack_tensors([t]), w, np.random.default_rng(3), **defines)
 
 
+@pytest.mark.parametrize("rows", [33, 96], ids=["a-last-row-alone", "three-rows-an-item"])
+@pytest.mark.parametrize("qtype", [Q.Q5_0, Q.Q4_K, Q.Q6_K], ids=lambda q: q.name)
+def test_integer_prefill_rows_taken_two_at_a_time_and_one_left(qtype, rows):
+    """matmul_q8 takes a work-item's rows two at a time where it has AVX-512's registers
+    (products.cl, MM_ROWS): 33 rows give the last work-item one row alone, 96 give every
+    work-item three (a pair and one). Each row matches the dequantized matrix times the
+    rounded input, as the 40 rows above do."""
+    rng = np.random.default_rng(11)
+    cols = _cols(qtype)
+    if qtype in K_QUANTS:
+        size, scale_at = {Q.Q4_K: (144, (0, 2)), Q.Q6_K: (210, (208,))}[qtype]
+        data = rng.integers(0, 256, size=(rows, cols // 256, size), dtype=np.uint8)
+        for at in scale_at:
+            d = rng.uniform(1e-3, 2e-2, size=(rows, cols // 256)).astype(np.float16)
+            data[:, :, at:at + 2] = d.view(np.uint8).reshape(rows, cols // 256, 2)
+        data = data.reshape(rows, -1)
+    else:
+        data = quantize(rng.normal(0, 0.5, size=(rows, cols)).astype(np.float32), qtype)
+    t = Tensor("w", (cols, rows), qtype, data)
+    w = dequantize(np.asarray(t.data), qtype).reshape(rows, cols).astype(np.float64)
+    _check_prefill(pack_tensors([t]), w, rng)
+
+
 @pytest.mark.parametrize("qtype", [Q.Q4_0, Q.Q4_1, Q.Q5_0, Q.Q8_0], ids=lambda q: q.name)
 def test_decode_product_of_wide_rows_with_rows_from_a_counter(qtype):
     """Rows of 19 blocks: two groups of eight (the integer path sums eight blocks at a time,

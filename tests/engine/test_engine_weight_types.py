@@ -40,29 +40,29 @@ def _cols(qtype) -> int:
     return 512 if qtype in K_QUANTS else 96
 
 
-def _tensor(qtype):
+def _tensor(qtype, rows: int = ROWS):
     rng = np.random.default_rng(7)
     COLS = _cols(qtype)
-    w = rng.normal(0, 0.5, size=(ROWS, COLS)).astype(np.float32)
+    w = rng.normal(0, 0.5, size=(rows, COLS)).astype(np.float32)
     w[3, :32] = 1e-6  # a block of tiny values: fp16 subnormal scales
     w[5, :256] += 1.5  # a block far from zero: Q4_K's minimums at work
     if qtype in K_QUANTS:
         # gguf-py dequantizes K-quants but does not quantize them: random blocks (every byte
         # pattern is a valid block) with finite fp16 scales in the places the format keeps them
         size, scale_at = {Q.Q4_K: (144, (0, 2)), Q.Q6_K: (210, (208,))}[qtype]
-        data = rng.integers(0, 256, size=(ROWS, COLS // 256, size), dtype=np.uint8)
+        data = rng.integers(0, 256, size=(rows, COLS // 256, size), dtype=np.uint8)
         for at in scale_at:
-            d = rng.uniform(1e-3, 2e-2, size=(ROWS, COLS // 256)).astype(np.float16)
-            data[:, :, at:at + 2] = d.view(np.uint8).reshape(ROWS, COLS // 256, 2)
+            d = rng.uniform(1e-3, 2e-2, size=(rows, COLS // 256)).astype(np.float16)
+            data[:, :, at:at + 2] = d.view(np.uint8).reshape(rows, COLS // 256, 2)
         data[3, 0, 0:2] = np.array([1e-7], np.float16).view(np.uint8)  # a subnormal fp16 scale
-        data = data.reshape(ROWS, -1)
+        data = data.reshape(rows, -1)
     elif qtype == Q.F32:
         data = w
     elif qtype == Q.F16:
         data = w.astype(np.float16)
     else:
         data = quantize(w, qtype)
-    return Tensor("w", (COLS, ROWS), qtype, data)
+    return Tensor("w", (COLS, rows), qtype, data)
 
 
 def q8_rounded(x: np.ndarray) -> np.ndarray:
@@ -135,19 +135,9 @@ def test_integer_prefill_rows_taken_two_at_a_time_and_one_left(qtype, rows):
     (products.cl, MM_ROWS): 33 rows give the last work-item one row alone, 96 give every
     work-item three (a pair and one). Each row matches the dequantized matrix times the
     rounded input, as the 40 rows above do."""
+    t = _tensor(qtype, rows)
+    w = dequantize(np.asarray(t.data), qtype).reshape(rows, _cols(qtype)).astype(np.float64)
     rng = np.random.default_rng(11)
-    cols = _cols(qtype)
-    if qtype in K_QUANTS:
-        size, scale_at = {Q.Q4_K: (144, (0, 2)), Q.Q6_K: (210, (208,))}[qtype]
-        data = rng.integers(0, 256, size=(rows, cols // 256, size), dtype=np.uint8)
-        for at in scale_at:
-            d = rng.uniform(1e-3, 2e-2, size=(rows, cols // 256)).astype(np.float16)
-            data[:, :, at:at + 2] = d.view(np.uint8).reshape(rows, cols // 256, 2)
-        data = data.reshape(rows, -1)
-    else:
-        data = quantize(rng.normal(0, 0.5, size=(rows, cols)).astype(np.float32), qtype)
-    t = Tensor("w", (cols, rows), qtype, data)
-    w = dequantize(np.asarray(t.data), qtype).reshape(rows, cols).astype(np.float64)
     _check_prefill(pack_tensors([t]), w, rng)
 
 

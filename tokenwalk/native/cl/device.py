@@ -170,8 +170,7 @@ class Device:
         where the device cannot hold it."""
         size = max(4, int(n_floats) * 4)
         if self._host_pages(size):
-            return self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE | self.cl.mem_flags.USE_HOST_PTR,
-                                  hostbuf=huge_page_memory(size))  # anonymous pages come zeroed
+            return self.empty(size)  # huge-page memory: anonymous pages come zeroed
         try:
             buf = self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, size=size)
             self.cl.enqueue_fill_buffer(self.queue, buf, np.float32(0), 0, size)

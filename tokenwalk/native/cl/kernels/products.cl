@@ -264,7 +264,6 @@ kernel void matmul_q8(global const WQ_T *wq, global const WD_T *wd, global const
 #else
                 mo2[h] = MO;
 #endif
-                (void)db;
             }
 #pragma unroll
             for (int i = 0; i < QTILES; i++) {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.timing import model as timing_model
-from tokenwalk.timing.llama_bench import fitted_runs, is_small_model_run
+from tokenwalk.timing.llama_bench import every_published_run, is_small_model_run
 from tokenwalk.timing.model import SMALL_MODEL_TARGETS, TARGETS
 
 NAME = "validate"
@@ -193,7 +193,7 @@ def run(args) -> int:
     structure = args.structure or timing_model.load_fit().get("structure", "backend")
     if structure not in solve.STRUCTURES:
         raise TokenwalkError(f"validate: --structure must be one of {', '.join(solve.STRUCTURES)}")
-    everything = fitted_runs(args.data)
+    everything = every_published_run(args.data)
     runs = [r for r in everything if solve.usable(r) and not is_small_model_run(r)]
     outside = [r for r in everything if r.out_of_domain]
     f = solve.features(runs)

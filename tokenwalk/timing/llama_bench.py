@@ -278,11 +278,11 @@ def load_runs(data_dir: str | Path | None = None, store: data_refs.DataStore | N
 SMALL_RUNS_FILE = "benchmarks-small.json"
 
 
-def fitted_runs(data_dir: str | Path | None = None, store: data_refs.DataStore | None = None) -> list[BenchRun]:
-    """The runs the timing model is fitted and cross-validated on: benchmarks.json's, then
-    the small models' runs of benchmarks-small.json (0.1B-8B, on machines of their own), so a
-    left-out chip family takes its small-model runs out with it and `tokenwalk validate`
-    can score the small models apart."""
+def every_published_run(data_dir: str | Path | None = None, store: data_refs.DataStore | None = None) -> list[BenchRun]:
+    """Every published run, benchmarks.json's then benchmarks-small.json's (0.1B-8B models on
+    machines of their own). `tokenwalk fit` fits and cross-validates on the first only
+    (`is_small_model_run` tells them apart); the small runs are predicted family by family
+    by fits without their family and scored apart (`folds.small_model_check`)."""
     return load_runs(data_dir, store) + load_runs(data_dir, store, SMALL_RUNS_FILE)
 
 

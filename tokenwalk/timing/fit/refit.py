@@ -20,7 +20,7 @@ from tokenwalk.timing.fit.folds import (
 )
 from tokenwalk.timing.fit.inputs import inputs_sha256
 from tokenwalk.timing.fit.solve import features, predict_s, usable
-from tokenwalk.timing.llama_bench import fitted_runs, is_small_model_run
+from tokenwalk.timing.llama_bench import every_published_run, is_small_model_run
 from tokenwalk.timing.model import FIT_PATH, predict_run_tok_s
 
 
@@ -28,7 +28,7 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
     """Choose the structure, fit it on every usable run, cross-validate it and bootstrap
     its parameters. Returns (fit, leave-one-family-out rows)."""
     sha256 = inputs_sha256(data_dir)  # before the minutes of fitting: an edit meanwhile is not stamped as fitted
-    everything = [run for run in fitted_runs(data_dir) if usable(run)]
+    everything = [run for run in every_published_run(data_dir) if usable(run)]
     runs = [run for run in everything if not is_small_model_run(run)]
     f = features(runs)
     structure, scores, family_rows = choose(f)

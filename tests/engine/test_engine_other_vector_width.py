@@ -83,13 +83,8 @@ def test_smollm2_matches_the_reference(other):
     ref = reference_logits(smollm2.MODEL, ids)
     engine = Engine(smollm2.MODEL, device=other_device, ctx_tokens=96, chunk_tokens=24, defines=dict(defines))
     _assert_on(engine, other_device)
-    logits = engine.prefill(ids, logits_all=True)
-    for pos in range(59, 64):
-        smollm2._assert_decode_close(logits[pos], ref[pos])
-    assert np.mean(np.max(np.abs(logits - ref), axis=1)) < smollm2.DECODE_ATOL
-    smollm2._assert_decode_close(engine.prefill(ids[:60]), ref[59])
-    for pos in range(60, 64):
-        smollm2._assert_decode_close(engine.decode(ids[pos], pos), ref[pos])
+    smollm2.check_prefill(engine, ids, ref)
+    smollm2.check_decode(engine, ids, ref)
 
 
 @pytest.mark.parametrize("name", ["gemma3", "qwen2"])
@@ -111,10 +106,7 @@ def test_gemma3_and_qwen2_match_the_reference(other, monkeypatch, name):
         gemma3._check(ref, prefill, decode, half, rounded=True)
     else:
         engine, prefill, decode, half = qwen2._run(ids, **defines)
-        for logits, r in ((prefill, ref), (decode, ref[half:])):
-            assert np.max(np.abs(logits - r)) < qwen2.ROUNDED_ATOL
-            for d, row in zip(logits, r, strict=True):
-                assert row.max() - row[int(d.argmax())] <= qwen2.NEAR_TIE
+        qwen2.check_rounded(ref, prefill, decode, half)
     _assert_on(engine, other_device)
 
 

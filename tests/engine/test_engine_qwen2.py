@@ -71,6 +71,11 @@ def test_float_path_matches_the_reference(prompt_ids, reference):
 
 def test_rounded_products_match_the_reference(prompt_ids, reference):
     _, prefill, decode, half = _run(prompt_ids)
+    check_rounded(reference, prefill, decode, half)
+
+
+def check_rounded(reference, prefill, decode, half):
+    """The 8-bit products' prefill and decode logits: within ROUNDED_ATOL, top-1 within NEAR_TIE."""
     for logits, ref in ((prefill, reference), (decode, reference[half:])):
         assert np.max(np.abs(logits - ref)) < ROUNDED_ATOL
         for d, r in zip(logits, ref, strict=True):

@@ -91,6 +91,12 @@ def test_float_prefill_logits_of_64_positions_match_reference(prompt_ids, refere
 
 
 def test_prefill_logits_match_reference_as_decode_does(engine, prompt_ids, reference):
+    check_prefill(engine, prompt_ids, reference)
+
+
+def check_prefill(engine, prompt_ids, reference):
+    """The 64 prompt positions' logits from one prefill, held as decode's are (also run on the
+    other vector width's device, test_engine_other_vector_width.py)."""
     logits = engine.prefill(prompt_ids, logits_all=True)
     assert logits.shape == reference.shape == (64, 49152)
     for pos in range(59, 64):
@@ -108,6 +114,11 @@ def _assert_decode_close(logits, ref):
 
 
 def test_decode_steps_match_reference(engine, prompt_ids, reference):
+    check_decode(engine, prompt_ids, reference)
+
+
+def check_decode(engine, prompt_ids, reference):
+    """A prefill of 60 tokens, then four decode steps, each against the reference."""
     last = engine.prefill(prompt_ids[:60])
     _assert_decode_close(last, reference[59])
     for pos in range(60, 64):

@@ -526,6 +526,9 @@ def explain(walk: dict) -> dict:
                       "efficiency; a mixture of experts' narrow expert products cost more, as its prefill row says)",
            "load": "load reaches {v} % of the disk's speed"}
     # the load's efficiency is said once, below, with the rate it gives and where it comes from
+    if (eff.get("prefill", {}).get("from") or "").partition(": ")[2].split("/")[0] == "CPU":
+        # a CPU's row: its compute figure is its cores' FP32 vector peak (tokenwalk.specs.cpu)
+        say["prefill"] = say["prefill"].replace("the FP16 peak", "the cores' FP32 vector peak")
     assumed = [say.get(phase, phase + " reaches {v} % of the peak").format(v=f"{100 * e['value']:.1f}")
                + f" ({e['from']})" for phase, e in eff.items() if not (phase == "load" and load is not None)]
     if load is not None:

@@ -5,6 +5,8 @@ the prose quotes the same numbers as `tokenwalk validate --summary` and the READ
 from __future__ import annotations
 
 PREFIXES = ("fit_",)
+# the CPU whose compute figure the prose works out (machines.json; one of the fit's CPU runs)
+CPU_EXAMPLE = "AMD Ryzen 9 7940HS (CPU, 8x Zen 4)"
 NEEDS: tuple[str, ...] = ()
 
 
@@ -35,6 +37,20 @@ def names(src, n) -> dict:
         if phase == "decode":
             n["fit_small_decode_machines"] = small.get("machines", 0)
         n[f"fit_small_{phase}_error_p90_share"] = small.get("p90_ape")
+    # a CPU: the fit's CPU row and how many machines it comes from, and the compute figure a CPU
+    # takes from its cores (tokenwalk.specs.cpu), shown on one of the fitted laptops
+    from tokenwalk.specs.cpu import vector_peak_tflops
+    from tokenwalk.timing.llama_bench import cpu_core_groups
+    from tokenwalk.timing.model import load_fit
+
+    cpu_row = load_fit()["backends"].get("CPU") or {}
+    n["fit_cpu_row_machines"] = min(cpu_row.get("decode_machines", 0), cpu_row.get("prefill_machines", 0))
+    (group,) = cpu_core_groups(CPU_EXAMPLE)
+    n["fit_cpu_example_title"] = CPU_EXAMPLE.split(" (")[0].removeprefix("AMD ")
+    n["fit_cpu_example_cores"] = group.count
+    n["fit_cpu_example_ghz"] = group.max_ghz
+    n["fit_cpu_example_flops_per_cycle"] = int(group.fp32_flops_per_cycle)
+    n["fit_cpu_example_tflops"] = vector_peak_tflops([group])
     # a mixture of experts' prefill on a backend without a pair of its own: each published
     # dense/MoE pair predicted with the other pairs' rows_half (tokenwalk.timing.shape_check)
     from tokenwalk.timing.shape_check import held_out

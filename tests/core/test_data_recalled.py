@@ -31,8 +31,8 @@ def _entries(path: Path) -> list[tuple[str, dict]]:
     label = str(path.relative_to(DATA))
     if isinstance(data, list):
         return [(f"{label}[{i}]", entry) for i, entry in enumerate(data) if isinstance(entry, dict)]
-    # files that key their entries by name: llama-bench's models.json and families.json
-    for key in ("models", "families"):
+    # files that key their entries by name: llama-bench's models.json, families.json and cpu_cores.json
+    for key in ("models", "families", "cores"):
         if isinstance(data, dict) and isinstance(data.get(key), dict):
             rest = {k: v for k, v in data.items() if k != key}
             return [(label, rest)] + [(f"{label}: {key}.{name}", entry) for name, entry in data[key].items()
@@ -103,8 +103,18 @@ def test_the_flags_in_the_data_are_where_the_sourcing_left_them():
     assert flags["NVIDIA RTX 4070 SUPER"] == ["bandwidth_gbs", "memory_type"]
     assert flags["AMD Radeon RX 7900 GRE"] == [] and flags["NVIDIA RTX 5070 Ti"] == []
     # the small models' machines add recalled families, bandwidths (a bus width, a channel count)
-    # and two boards' unified memory
-    assert {field for f in flags.values() for field in f} == {"bandwidth_gbs", "memory_type", "family", "unified_memory"}
+    # and two boards' unified memory; three CPUs' clocks (a turbo, another board's, efficient cores
+    # the runs do not use) are recalled
+    assert {field for f in flags.values() for field in f} == {"bandwidth_gbs", "memory_type", "family", "unified_memory",
+                                                              "cpu_cores"}
+    assert {name for name, f in flags.items() if "cpu_cores" in f} == {
+        "Intel Xeon Platinum 8358 (CPU, 128 logical cores)",
+        "Cix CP8180 (CPU, MetaComputing AI PC Framework 13 mainboard)",
+        "Intel Core Ultra 7 258V (CPU, 4 P-cores, MSI Prestige 13 AI+)"}
+    designs = json.loads((DATA / "llama-bench" / "cpu_cores.json").read_text(encoding="utf-8"))["cores"]
+    assert {name for name, d in designs.items() if d.get("recalled")} == {
+        "Zen 5 (512-bit)", "Raptor Cove", "Sunny Cove (server)", "Apple M4 P-core", "Cortex-X1", "Cortex-A55",
+        "Cortex-A720", "Cortex-A520", "Skymont"}
     assert {name for name, f in flags.items() if "bandwidth_gbs" in f} == {
         "NVIDIA RTX 4070 SUPER", "Intel Core Ultra 7 268V (Arc 140V iGPU)", "Intel Core i5-4278U (CPU, MacBook Pro 2014)"}
     runs = json.loads((DATA / "llama-bench" / "benchmarks.json").read_text(encoding="utf-8"))

@@ -335,3 +335,18 @@ def test_the_chip_maker_of_a_custom_machine_chooses_the_vendor_row():
         assert simulate(settings_from_form(dict(rocm, vendor="AMD"))) == simulate(settings_from_form(rocm))
     with pytest.raises(TokenwalkError, match=r"^chip maker: one of AMD, Apple, Intel, NVIDIA or empty, not 'Lenovo'$"):
         settings_from_form(dict(form, vendor="Lenovo"))
+
+
+def test_a_custom_cpu_is_timed_on_the_cpu_row_and_told_what_its_figure_is():
+    """A reader's own CPU (backend CPU, its cores' FP32 peak in the compute field, as the hint
+    says) takes the fit's CPU row, and the walk's assumptions name the figure for what it is."""
+    from tokenwalk_app.entry import explain, settings_from_form, simulate
+
+    walk = simulate(settings_from_form({"model": "qwen2.5-coder-0.5b", "machine": "custom", "bandwidth_gbs": "89.6",
+                                        "fp16_tflops": "1.33", "memory_gb": "64", "backend": "CPU",
+                                        "prompt_tokens": "512", "output_tokens": "16"}))
+    assert walk["efficiency"]["prefill"]["from"] == "fitted: CPU"
+    cpu_row = timing_model.load_fit()["backends"]["CPU"]
+    assert cpu_row["prefill_from"] == "fitted" and cpu_row["prefill_machines"] >= 2
+    (prefill,) = [a for a in explain(walk)["assumed"] if a.startswith("prefill's")]
+    assert "of the cores' FP32 vector peak" in prefill and "FP16" not in prefill

@@ -47,8 +47,8 @@ def test_publishing_appends_a_dated_entry_and_the_appendix_prints_it(numbers, tm
     published.write_text(json.dumps(old), encoding="utf-8")
     entry = changes.publish(numbers, "Shares count what a token reads.", ROOT / "content", ROOT / "figures",
                             published, updates, today=datetime.date(2026, 12, 3))
-    assert entry == {"date": "2026-12-03", "why": "Shares count what a token reads.",
-                     "changes": ["published_share_median: 0.6836 → 0.6684"]}
+    line = f"published_share_median: 0.6836 → {numbers['published_share_median']:.4f}"  # the data's median now
+    assert entry == {"date": "2026-12-03", "why": "Shares count what a token reads.", "changes": [line]}
     assert json.loads(published.read_text(encoding="utf-8")) == changes.snapshot(numbers)
     second = changes.publish(numbers, "Nothing moved.", ROOT / "content", ROOT / "figures", published, updates,
                              today=datetime.date(2026, 12, 4))
@@ -60,7 +60,7 @@ def test_publishing_appends_a_dated_entry_and_the_appendix_prints_it(numbers, tm
     files = [p for p in chapter_files(ROOT / "content") if p.name == "08-updates.md"]
     text = render_sources(files, numbers, updates=entries)[0][1]
     assert text.index("**2026-12-04.** Nothing moved.") < text.index("**2026-12-03.** Shares count")
-    assert "- `published_share_median: 0.6836 → 0.6684`" in text and "No number moved." in text
+    assert f"- `{line}`" in text and "No number moved." in text
     with pytest.raises(BuildError, match="--publish needs a reason"):
         changes.publish(numbers, "  ", ROOT / "content", ROOT / "figures", published, updates)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.timing import model as timing_model
-from tokenwalk.timing.llama_bench import every_published_run, is_small_model_run
+from tokenwalk.timing.llama_bench import chip_name, every_published_run, is_small_model_run
 from tokenwalk.timing.model import SMALL_MODEL_TARGETS, TARGETS
 
 NAME = "validate"
@@ -213,8 +213,13 @@ def run(args) -> int:
               f"{r['measured_tok_s']:.1f} -> {r['predicted_tok_s']:.1f}")
     if outside:
         print()
-        print(f"not predicted: {len(outside)} runs the machine's spec cannot describe, e.g. {outside[0].machine.name}: "
-              f"{outside[0].out_of_domain}")
+        print(f"not predicted: {len(outside)} runs the machine's spec cannot describe, for these reasons:")
+        reasons: dict = {}
+        for run in outside:
+            reasons.setdefault(run.out_of_domain, []).append(run)
+        for why, runs_of in reasons.items():
+            names = sorted({chip_name(r.machine.name) for r in runs_of})
+            print(f"  {len(runs_of)} run{'s' * (len(runs_of) != 1)} on {', '.join(names)}: {why}")
     print()
     print("twins: runs of different cards the model is told the same things about (family, class, maker, memory,")
     print("bandwidth, FP16 figure for prefill, model, format, test), each against its group's mean speed")

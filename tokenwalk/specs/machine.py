@@ -63,14 +63,17 @@ VENDORS = ("AMD", "Apple", "Intel", "NVIDIA")
 FIELD_HINTS = {
     "bandwidth_gbs": "the spec sheet's memory bandwidth, GB/s",
     "fp16_tflops": ("the dense FP16 matrix peak, without sparsity: NVIDIA's figure with FP16 accumulation, "
-                    "AMD's own figure, Apple's GPU FP32 rate"),
+                    "AMD's own figure, Apple's GPU FP32 rate; for a CPU, the FP32 vector peak of the cores "
+                    "llama.cpp's threads use: cores x GHz x operations a cycle (32 for two 256-bit FMA units, "
+                    "16 for two 128-bit ones) / 1000"),
     "backend": "the llama.cpp backend it runs: chooses the fitted efficiencies",
     "vendor": ("who made the chip (AMD, Apple, Intel, NVIDIA): with the backend it picks the fit's row "
                "for that maker, where the fit has one"),
     "device_class": "integrated (shares the system's memory), discrete (a card with its own memory) or datacentre",
     "memory_type": ("the spec sheet's memory type (HBM3, GDDR6X, LPDDR5X): HBM picks the fit's HBM row "
                     "where it has one; the current fit has none, so it changes nothing today"),
-    "architecture_year": "the year its chip family first shipped (Ada: 2022, RDNA3: 2022, Apple M4: 2024)",
+    "architecture_year": ("the year its chip family first shipped (Ada: 2022, RDNA3: 2022, Apple M4: 2024); "
+                          "not used for a CPU"),
 }
 LADDER_FILE = "_memory_ladder"
 THIS_MACHINE_FILE = "_this-machine"

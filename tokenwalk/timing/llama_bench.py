@@ -23,10 +23,12 @@ from pathlib import Path
 
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
+from tokenwalk.specs import cpu
 from tokenwalk.specs.machine import VENDORS  # the makers a machine preset's `vendor` may name
 
 DATA_FOLDER = "llama-bench"
 DATA_DIR = data_refs.DEFAULT_ROOT / DATA_FOLDER
+CPU_CORES_FILE = "cpu_cores.json"  # each CPU core design's FP32 operations per cycle (tokenwalk.specs.cpu)
 GB = 1e9
 
 
@@ -215,6 +217,22 @@ def _machine_facts(path: Path, store: data_refs.DataStore) -> dict:
     return {entry["name"]: entry for entry in _read_json(path, store)}
 
 
+def _core_designs(path: Path, store: data_refs.DataStore) -> dict:
+    """{core design: its entry of cpu_cores.json} ({} without the file)."""
+    if not path.exists():
+        return {}
+    return dict(_read_json(path, store).get("cores", {}))
+
+
+def _cpu_compute_tflops(spec: dict, designs: dict, threads: int | None, label: str) -> float | None:
+    """A CPU machine's compute figure for a run on `threads` threads: the FP32 vector peak of
+    the cores they occupy (`tokenwalk.specs.cpu`), from its machines.json entry's `cpu_cores`
+    and the designs of cpu_cores.json; None for a machine without `cpu_cores`."""
+    if "cpu_cores" not in spec:
+        return None
+    return cpu.vector_peak_tflops(cpu.core_groups(spec["cpu_cores"], designs, label), threads)
+
+
 def _family_years(path: Path, store: data_refs.DataStore) -> dict:
     """{family: the year its first chip shipped} from families.json ({} without the file)."""
     if not path.exists():
@@ -223,8 +241,10 @@ def _family_years(path: Path, store: data_refs.DataStore) -> dict:
 
 
 def _runs_from(store: data_refs.DataStore, bench_path: Path, models_path: Path, convention_path: Path,
-               machines_path: Path | None = None, families_path: Path | None = None) -> tuple:
+               machines_path: Path | None = None, families_path: Path | None = None,
+               cores_path: Path | None = None) -> tuple:
     models = _models(models_path, store)
+    designs = _core_designs(cores_path, store) if cores_path is not None else {}
     fp16 = _fp16_overrides(convention_path, store)
     facts_of = _machine_facts(machines_path, store) if machines_path is not None else {}
     years = _family_years(families_path, store) if families_path is not None else {}
@@ -249,9 +269,13 @@ def _runs_from(store: data_refs.DataStore, bench_path: Path, models_path: Path, 
         )
         spec = facts_of.get(row["machine"], {})
         family = spec.get("family") or chip_name(row["machine"])
+        threads = row.get("threads")
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise SpecError(f"{bench_path.name}: run {index} 'threads' must be a positive whole number, got {threads!r}")
+        cpu_tflops = _cpu_compute_tflops(spec, designs, threads, f"machines.json machine {row['machine']!r}")
         machine = BenchMachine(
             name=row["machine"], bandwidth_gbs=row.get("bandwidth_gbs"),
-            fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops") or spec.get("fp16_tflops")),
+            fp16_tflops=fp16.get(row["machine"], row.get("fp16_tflops") or spec.get("fp16_tflops") or cpu_tflops),
             backend=row["backend"], family=family, architecture_year=years.get(family),
             device_class=spec.get("device_class"), unified_memory=spec.get("unified_memory"),
             vendor=spec.get("vendor") or vendor_of(row["machine"]),
@@ -272,7 +296,7 @@ def load_runs(data_dir: str | Path | None = None, store: data_refs.DataStore | N
     base = Path(data_dir) if data_dir else store.root / DATA_FOLDER
     return list(store.remember(("llama-bench runs", str(base), runs_file), lambda: _runs_from(
         store, base / runs_file, base / "models.json", base / "fp16_convention.json", base / "machines.json",
-        base / "families.json")))
+        base / "families.json", base / CPU_CORES_FILE)))
 
 
 SMALL_RUNS_FILE = "benchmarks-small.json"
@@ -284,6 +308,20 @@ def every_published_run(data_dir: str | Path | None = None, store: data_refs.Dat
     (`is_small_model_run` tells them apart); the small runs are predicted family by family
     by fits without their family and scored apart (`folds.small_model_check`)."""
     return load_runs(data_dir, store) + load_runs(data_dir, store, SMALL_RUNS_FILE)
+
+
+def cpu_core_groups(machine_name: str, data_dir: str | Path | None = None,
+                    store: data_refs.DataStore | None = None) -> list:
+    """The core groups (`tokenwalk.specs.cpu.CoreGroup`) of a CPU machine of machines.json, with
+    its designs' operations per cycle from cpu_cores.json. SpecError for a machine the file does
+    not list or that lists no cores."""
+    store = data_refs.store_or_default(store)
+    base = Path(data_dir) if data_dir else store.root / DATA_FOLDER
+    spec = _machine_facts(base / "machines.json", store).get(machine_name)
+    if spec is None or "cpu_cores" not in spec:
+        raise SpecError(f"machines.json: no CPU machine {machine_name!r} with 'cpu_cores'")
+    return cpu.core_groups(spec["cpu_cores"], _core_designs(base / CPU_CORES_FILE, store),
+                           f"machines.json machine {machine_name!r}")
 
 
 def is_small_model_run(run: BenchRun) -> bool:

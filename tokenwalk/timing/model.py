@@ -181,6 +181,16 @@ def year_factor(fit: dict, architecture_year: float | None) -> float:
     return math.exp(float(trend["per_year"]) * (year - float(trend["reference_year"])))
 
 
+def trend_year(machine) -> float | None:
+    """The year `year_factor` reads for `machine`: its chip family's first year, but None for a
+    CPU (backend "CPU"). The trend is a GPU finding: it is fitted on the GPU families (every CPU
+    family of the data shipped after the year it levels off in), and llama.cpp's CPU kernels are
+    one program on every CPU, so nothing carries it to a CPU of 2013."""
+    if (getattr(machine, "backend", None) or "").upper() == "CPU":
+        return None
+    return getattr(machine, "architecture_year", None)
+
+
 def year_trend_formula(trend: dict) -> str:
     """`year_factor` as the command line prints it: "exp(0.083 x (min(family year, 2021) - 2021))"."""
     year = "family year" if trend.get("until_year") is None else f"min(family year, {trend['until_year']})"
@@ -223,7 +233,7 @@ def _for_model(coeffs: Coefficients, machine, model, fit: dict | None) -> Coeffi
         return coeffs
     file_type = getattr(model, "file_type", None) if model is not None else None
     factor = quant_factor(fit, file_type, "prefill")
-    bw_factor = quant_factor(fit, file_type, "decode") * year_factor(fit, getattr(machine, "architecture_year", None))
+    bw_factor = quant_factor(fit, file_type, "decode") * year_factor(fit, trend_year(machine))
     if factor != 1.0 or bw_factor != 1.0:
         # never more than the whole spec sheet, however new the family (the fit caps it the same way)
         capped = min(coeffs.bandwidth_efficiency * bw_factor, BOUNDS["bandwidth_efficiency"][1])

@@ -299,8 +299,8 @@ def bootstrap(f: Features, structure: str | dict, samples: int = BOOTSTRAP_SAMPL
 
 
 def _fp16_share(run: BenchRun) -> float:
-    """Share of its FP16 figure a prefill run reaches, on the weights' operations a prompt
-    step really does (the model's count, attention left out)."""
+    """Share of its compute figure (FP16; a CPU's FP32 vector peak) a prefill run reaches, on
+    the weights' operations a prompt step really does (the model's count, attention left out)."""
     ops_per_token = 2 * run.model.active_params - roofline.prefill_skipped_flops(run.model, run.tokens) / run.tokens
     return run.tok_s * ops_per_token / (run.machine.fp16_tflops * 1e12)
 
@@ -321,7 +321,8 @@ def reason(row: dict, rows: list) -> str:
         reached = _fp16_share(run)
         others = [r["run"] for r in same]
         typical = float(np.median([_fp16_share(o) for o in others])) if others else math.nan
-        parts.append(f"reaches {reached:.0%} of its FP16 figure ({run.machine.fp16_tflops:g} TFLOP/s), "
+        figure = "its cores' FP32 vector peak" if run.backend == "CPU" else "its FP16 figure"
+        parts.append(f"reaches {reached:.0%} of {figure} ({run.machine.fp16_tflops:.4g} TFLOP/s), "
                      f"{row['backend']} runs typically {typical:.0%}")
     if run.test not in ("tg128", "pp512"):
         parts.append(f"{run.test}, not the usual test")

@@ -62,7 +62,8 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "decode_runs": int(f.decode.sum()), "prefill_runs": int((~f.decode).sum()),
             "machines": len({r.machine.name for r in runs}), "chips": len(set(f.chips)),
             "families": len(set(f.families)),
-            "left_out": "runs without a spec bandwidth, and prefill runs without an FP16 figure",
+            "left_out": ("runs without a spec bandwidth, prefill runs without a compute figure (FP16; a CPU's FP32 "
+                         "vector peak from its cores), and runs marked out_of_domain"),
             "sha256": sha256,
         },
         "structure": structure,

@@ -111,14 +111,15 @@ class Features:
     families: np.ndarray  # chip family per run (machines.json)
     classes: np.ndarray  # device class per run ("" where unknown)
     vendors: np.ndarray  # the GPU's (or CPU's) maker per run (`llama_bench.vendor_of`)
-    years: np.ndarray  # the year the run's chip family first shipped (nan where unknown)
+    years: np.ndarray  # the year the run's chip family first shipped (nan where unknown, and on a CPU: `trend_year`)
     quants: np.ndarray
     hbm: np.ndarray  # bool: the machine's memory is HBM (machines.json memory_type)
 
 
 def usable(run: BenchRun) -> bool:
     """Runs the model can be fitted and checked on: a known bandwidth, and for prefill a
-    known FP16 figure too, on a machine the spec fields describe (not `out_of_domain`)."""
+    known compute figure too (FP16; a CPU's from its cores, `tokenwalk.specs.cpu`), on a
+    machine the spec fields describe (not `out_of_domain`)."""
     if not run.machine.bandwidth_gbs or run.out_of_domain:
         return False
     return run.phase == "decode" or bool(run.machine.fp16_tflops)
@@ -144,7 +145,7 @@ def features(runs: list) -> Features:
                     np.array([chip_name(r.machine.name) for r in runs]), np.array([r.family for r in runs]),
                     np.array([r.machine.device_class or "" for r in runs]),
                     np.array([r.machine.vendor or "" for r in runs]),
-                    np.array([r.machine.architecture_year or np.nan for r in runs], float),
+                    np.array([timing_model.trend_year(r.machine) or np.nan for r in runs], float),
                     np.array([r.quant for r in runs]),
                     np.array([timing_model.is_hbm(r.machine.memory_type) for r in runs], bool))
 

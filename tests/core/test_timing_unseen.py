@@ -350,3 +350,6 @@ def test_a_custom_cpu_is_timed_on_the_cpu_row_and_told_what_its_figure_is():
     assert cpu_row["prefill_from"] == "fitted" and cpu_row["prefill_machines"] >= 2
     (prefill,) = [a for a in explain(walk)["assumed"] if a.startswith("prefill's")]
     assert "of the cores' FP32 vector peak" in prefill and "FP16" not in prefill
+    # nothing is copied into a GPU's memory on the way in
+    (load,) = [s for s in walk["stages"] if s["name"] == "load"]
+    assert load["why"].startswith("not measured") and "GPU" not in load["why"]

@@ -463,6 +463,7 @@ def _calibrated(machine, compact: list, model, context_tokens: float):
     a preset or a GGUF file read on this page, and the table of runs for the page; with whether
     the walk's `model` (at `context_tokens` cached) reads less per launch than every model the
     decode was solved on."""
+    from tokenwalk.timing import model as timing_model
     from tokenwalk.timing import own_runs
 
     calibration, runs, models = own_runs.calibrate_on_presets(machine, own_runs.from_compact(compact, RUNS_LABEL),
@@ -473,6 +474,7 @@ def _calibrated(machine, compact: list, model, context_tokens: float):
         row["title"] = (models[run.model].title or run.model) if run.model else None
     out["machine"] = machine.name
     out["bandwidth_gbs"], out["fp16_tflops"] = machine.bandwidth_gbs, machine.fp16_tflops
+    out["compute_figure"] = timing_model.compute_figure_name(machine)  # what fp16_tflops is, as the panel says it
     out["walk_model_below_runs"] = calibration.below_its_runs(model, context_tokens)
     return calibration.machine, out
 
@@ -522,14 +524,12 @@ def explain(walk: dict) -> dict:
            # the fitted efficiency of prefill's arithmetic, attention's included: not the share
            # of the peak that measured tok/s x 2 x active parameters makes (the article prints both)
            # of full-width products: a mixture of experts' narrow ones are priced apart (prefill_shape)
-           "prefill": "prefill's full-width products, attention's included, run at {v} % of the FP16 peak (a fitted "
+           "prefill": "prefill's full-width products, attention's included, run at {v} % of {of} (a fitted "
                       "efficiency; a mixture of experts' narrow expert products cost more, as its prefill row says)",
            "load": "load reaches {v} % of the disk's speed"}
     # the load's efficiency is said once, below, with the rate it gives and where it comes from
-    if (eff.get("prefill", {}).get("from") or "").partition(": ")[2].split("/")[0] == "CPU":
-        # a CPU's row: its compute figure is its cores' FP32 vector peak (tokenwalk.specs.cpu)
-        say["prefill"] = say["prefill"].replace("the FP16 peak", "the cores' FP32 vector peak")
-    assumed = [say.get(phase, phase + " reaches {v} % of the peak").format(v=f"{100 * e['value']:.1f}")
+    assumed = [say.get(phase, phase + " reaches {v} % of the peak").format(v=f"{100 * e['value']:.1f}",
+                                                                       of=e.get("of", "the FP16 peak"))
                + f" ({e['from']})" for phase, e in eff.items() if not (phase == "load" and load is not None)]
     if load is not None:
         # the rate the load was timed at, and why: the machine's measured cold load or the disk's spec

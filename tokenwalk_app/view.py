@@ -224,7 +224,7 @@ def runs_html(runs: dict) -> str:
               'a kernel launch')
     if runs.get("fp16_tflops"):
         solved += (f' and does its arithmetic at {escape(fmt.pct(c["compute_efficiency"], 1))} of '
-                   f'{escape(fmt.significant(runs["fp16_tflops"], 3))} TFLOP/s FP16')
+                   f'{escape(runs["compute_figure"])}, {escape(fmt.significant(runs["fp16_tflops"], 3))} TFLOP/s')
     solved += "; the walk above uses these."
     if unmatched:
         solved += " A test of a model that is not here counts once you pick its GGUF file under Model."

@@ -346,6 +346,7 @@ def test_a_custom_cpu_is_timed_on_the_cpu_row_and_told_what_its_figure_is():
                                         "fp16_tflops": "1.33", "memory_gb": "64", "backend": "CPU",
                                         "prompt_tokens": "512", "output_tokens": "16"}))
     assert walk["efficiency"]["prefill"]["from"] == "fitted: CPU"
+    assert walk["efficiency"]["prefill"]["of"] == "the cores' FP32 vector peak"
     cpu_row = timing_model.load_fit()["backends"]["CPU"]
     assert cpu_row["prefill_from"] == "fitted" and cpu_row["prefill_machines"] >= 2
     (prefill,) = [a for a in explain(walk)["assumed"] if a.startswith("prefill's")]

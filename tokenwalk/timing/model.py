@@ -181,14 +181,24 @@ def year_factor(fit: dict, architecture_year: float | None) -> float:
     return math.exp(float(trend["per_year"]) * (year - float(trend["reference_year"])))
 
 
+def is_cpu(machine) -> bool:
+    """Whether `machine` runs llama.cpp's CPU backend: its compute figure is then its cores'
+    FP32 vector peak (`tokenwalk.specs.cpu`), not an FP16 figure, and no GPU is involved."""
+    return (getattr(machine, "backend", None) or "").upper() == "CPU"
+
+
+def compute_figure_name(machine) -> str:
+    """What `machine`'s fp16_tflops stands for, as a walk says it: "the FP16 peak", or for a
+    CPU "the cores' FP32 vector peak"."""
+    return "the cores' FP32 vector peak" if is_cpu(machine) else "the FP16 peak"
+
+
 def trend_year(machine) -> float | None:
     """The year `year_factor` reads for `machine`: its chip family's first year, but None for a
-    CPU (backend "CPU"). The trend is a GPU finding: it is fitted on the GPU families (every CPU
+    CPU (`is_cpu`). The trend is a GPU finding: it is fitted on the GPU families (every CPU
     family of the data shipped after the year it levels off in), and llama.cpp's CPU kernels are
     one program on every CPU, so nothing carries it to a CPU of 2013."""
-    if (getattr(machine, "backend", None) or "").upper() == "CPU":
-        return None
-    return getattr(machine, "architecture_year", None)
+    return None if is_cpu(machine) else getattr(machine, "architecture_year", None)
 
 
 def year_trend_formula(trend: dict) -> str:

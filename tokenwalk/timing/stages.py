@@ -129,15 +129,18 @@ def load_efficiency(machine, store: DataStore | None = None) -> tuple[float, str
 
 def efficiencies(machine, store: DataStore | None = None) -> dict:
     """{phase: efficiency} for `machine`, with where each comes from ("calibrated" or "default")."""
-    return _efficiencies(timing_model.coefficients(machine, store=store), *load_efficiency(machine, store))
+    return _efficiencies(timing_model.coefficients(machine, store=store), *load_efficiency(machine, store),
+                         timing_model.compute_figure_name(machine))
 
 
-def _efficiencies(coeffs: "timing_model.Coefficients", load: float, load_from: str) -> dict:
+def _efficiencies(coeffs: "timing_model.Coefficients", load: float, load_from: str, figure: str) -> dict:
     # a calibration that could not meet its measurements says so where the walk shows its source
     fitted = coeffs.row + (f" ({coeffs.note})" if coeffs.note else "")
     values = {"decode": coeffs.bandwidth_efficiency, "prefill": coeffs.compute_efficiency, "load": load}
-    return {phase: {"value": values[phase], "from": f"fitted: {fitted}" if phase != "load" else load_from}
-            for phase in PHASES}
+    out = {phase: {"value": values[phase], "from": f"fitted: {fitted}" if phase != "load" else load_from}
+           for phase in PHASES}
+    out["prefill"]["of"] = figure  # what prefill's efficiency is a share of (`timing_model.compute_figure_name`)
+    return out
 
 
 @dataclass(frozen=True)
@@ -155,8 +158,10 @@ class TimedMachine(MachineTiming):
         return memory_time_s(self.model.size_bytes, self.disk_gbs) / self.load_efficiency
 
     def efficiencies(self) -> dict:
-        """{phase: {"value", "from"}} as `efficiencies` gives them: the row before the model's factors."""
-        return _efficiencies(self.row_coefficients, self.load_efficiency, self.load_from)
+        """{phase: {"value", "from"}} as `efficiencies` gives them (prefill's with "of", the figure
+        it is a share of): the row before the model's factors."""
+        return _efficiencies(self.row_coefficients, self.load_efficiency, self.load_from,
+                             timing_model.compute_figure_name(self.machine))
 
     def load_rate(self) -> dict:
         """The rate a cold load is timed at and why: {"effective_gbs": the file's bytes over the
@@ -172,8 +177,7 @@ class TimedMachine(MachineTiming):
                    f"{self.load_efficiency * 100:.1f} % of its disk's {fmt.bandwidth(self.disk_gbs)}")
             return {"effective_gbs": effective, "disk_gbs": self.disk_gbs, "rate_from": "measured", "why": why}
         # a CPU run reads the weights where they land; a GPU's engine copies them on
-        slower = ("" if (self.machine.backend or "").upper() == "CPU"
-                  else "; copying it into GPU memory is slower")
+        slower = "" if timing_model.is_cpu(self.machine) else "; copying it into GPU memory is slower"
         why = (f"not measured: a cold read at the disk's spec rate, {fmt.bandwidth(self.disk_gbs)} "
                f"(a file still in the page cache loads faster{slower})")
         return {"effective_gbs": effective, "disk_gbs": self.disk_gbs, "rate_from": "disk spec", "why": why}

@@ -27,6 +27,9 @@ CLAIMS = {
                                     " and fit_shape_without_error_min_share > fit_shape_others_error_min_share"),
     "small_models_miss_more": ("fit_small_decode_error_median_share > fit_unseen_decode_error_median_share"
                                " and fit_small_decode_error_p90_share > fit_small_decode_error_median_share"),
+    "prefill_software_spread": ("fit_small_prefill_error_median_share > fit_small_decode_error_median_share"
+                                " and fit_stack_example_prefill_runs >= 5"
+                                " and fit_stack_example_compute_share_max > 3 * fit_stack_example_compute_share_min"),
     "cpu_row_fitted": ("fit_cpu_row_machines >= 2 and abs(fit_cpu_example_cores * fit_cpu_example_ghz"
                        " * fit_cpu_example_flops_per_cycle / 1000 - fit_cpu_example_tflops) < 1e-9"),
     # met: the ranges within both targets, and the runs' own spread (0: no runs kept) wider than the decode one;

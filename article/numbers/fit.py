@@ -7,6 +7,9 @@ from __future__ import annotations
 PREFIXES = ("fit_",)
 # the CPU whose compute figure the prose works out (machines.json; one of the fit's CPU runs)
 CPU_EXAMPLE = "AMD Ryzen 9 7940HS (CPU, 8x Zen 4)"
+# the chip whose published prompt runs show how far software moves one chip's prefill
+# (machines.json; its runs in benchmarks.json and benchmarks-small.json)
+STACK_EXAMPLE = "AMD Ryzen AI Max+ 395 (Radeon 8060S iGPU)"
 NEEDS: tuple[str, ...] = ()
 
 
@@ -51,6 +54,16 @@ def names(src, n) -> dict:
     n["fit_cpu_example_ghz"] = group.max_ghz
     n["fit_cpu_example_flops_per_cycle"] = int(group.fp32_flops_per_cycle)
     n["fit_cpu_example_tflops"] = vector_peak_tflops([group])
+    # one chip, many builds: the share of its compute figure each published prompt run of the
+    # example chip reached (BenchRun.compute_share), whatever the backend, build or library
+    from tokenwalk.timing.llama_bench import every_published_run
+
+    shares = [r.compute_share for r in every_published_run()
+              if r.machine.name == STACK_EXAMPLE and r.compute_share and not r.out_of_domain]
+    n["fit_stack_example_title"] = STACK_EXAMPLE.split(" (")[1].removesuffix(" iGPU)")
+    n["fit_stack_example_prefill_runs"] = len(shares)
+    n["fit_stack_example_compute_share_min"] = min(shares, default=None)
+    n["fit_stack_example_compute_share_max"] = max(shares, default=None)
     # a mixture of experts' prefill on a backend without a pair of its own: each published
     # dense/MoE pair predicted with the other pairs' rows_half (tokenwalk.timing.shape_check)
     from tokenwalk.timing.shape_check import held_out

@@ -79,3 +79,25 @@ def test_a_missing_runs_file_is_named(tmp_path):
     (folder / SMALL).unlink()
     with pytest.raises(SpecError, match=r"benchmarks-small\.json: file not found in llama-bench/"):
         llama_bench.load_runs(folder, runs_file=SMALL)
+
+
+def test_a_prompt_run_reaches_a_plausible_share_of_its_compute_figure():
+    """tok/s x operations a prompt token does / the compute figure (chapter 7's software spread
+    on one chip, fit_stack_example_*): a slip of 10x in tok/s or in the figure lands outside;
+    a decode run has no such share."""
+    runs = llama_bench.load_runs(runs_file=SMALL)
+    shares = [run.compute_share for run in runs if run.compute_share]
+    assert len(shares) >= 10
+    assert all(0.01 < share < 1.5 for share in shares), shares
+    assert all(run.compute_share is None for run in runs if run.phase == "decode")
+
+
+def test_the_compute_share_counts_the_operations_a_prompt_step_does():
+    """Llama 2 7B on the Radeon 8060S under ROCm, 322.63 t/s at pp512: 2 x 6.74e9 operations a
+    token, less the embedding lookup (32,000 x 4,096 weights) and the output head for all but
+    the prompt's last token, at 59.4 TFLOP/s: 7.0 %."""
+    (run,) = [r for r in llama_bench.load_runs() if r.tok_s == 322.63 and "8060S" in r.machine.name]
+    table = 32000 * 4096
+    ops = 2 * (6.74e9 - table - table * 511 / 512)
+    assert run.compute_share == pytest.approx(322.63 * ops / 59.4e12, rel=1e-3)
+    assert round(run.compute_share, 3) == 0.070

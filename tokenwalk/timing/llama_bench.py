@@ -23,6 +23,7 @@ from pathlib import Path
 
 from tokenwalk import data_refs
 from tokenwalk.errors import SpecError
+from tokenwalk.physics import roofline
 from tokenwalk.specs import cpu
 from tokenwalk.specs.machine import VENDORS  # the makers a machine preset's `vendor` may name
 
@@ -155,6 +156,16 @@ class BenchRun:
         if self.phase != "decode" or not self.machine.bandwidth_gbs:
             return None
         return bandwidth_share(self.tok_s, self.model.bytes_read_per_token, self.machine.bandwidth_gbs)
+
+    @property
+    def compute_share(self) -> float | None:
+        """Share of its compute figure (FP16; a CPU's FP32 vector peak) a prefill run reached,
+        on the weights' operations a prompt step really does (the model's count, attention
+        left out); None for decode or an unknown figure."""
+        if self.phase != "prefill" or not self.machine.fp16_tflops:
+            return None
+        ops_per_token = 2 * self.model.active_params - roofline.prefill_skipped_flops(self.model, self.tokens) / self.tokens
+        return self.tok_s * ops_per_token / (self.machine.fp16_tflops * 1e12)
 
     @property
     def source_year(self) -> int | None:

@@ -12,7 +12,6 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
-from tokenwalk.physics import roofline
 from tokenwalk.timing import model as timing_model
 from tokenwalk.timing.fit.solve import (
     MIN_MACHINES,
@@ -298,13 +297,6 @@ def bootstrap(f: Features, structure: str | dict, samples: int = BOOTSTRAP_SAMPL
                   for param, v in params.items()} for key, params in draws.items()}
 
 
-def _fp16_share(run: BenchRun) -> float:
-    """Share of its compute figure (FP16; a CPU's FP32 vector peak) a prefill run reaches, on
-    the weights' operations a prompt step really does (the model's count, attention left out)."""
-    ops_per_token = 2 * run.model.active_params - roofline.prefill_skipped_flops(run.model, run.tokens) / run.tokens
-    return run.tok_s * ops_per_token / (run.machine.fp16_tflops * 1e12)
-
-
 def reason(row: dict, rows: list) -> str:
     """Why a point is far off, from what the data say about it."""
     run: BenchRun = row["run"]
@@ -318,9 +310,9 @@ def reason(row: dict, rows: list) -> str:
         typical = float(np.median([r["run"].bandwidth_share for r in same])) if same else math.nan
         parts.append(f"reaches {share:.0%} of spec bandwidth, {row['backend']} runs typically {typical:.0%}")
     else:
-        reached = _fp16_share(run)
+        reached = run.compute_share
         others = [r["run"] for r in same]
-        typical = float(np.median([_fp16_share(o) for o in others])) if others else math.nan
+        typical = float(np.median([o.compute_share for o in others])) if others else math.nan
         figure = "its cores' FP32 vector peak" if run.backend == "CPU" else "its FP16 figure"
         parts.append(f"reaches {reached:.0%} of {figure} ({run.machine.fp16_tflops:.4g} TFLOP/s), "
                      f"{row['backend']} runs typically {typical:.0%}")

@@ -136,6 +136,9 @@ class Walk:
     efficiency: dict
     warnings: tuple
     ranges: dict | None = None
+    # where the ranges come from: "fitted sizes" (the leave-one-family-out band) or "small
+    # models" (the small-model check's, for a model smaller than any the fit saw); None without ranges
+    range_basis: str | None = None
     # the recalled values the walk used ("machine: bandwidth 576 GB/s: recalled, no source opened")
     notes: tuple = ()
 
@@ -213,6 +216,7 @@ class Walk:
             "memory": dict(self.memory),
             "efficiency": {k: dict(v) for k, v in self.efficiency.items()},
             "ranges": None if self.ranges is None else {k: list(v) for k, v in self.ranges.items()},
+            "range_basis": self.range_basis,
             "stages": [s.to_dict() for s in self.stages],
             "warnings": list(self.warnings),
             "notes": list(self.notes),
@@ -274,7 +278,10 @@ def walk_request(model: Model, machine: Machine, request: Request, store: DataSt
         warnings=tuple(warnings),
         notes=walk_notes(_recalled_values(model), _recalled_values(machine)),
     )
-    return replace(walk, ranges=None if timed.calibrated else _ranges(walk, store))
+    if timed.calibrated:
+        return walk
+    ranges, basis = _ranges(walk, store, model.params)
+    return replace(walk, ranges=ranges, range_basis=basis)
 
 
 def _recalled_values(spec) -> dict:
@@ -287,20 +294,22 @@ def _recalled_values(spec) -> dict:
     return {name: values.get(name) for name in spec.recalled}
 
 
-def _ranges(walk: Walk, store) -> dict:
+def _ranges(walk: Walk, store, model_params: float) -> tuple[dict, str]:
     """The likely ranges of the three timed numbers on a machine the fit has not measured:
     the band of the timing model's leave-one-family-out errors set to hold 80 % of a chip
-    family's runs when that family is left out (`timing_model.error_band`). None on a
-    machine calibrated on its own measurements, whose speeds are the measured ones."""
-    from tokenwalk.timing.model import error_band
+    family's runs when that family is left out, or for a model smaller than any fitted the
+    small-model check's band (`timing_model.error_band`). Not called on a machine calibrated
+    on its own measurements, whose speeds are the measured ones. Returns (ranges, basis:
+    "fitted sizes" or "small models")."""
+    from tokenwalk.timing.model import below_fitted_sizes, error_band, load_fit
 
-    p_low, p_high = error_band("prefill", store=store)
-    d_low, d_high = error_band("decode", store=store)
+    p_low, p_high = error_band("prefill", store=store, model_params=model_params)
+    d_low, d_high = error_band("decode", store=store, model_params=model_params)
     out = {"prefill_tok_s": (walk.prefill_tok_s / p_high, walk.prefill_tok_s / p_low),
            "ttft_s": (walk.ttft_s * p_low, walk.ttft_s * p_high)}
     if walk.request.output_tokens:
         out["decode_tok_s"] = (walk.decode_tok_s / d_high, walk.decode_tok_s / d_low)
-    return out
+    return out, "small models" if below_fitted_sizes(model_params, load_fit(store=store)) else "fitted sizes"
 
 
 def _prefill_stage(timed, prompt: int, chunk: int, kv_type: str) -> Stage:

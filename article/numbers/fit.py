@@ -40,6 +40,9 @@ def names(src, n) -> dict:
         if phase == "decode":
             n["fit_small_decode_machines"] = small.get("machines", 0)
         n[f"fit_small_{phase}_error_p90_share"] = small.get("p90_ape")
+        # the simulator's likely range for a model smaller than any fitted: measured / predicted speed
+        n[f"fit_small_{phase}_speed_ratio_p10"] = small.get("speed_ratio_p10")
+        n[f"fit_small_{phase}_speed_ratio_p90"] = small.get("speed_ratio_p90")
     # a CPU: the fit's CPU row and how many machines it comes from, and the compute figure a CPU
     # takes from its cores (tokenwalk.specs.cpu), shown on one of the fitted laptops
     from tokenwalk.specs.cpu import vector_peak_tflops

@@ -5,7 +5,7 @@ import pytest
 
 from tokenwalk.specs.machine import load_machine
 from tokenwalk.specs.model import load_model
-from tokenwalk.timing.model import error_band
+from tokenwalk.timing.model import below_fitted_sizes, error_band, load_fit
 from tokenwalk.walk import Request, walk_request
 
 
@@ -26,4 +26,40 @@ def test_unmeasured_machine_gets_the_cross_validation_band():
 
 
 def test_the_laptop_is_calibrated_on_its_measurements_so_no_band():
-    assert _walk("laptop-860m")["ranges"] is None
+    walk = _walk("laptop-860m")
+    assert walk["ranges"] is None and walk["range_basis"] is None
+
+
+def _walk_model(model, machine="rtx-5090"):
+    return walk_request(load_model(model), load_machine(machine), Request(prompt_tokens=6500, output_tokens=300)).to_dict()
+
+
+def test_a_model_smaller_than_any_fitted_gets_the_small_model_checks_band():
+    """SmolLM2 (0.13B) is smaller than every model the fit saw (Gemma 3 4B the smallest), so its
+    likely range is the small-model check's 10th-90th percentile, not the fitted sizes' band;
+    the article's Qwen (35B in all) keeps the fitted sizes' band."""
+    fit = load_fit()
+    small = fit["cross_validation"]["decode_small_models"]
+    walk = _walk_model("smollm2-135m")
+    assert walk["range_basis"] == "small models"
+    low, high = walk["ranges"]["decode_tok_s"]
+    assert low == pytest.approx(walk["decode_tok_s"] * small["speed_ratio_p10"])
+    assert high == pytest.approx(walk["decode_tok_s"] * small["speed_ratio_p90"])
+    assert _walk_model("qwen3.6-35b-a3b")["range_basis"] == "fitted sizes"
+
+
+def test_below_fitted_sizes_reads_the_smallest_fitted_model():
+    fit = {"inputs": {"model_params_min": 3.88e9}}
+    assert below_fitted_sizes(1.35e8, fit) and not below_fitted_sizes(3.88e9, fit)
+    assert not below_fitted_sizes(None, fit) and not below_fitted_sizes(1e8, {"inputs": {}})
+    # a band from a fit without the small check is the fitted sizes' one
+    cv = {"decode_range": {"speed_ratio_low": 0.8, "speed_ratio_high": 1.25}}
+    assert error_band("decode", {"cross_validation": cv, **fit}, model_params=1e8) == pytest.approx((0.8, 1.25))
+
+
+def test_the_band_note_names_the_small_model_check():
+    from tokenwalk_app.view import numbers_html
+
+    html = numbers_html(_walk_model("smollm2-135m"))
+    assert "smaller than any the timing model was fitted on" in html and "0.1B-8B" in html
+    assert "smaller than any" not in numbers_html(_walk_model("qwen3.6-35b-a3b"))

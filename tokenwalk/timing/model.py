@@ -381,13 +381,19 @@ def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = Non
                for before, n in roofline.prompt_chunks(prompt_tokens, chunk_tokens or prompt_tokens))
 
 
-def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore | None = None) -> tuple[float, float]:
+def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore | None = None,
+               model_params: float | None = None) -> tuple[float, float]:
     """(low, high) multipliers of a predicted time for a machine the fit has not seen: from
     the leave-one-family-out speed ratios (measured / predicted) of `phase` ("decode" or
     "prefill"), the band whose percentiles held 80 % of each family's runs when set without
     that family (`cross_validation.<phase>_range`, written by `tokenwalk fit`; a fit file
     without it: the 10th-90th percentile). A calibrated machine (the laptop) meets its own
-    measurements, so for it the band is wider than its error at the measured sizes."""
+    measurements, so for it the band is wider than its error at the measured sizes.
+
+    `model_params` (total parameters) below every fitted model's (`below_fitted_sizes`): the
+    10th-90th percentile of the small-model check's speed ratios instead (0.1B-8B models the
+    fit never saw, `cross_validation.<phase>_small_models`), the band measured where such a
+    model goes."""
     if phase not in ("decode", "prefill"):
         raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
     fit = fit if fit is not None else load_fit(store=store)
@@ -397,8 +403,19 @@ def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore |
                                               "speed_ratio_high": cv[phase]["speed_ratio_p90"]}
     except KeyError:
         raise SpecError(f"timing_fit.json: cross_validation.{phase}: missing (run `tokenwalk fit`)") from None
+    small = cv.get(f"{phase}_small_models") or {}
+    if below_fitted_sizes(model_params, fit) and small.get("runs"):
+        band = {"speed_ratio_low": small["speed_ratio_p10"], "speed_ratio_high": small["speed_ratio_p90"]}
     # ratios are measured / predicted speed; a time scales with the inverse
     return 1.0 / band["speed_ratio_high"], 1.0 / band["speed_ratio_low"]
+
+
+def below_fitted_sizes(model_params: float | None, fit: dict | None = None) -> bool:
+    """Whether a model of `model_params` total parameters is smaller than every model the fit
+    was fitted on (`inputs.model_params_min`); False when either is unknown."""
+    fit = fit if fit is not None else load_fit()
+    smallest = (fit.get("inputs") or {}).get("model_params_min")
+    return bool(model_params and smallest and model_params < smallest)
 
 
 def decode_step_range_s(model, machine, context_tokens: float = 0, users: int = 1, kv_type: str = "f16",

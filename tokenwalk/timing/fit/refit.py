@@ -62,6 +62,9 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "decode_runs": int(f.decode.sum()), "prefill_runs": int((~f.decode).sum()),
             "machines": len({r.machine.name for r in runs}), "chips": len(set(f.chips)),
             "families": len(set(f.families)),
+            # the smallest model fitted on: a smaller one is predicted outside the fitted sizes,
+            # and its likely range is the small-model check's (timing.model.error_band)
+            "model_params_min": min(r.model.params for r in runs),
             "left_out": ("runs without a spec bandwidth, prefill runs without a compute figure (FP16; a CPU's FP32 "
                          "vector peak from its cores), and runs marked out_of_domain"),
             "sha256": sha256,

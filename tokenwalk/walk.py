@@ -301,7 +301,7 @@ def _ranges(walk: Walk, store, model_params: float) -> tuple[dict, str]:
     small-model check's band (`timing_model.error_band`). Not called on a machine calibrated
     on its own measurements, whose speeds are the measured ones. Returns (ranges, basis:
     "fitted sizes" or "small models")."""
-    from tokenwalk.timing.model import below_fitted_sizes, error_band, load_fit
+    from tokenwalk.timing.model import error_band, load_fit, small_model_band
 
     p_low, p_high = error_band("prefill", store=store, model_params=model_params)
     d_low, d_high = error_band("decode", store=store, model_params=model_params)
@@ -309,7 +309,7 @@ def _ranges(walk: Walk, store, model_params: float) -> tuple[dict, str]:
            "ttft_s": (walk.ttft_s * p_low, walk.ttft_s * p_high)}
     if walk.request.output_tokens:
         out["decode_tok_s"] = (walk.decode_tok_s / d_high, walk.decode_tok_s / d_low)
-    return out, "small models" if below_fitted_sizes(model_params, load_fit(store=store)) else "fitted sizes"
+    return out, "small models" if small_model_band("decode", model_params, load_fit(store=store)) else "fitted sizes"
 
 
 def _prefill_stage(timed, prompt: int, chunk: int, kv_type: str) -> Stage:

@@ -403,11 +403,18 @@ def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore |
                                               "speed_ratio_high": cv[phase]["speed_ratio_p90"]}
     except KeyError:
         raise SpecError(f"timing_fit.json: cross_validation.{phase}: missing (run `tokenwalk fit`)") from None
-    small = cv.get(f"{phase}_small_models") or {}
-    if below_fitted_sizes(model_params, fit) and small.get("runs"):
+    if small_model_band(phase, model_params, fit):
+        small = cv[f"{phase}_small_models"]
         band = {"speed_ratio_low": small["speed_ratio_p10"], "speed_ratio_high": small["speed_ratio_p90"]}
     # ratios are measured / predicted speed; a time scales with the inverse
     return 1.0 / band["speed_ratio_high"], 1.0 / band["speed_ratio_low"]
+
+
+def small_model_band(phase: str, model_params: float | None, fit: dict) -> bool:
+    """Whether `error_band` gives a model of `model_params` parameters the small-model check's
+    band for `phase`: the model is below the fitted sizes and the fit recorded that check."""
+    small = (fit.get("cross_validation") or {}).get(f"{phase}_small_models") or {}
+    return below_fitted_sizes(model_params, fit) and bool(small.get("runs"))
 
 
 def below_fitted_sizes(model_params: float | None, fit: dict | None = None) -> bool:

@@ -417,10 +417,10 @@ def small_model_band(phase: str, model_params: float | None, fit: dict) -> bool:
     return below_fitted_sizes(model_params, fit) and bool(small.get("runs"))
 
 
-def below_fitted_sizes(model_params: float | None, fit: dict | None = None) -> bool:
+def below_fitted_sizes(model_params: float | None, fit: dict) -> bool:
     """Whether a model of `model_params` total parameters is smaller than every model the fit
-    was fitted on (`inputs.model_params_min`); False when either is unknown."""
-    fit = fit if fit is not None else load_fit()
+    (a `load_fit` dict: the caller's store's) was fitted on (`inputs.model_params_min`); False
+    when either is unknown."""
     smallest = (fit.get("inputs") or {}).get("model_params_min")
     return bool(model_params and smallest and model_params < smallest)
 

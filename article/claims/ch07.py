@@ -27,6 +27,8 @@ CLAIMS = {
                                     " and fit_shape_without_error_min_share > fit_shape_others_error_min_share"),
     "small_models_miss_more": ("fit_small_decode_error_median_share > fit_unseen_decode_error_median_share"
                                " and fit_small_decode_error_p90_share > fit_small_decode_error_median_share"),
+    "board_memory_path": ("fit_board_example_bandwidth_share < fit_board_example_row_share / 2"
+                          " and fit_board_example_bandwidth_share < 0.5"),
     "prefill_software_spread": ("fit_small_prefill_error_median_share > fit_small_decode_error_median_share"
                                 " and fit_stack_example_prefill_runs >= 5"
                                 " and fit_stack_example_compute_share_max > 3 * fit_stack_example_compute_share_min"),

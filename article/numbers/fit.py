@@ -10,6 +10,10 @@ CPU_EXAMPLE = "AMD Ryzen 9 7940HS (CPU, 8x Zen 4)"
 # the chip whose published prompt runs show how far software moves one chip's prefill
 # (machines.json; its runs in benchmarks.json and benchmarks-small.json)
 STACK_EXAMPLE = "AMD Ryzen AI Max+ 395 (Radeon 8060S iGPU)"
+# the board whose decode run shows the memory path a spec sheet leaves out (machines.json; its
+# run in benchmarks-small.json), beside the fit's row for a CPU sharing system memory
+BOARD_EXAMPLE = "NVIDIA Jetson Nano 4GB (CPU, 4x Cortex-A57)"
+BOARD_EXAMPLE_ROW = "CPU/integrated"
 NEEDS: tuple[str, ...] = ()
 
 
@@ -67,6 +71,14 @@ def names(src, n) -> dict:
     n["fit_stack_example_prefill_runs"] = len(shares)
     n["fit_stack_example_compute_share_min"] = min(shares, default=None)
     n["fit_stack_example_compute_share_max"] = max(shares, default=None)
+    # one board's memory path: the share of its spec bandwidth its published decode run reached
+    # (BenchRun.bandwidth_share), against the share the fit's row for such a CPU expects
+    board = [r for r in every_published_run() if r.machine.name == BOARD_EXAMPLE and r.bandwidth_share]
+    n["fit_board_example_title"] = BOARD_EXAMPLE.split(" (")[0].removeprefix("NVIDIA ").removesuffix(" 4GB")
+    n["fit_board_example_model"] = board[0].model.name.split(" (")[0] if board else None
+    n["fit_board_example_bandwidth_gbs"] = board[0].machine.bandwidth_gbs if board else None
+    n["fit_board_example_bandwidth_share"] = board[0].bandwidth_share if board else None
+    n["fit_board_example_row_share"] = (load_fit()["backends"].get(BOARD_EXAMPLE_ROW) or {}).get("bandwidth_efficiency")
     # a mixture of experts' prefill on a backend without a pair of its own: each published
     # dense/MoE pair predicted with the other pairs' rows_half (tokenwalk.timing.shape_check)
     from tokenwalk.timing.shape_check import held_out

@@ -101,3 +101,15 @@ def test_the_compute_share_counts_the_operations_a_prompt_step_does():
     ops = 2 * (6.74e9 - table - table * 511 / 512)
     assert run.compute_share == pytest.approx(322.63 * ops / 59.4e12, rel=1e-3)
     assert round(run.compute_share, 3) == 0.070
+
+
+def test_the_board_example_reads_an_eighth_of_its_bandwidth():
+    """Chapter 7's memory path (fit_board_example_*): TinyLlama 1.1B Chat on the Jetson Nano's
+    four cores, 4.98 t/s at tg128; a token reads the 636.18 MiB file less its 32,000 x 2,048
+    embedding table, at the file's average bytes per weight, of 25.6 GB/s: 12.2 %."""
+    (run,) = [r for r in llama_bench.load_runs(runs_file=SMALL)
+              if "Jetson Nano" in r.machine.name and r.phase == "decode"]
+    size = 636.18 * 2**20
+    read = size - 32000 * 2048 * size / 1.10e9
+    assert run.bandwidth_share == pytest.approx(4.98 * read / 25.6e9, rel=1e-3)
+    assert round(run.bandwidth_share, 3) == 0.122

@@ -65,7 +65,8 @@ def names(src, n) -> dict:
     # example chip reached (BenchRun.compute_share), whatever the backend, build or library
     from tokenwalk.timing.llama_bench import every_published_run
 
-    shares = [r.compute_share for r in every_published_run()
+    published = every_published_run()
+    shares = [r.compute_share for r in published
               if r.machine.name == STACK_EXAMPLE and r.compute_share and not r.out_of_domain]
     n["fit_stack_example_title"] = STACK_EXAMPLE.split(" (")[1].removesuffix(" iGPU)")
     n["fit_stack_example_prefill_runs"] = len(shares)
@@ -73,7 +74,7 @@ def names(src, n) -> dict:
     n["fit_stack_example_compute_share_max"] = max(shares, default=None)
     # one board's memory path: the share of its spec bandwidth its published decode run reached
     # (BenchRun.bandwidth_share), against the share the fit's row for such a CPU expects
-    board = [r for r in every_published_run() if r.machine.name == BOARD_EXAMPLE and r.bandwidth_share]
+    board = [r for r in published if r.machine.name == BOARD_EXAMPLE and r.bandwidth_share]
     n["fit_board_example_title"] = BOARD_EXAMPLE.split(" (")[0].removeprefix("NVIDIA ").removesuffix(" 4GB")
     n["fit_board_example_model"] = board[0].model.name.split(" (")[0] if board else None
     n["fit_board_example_bandwidth_gbs"] = board[0].machine.bandwidth_gbs if board else None

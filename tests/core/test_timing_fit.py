@@ -338,3 +338,20 @@ def test_checks_that_refit_hundreds_of_times_hold_the_fitted_year():
     assert held["knee"] == 2021 and held["year_levels_off"]
     plain = "backend x vendor x class+quant+year, wide decode loss"
     assert folds.held_structure(plain, {"year_trend": {"per_year": 0.04, "reference_year": 2022}}) == solve.STRUCTURES[plain]
+
+
+def test_the_small_models_check_splits_by_class_of_device(capsys):
+    """The small models' check per class of device (README "Small models": graphics cards apart
+    from chips sharing system memory): the classes' runs add up to the phase's, and
+    `validate --summary` prints each class's count and median beside the phase's line."""
+    from tokenwalk.cli.validate import summary_lines
+
+    s = timing_model.unseen_machine_summary()
+    for phase in ("decode", "prefill"):
+        by_class = s[f"{phase}_small_models_by_class"]
+        assert set(by_class) == {"discrete", "integrated"}
+        assert sum(c["runs"] for c in by_class.values()) == s[f"{phase}_small_models"]["runs"]
+        assert all(0 <= c["median_ape"] <= c["p90_ape"] for c in by_class.values())
+    text = "\n".join(summary_lines(s))
+    discrete = s["decode_small_models_by_class"]["discrete"]
+    assert f"by class: discrete {discrete['runs']} runs, median {discrete['median_ape'] * 100:.1f} %" in text

@@ -75,6 +75,11 @@ def _small_lines(s: dict) -> list[str]:
             f"  small models, {phase}: {v['runs']} runs of 0.1B-8B models on {v['machines']} machines: median "
             f"{v['median_ape'] * 100:.1f} % (target {median * 100:.0f} %, {'met' if v['median_ape'] <= median else 'not met'}), "
             f"p90 {v['p90_ape'] * 100:.1f} % (target {p90 * 100:.0f} %, {'met' if v['p90_ape'] <= p90 else 'not met'})")
+        by_class = s.get(f"{phase}_small_models_by_class") or {}
+        if len(by_class) > 1:  # where the misses sit: graphics cards apart from chips sharing system memory
+            lines.append("    by class: " + "; ".join(
+                f"{name} {c['runs']} runs, median {c['median_ape'] * 100:.1f} %, p90 {c['p90_ape'] * 100:.1f} %"
+                for name, c in by_class.items() if c.get("runs")))
     return lines
 
 

@@ -510,7 +510,9 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
     these data (`fit.folds.twin_spread`: runs, chips, groups, median_ape, p90_ape), None in
     a fit that did not record it; decode_small_models, prefill_small_models: the same error
     summary (runs, machines, families, median_ape, p90_ape) over benchmarks-small.json's runs
-    alone (models of 0.1B-8B), None in a fit that did not record it."""
+    alone (models of 0.1B-8B), None in a fit that did not record it;
+    decode_small_models_by_class, prefill_small_models_by_class: those per class of device
+    ({"discrete": ..., "integrated": ...}), {} in a fit that did not record them."""
     fit = fit if fit is not None else load_fit()
     try:
         cv = fit["cross_validation"]
@@ -523,6 +525,8 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
             "year_trend": fit.get("year_trend"), "trend_until_year": cv.get("trend_until_year", {}),
             "decode_twin_spread": cv.get("twin_spread", {}).get("decode"),
             "decode_small_models": cv.get("decode_small_models"), "prefill_small_models": cv.get("prefill_small_models"),
+            "decode_small_models_by_class": cv.get("decode_small_models_by_class") or {},
+            "prefill_small_models_by_class": cv.get("prefill_small_models_by_class") or {},
         }
     except KeyError as error:
         raise SpecError(f"timing_fit.json: cross_validation: {error.args[0]!r} missing (run `tokenwalk fit`)") from None

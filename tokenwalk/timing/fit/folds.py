@@ -169,12 +169,18 @@ def validation(rows: list) -> dict:
 def small_model_check(runs: list, small_runs: list, structure: dict | str) -> dict:
     """The small models' check: `small_runs` (benchmarks-small.json's, never fitted) predicted
     family by family by fits on `runs` without that family (`held_out`). {"decode_small_models",
-    "prefill_small_models"}: `summarise` of each phase; rows under "rows"."""
+    "prefill_small_models"}: `summarise` of each phase; "<phase>_small_models_by_class": the
+    same per class of device that has runs ({"discrete": ..., "integrated": ...}: a graphics
+    card misses differently from a chip sharing system memory); rows under "rows"."""
     f = features(list(runs) + list(small_runs))
     fitted = np.arange(len(runs) + len(small_runs)) < len(runs)
     rows = held_out(f, fitted, structure)
-    return {"decode_small_models": summarise(rows, "decode"), "prefill_small_models": summarise(rows, "prefill"),
-            "rows": rows}
+    out = {"rows": rows}
+    for phase in ("decode", "prefill"):
+        out[f"{phase}_small_models"] = summarise(rows, phase)
+        classes = sorted({r["device_class"] for r in rows if r["phase"] == phase} - {""})
+        out[f"{phase}_small_models_by_class"] = {c: summarise(rows, phase, device_class=c) for c in classes}
+    return out
 
 
 def twin_key(run: BenchRun) -> tuple:

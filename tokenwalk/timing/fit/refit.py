@@ -35,7 +35,8 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
     coeffs, family_rows, chip_rows = cross_validate(f, structure, family_rows)
     by_family, by_chip = validation(family_rows), validation(chip_rows)
     small = small_model_check(runs, [run for run in everything if is_small_model_run(run)], structure)
-    by_family.update({key: small[key] for key in ("decode_small_models", "prefill_small_models")})
+    by_family.update({key: small[key] for key in ("decode_small_models", "prefill_small_models",
+                                                  "decode_small_models_by_class", "prefill_small_models_by_class")})
     spread = bootstrap(f, held_structure(structure, coeffs), samples) if samples else {}
     for key, row in [("default", coeffs["default"]), *coeffs["backends"].items()]:
         if key in spread:

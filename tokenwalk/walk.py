@@ -139,6 +139,9 @@ class Walk:
     # where the ranges come from: "fitted sizes" (the leave-one-family-out band) or "small
     # models" (the small-model check's, for a model smaller than any the fit saw); None without ranges
     range_basis: str | None = None
+    # for the small models' band, the class of device whose runs alone set it ("discrete",
+    # "integrated"); None where all the small-model runs did, or without that band
+    range_class: str | None = None
     # the recalled values the walk used ("machine: bandwidth 576 GB/s: recalled, no source opened")
     notes: tuple = ()
 
@@ -217,6 +220,7 @@ class Walk:
             "efficiency": {k: dict(v) for k, v in self.efficiency.items()},
             "ranges": None if self.ranges is None else {k: list(v) for k, v in self.ranges.items()},
             "range_basis": self.range_basis,
+            "range_class": self.range_class,
             "stages": [s.to_dict() for s in self.stages],
             "warnings": list(self.warnings),
             "notes": list(self.notes),
@@ -280,8 +284,8 @@ def walk_request(model: Model, machine: Machine, request: Request, store: DataSt
     )
     if timed.calibrated:
         return walk
-    ranges, basis = _ranges(walk, store, model.params)
-    return replace(walk, ranges=ranges, range_basis=basis)
+    ranges, basis, range_class = _ranges(walk, store, model.params, getattr(machine, "device_class", None))
+    return replace(walk, ranges=ranges, range_basis=basis, range_class=range_class)
 
 
 def _recalled_values(spec) -> dict:
@@ -294,22 +298,26 @@ def _recalled_values(spec) -> dict:
     return {name: values.get(name) for name in spec.recalled}
 
 
-def _ranges(walk: Walk, store, model_params: float) -> tuple[dict, str]:
+def _ranges(walk: Walk, store, model_params: float, device_class: str | None) -> tuple[dict, str, str | None]:
     """The likely ranges of the three timed numbers on a machine the fit has not measured:
     the band of the timing model's leave-one-family-out errors set to hold 80 % of a chip
     family's runs when that family is left out, or for a model smaller than any fitted the
     small-model check's band (`timing_model.error_band`). Not called on a machine calibrated
     on its own measurements, whose speeds are the measured ones. Returns (ranges, basis:
-    "fitted sizes" or "small models")."""
-    from tokenwalk.timing.model import error_band, load_fit, small_model_band
+    "fitted sizes" or "small models", and for the small models' band the class of device whose
+    runs alone set it, `timing_model.small_model_class`, else None)."""
+    from tokenwalk.timing.model import error_band, load_fit, small_model_band, small_model_class
 
-    p_low, p_high = error_band("prefill", store=store, model_params=model_params)
-    d_low, d_high = error_band("decode", store=store, model_params=model_params)
+    p_low, p_high = error_band("prefill", store=store, model_params=model_params, device_class=device_class)
+    d_low, d_high = error_band("decode", store=store, model_params=model_params, device_class=device_class)
     out = {"prefill_tok_s": (walk.prefill_tok_s / p_high, walk.prefill_tok_s / p_low),
            "ttft_s": (walk.ttft_s * p_low, walk.ttft_s * p_high)}
     if walk.request.output_tokens:
         out["decode_tok_s"] = (walk.decode_tok_s / d_high, walk.decode_tok_s / d_low)
-    return out, "small models" if small_model_band("decode", model_params, load_fit(store=store)) else "fitted sizes"
+    fit = load_fit(store=store)
+    if small_model_band("decode", model_params, fit):
+        return out, "small models", small_model_class(device_class, fit)
+    return out, "fitted sizes", None
 
 
 def _prefill_stage(timed, prompt: int, chunk: int, kv_type: str) -> Stage:

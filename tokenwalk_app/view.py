@@ -43,18 +43,30 @@ def _w(key: str, text: str) -> str:
     return f'<span data-walk-key="{escape(key)}">{escape(text)}</span>'
 
 
-def _band_note(basis: str | None = None) -> str:
+# how the note names a class of device whose own small-model runs set the band
+_CLASS_RUNS = {"discrete": "on graphics cards with their own memory",
+               "integrated": "on GPUs and CPUs that share system memory",
+               "datacentre": "on data-centre accelerators"}
+
+
+def _band_note(basis: str | None = None, range_class: str | None = None) -> str:
     """The one line under the numbers that says what "likely" means, with the coverage the
     fit recorded (`timing_model.unseen_machine_summary`), or for a model smaller than any
-    fitted (`basis` "small models") the small-model check the band comes from."""
+    fitted (`basis` "small models") the small-model check the band comes from: its runs on
+    the machine's class of device (`range_class`) where those alone set it."""
     from tokenwalk.timing.model import unseen_machine_summary
 
     s = unseen_machine_summary()
     if basis == "small models":
-        d, p = s["decode_small_models"], s["prefill_small_models"]
+        if range_class:
+            d, p = (s[f"{phase}_small_models_by_class"][range_class] for phase in ("decode", "prefill"))
+            where = ", " + _CLASS_RUNS.get(range_class, f"on {range_class} machines")
+        else:
+            d, p, where = s["decode_small_models"], s["prefill_small_models"], ""
         return ('<p class="tw-sub tw-sim-band">"Likely": this model is smaller than any the timing model was '
                 f'fitted on, so the range is the 10th to 90th percentile of its misses on {d["runs"]} decode and '
-                f'{p["runs"]} prefill runs of 0.1B-8B models it never saw (<code>tokenwalk validate</code>).</p>')
+                f'{p["runs"]} prefill runs of 0.1B-8B models it never saw{escape(where)} '
+                '(<code>tokenwalk validate</code>).</p>')
     return ('<p class="tw-sub tw-sim-band">"Likely": a range meant to hold 8 runs in 10; on chip families the '
             f'timing model was not fitted on it held {escape(fmt.pct(s["decode_coverage"]))} of decode and '
             f'{escape(fmt.pct(s["prefill_coverage"]))} of prefill runs (<code>tokenwalk validate</code>).</p>')
@@ -73,7 +85,7 @@ def numbers_html(walk: dict) -> str:
          f"{walk['output_tokens']:,} tokens in {_w('decode_s', fmt_s(walk['decode_s']))}"
          f"{escape(_likely(walk, 'decode_tok_s', fmt_rate))}"),
     ]
-    note = _band_note(walk.get("range_basis")) if walk.get("ranges") else ""
+    note = _band_note(walk.get("range_basis"), walk.get("range_class")) if walk.get("ranges") else ""
     return '<dl class="tw-sim-numbers">' + "".join(
         f'<div data-number="{key}"><dt>{label}</dt><dd><span class="tw-big">{value}</span>'
         f'<span class="tw-sub">{sub}</span></dd></div>' for key, label, value, sub in cells) + "</dl>" + note

@@ -32,8 +32,14 @@ CLAIMS = {
     "prefill_software_spread": ("fit_small_prefill_error_median_share > fit_small_decode_error_median_share"
                                 " and fit_stack_example_prefill_runs >= 5"
                                 " and fit_stack_example_compute_share_max > 3 * fit_stack_example_compute_share_min"),
-    "small_band_brackets": ("fit_small_decode_speed_ratio_p10 < 1 < fit_small_decode_speed_ratio_p90"
-                            " and fit_small_prefill_speed_ratio_p10 < 1 < fit_small_prefill_speed_ratio_p90"),
+    # the bands printed are the ones the simulator uses: each class has its own runs enough
+    "small_band_brackets": ("min(fit_small_decode_discrete_runs, fit_small_prefill_discrete_runs,"
+                            " fit_small_decode_integrated_runs, fit_small_prefill_integrated_runs)"
+                            " >= fit_small_band_min_runs"
+                            " and fit_small_decode_discrete_speed_ratio_p10 < 1 < fit_small_decode_discrete_speed_ratio_p90"
+                            " and fit_small_prefill_discrete_speed_ratio_p10 < 1 < fit_small_prefill_discrete_speed_ratio_p90"
+                            " and fit_small_decode_integrated_speed_ratio_p10 < 1 < fit_small_decode_integrated_speed_ratio_p90"
+                            " and fit_small_prefill_integrated_speed_ratio_p10 < fit_small_prefill_integrated_speed_ratio_p90"),
     "cpu_row_fitted": ("fit_cpu_row_machines >= 2 and abs(fit_cpu_example_cores * fit_cpu_example_ghz"
                        " * fit_cpu_example_flops_per_cycle / 1000 - fit_cpu_example_tflops) < 1e-9"),
     # met: the ranges within both targets, and the runs' own spread (0: no runs kept) wider than the decode one;

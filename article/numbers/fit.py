@@ -36,6 +36,9 @@ def names(src, n) -> dict:
     twins = s["decode_twin_spread"] or {}
     n["fit_twin_decode_cards"] = twins.get("chips", 0)
     n["fit_twin_decode_error_median_share"] = twins.get("median_ape")
+    from tokenwalk.timing.model import SMALL_BAND_MIN_RUNS
+
+    n["fit_small_band_min_runs"] = SMALL_BAND_MIN_RUNS
     # the small models' own check (benchmarks-small.json: 0.1B-8B models, their families left out too)
     for phase in ("decode", "prefill"):
         small = s.get(f"{phase}_small_models") or {}
@@ -44,9 +47,14 @@ def names(src, n) -> dict:
         if phase == "decode":
             n["fit_small_decode_machines"] = small.get("machines", 0)
         n[f"fit_small_{phase}_error_p90_share"] = small.get("p90_ape")
-        # the simulator's likely range for a model smaller than any fitted: measured / predicted speed
-        n[f"fit_small_{phase}_speed_ratio_p10"] = small.get("speed_ratio_p10")
-        n[f"fit_small_{phase}_speed_ratio_p90"] = small.get("speed_ratio_p90")
+        # the simulator's likely range for a model smaller than any fitted (measured / predicted
+        # speed), from the runs on the machine's class of device where it has enough of them
+        # (timing_model.small_model_class): a graphics card's, a chip sharing system memory's
+        for device_class in ("discrete", "integrated"):
+            c = (s.get(f"{phase}_small_models_by_class") or {}).get(device_class) or {}
+            n[f"fit_small_{phase}_{device_class}_runs"] = c.get("runs", 0)
+            n[f"fit_small_{phase}_{device_class}_speed_ratio_p10"] = c.get("speed_ratio_p10")
+            n[f"fit_small_{phase}_{device_class}_speed_ratio_p90"] = c.get("speed_ratio_p90")
     # a CPU: the fit's CPU row and how many machines it comes from, and the compute figure a CPU
     # takes from its cores (tokenwalk.specs.cpu), shown on one of the fitted laptops
     from tokenwalk.specs.cpu import vector_peak_tflops

@@ -382,7 +382,7 @@ def prefill_s(model, machine, prompt_tokens: int, chunk_tokens: int | None = Non
 
 
 def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore | None = None,
-               model_params: float | None = None) -> tuple[float, float]:
+               model_params: float | None = None, device_class: str | None = None) -> tuple[float, float]:
     """(low, high) multipliers of a predicted time for a machine the fit has not seen: from
     the leave-one-family-out speed ratios (measured / predicted) of `phase` ("decode" or
     "prefill"), the band whose percentiles held 80 % of each family's runs when set without
@@ -393,7 +393,8 @@ def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore |
     `model_params` (total parameters) below every fitted model's (`below_fitted_sizes`): the
     10th-90th percentile of the small-model check's speed ratios instead (0.1B-8B models the
     fit never saw, `cross_validation.<phase>_small_models`), the band measured where such a
-    model goes."""
+    model goes; those of the machine's `device_class` alone where that class has enough runs
+    (`small_model_class`: a graphics card's misses are not a shared-memory chip's)."""
     if phase not in ("decode", "prefill"):
         raise ValueError(f"phase must be 'decode' or 'prefill', got {phase!r}")
     fit = fit if fit is not None else load_fit(store=store)
@@ -404,7 +405,8 @@ def error_band(phase: str, fit: dict | None = None, store: data_refs.DataStore |
     except KeyError:
         raise SpecError(f"timing_fit.json: cross_validation.{phase}: missing (run `tokenwalk fit`)") from None
     if small_model_band(phase, model_params, fit):
-        small = cv[f"{phase}_small_models"]
+        own = small_model_class(device_class, fit)
+        small = cv[f"{phase}_small_models_by_class"][own] if own else cv[f"{phase}_small_models"]
         band = {"speed_ratio_low": small["speed_ratio_p10"], "speed_ratio_high": small["speed_ratio_p90"]}
     # ratios are measured / predicted speed; a time scales with the inverse
     return 1.0 / band["speed_ratio_high"], 1.0 / band["speed_ratio_low"]
@@ -415,6 +417,22 @@ def small_model_band(phase: str, model_params: float | None, fit: dict) -> bool:
     band for `phase`: the model is below the fitted sizes and the fit recorded that check."""
     small = (fit.get("cross_validation") or {}).get(f"{phase}_small_models") or {}
     return below_fitted_sizes(model_params, fit) and bool(small.get("runs"))
+
+
+# a class of device sets its own small-model band once it has this many runs in each phase:
+# fewer, and its 10th and 90th percentiles are its extremes
+SMALL_BAND_MIN_RUNS = 8
+
+
+def small_model_class(device_class: str | None, fit: dict) -> str | None:
+    """The class of device ("discrete", "integrated" ...) whose own small-model runs set the
+    small-model band (`cross_validation.<phase>_small_models_by_class`): `device_class` where
+    the fit recorded at least SMALL_BAND_MIN_RUNS of its runs in both phases, else None (the
+    band of all the small-model runs)."""
+    cv = fit.get("cross_validation") or {}
+    runs = [((cv.get(f"{phase}_small_models_by_class") or {}).get(device_class or "") or {}).get("runs", 0)
+            for phase in ("decode", "prefill")]
+    return device_class if min(runs) >= SMALL_BAND_MIN_RUNS else None
 
 
 def below_fitted_sizes(model_params: float | None, fit: dict) -> bool:

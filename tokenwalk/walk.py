@@ -308,13 +308,13 @@ def _ranges(walk: Walk, store, model_params: float, device_class: str | None) ->
     runs alone set it, `timing_model.small_model_class`, else None)."""
     from tokenwalk.timing.model import error_band, load_fit, small_model_band, small_model_class
 
-    p_low, p_high = error_band("prefill", store=store, model_params=model_params, device_class=device_class)
-    d_low, d_high = error_band("decode", store=store, model_params=model_params, device_class=device_class)
+    fit = load_fit(store=store)  # one fit for both bands and the basis they are named by
+    p_low, p_high = error_band("prefill", fit, model_params=model_params, device_class=device_class)
+    d_low, d_high = error_band("decode", fit, model_params=model_params, device_class=device_class)
     out = {"prefill_tok_s": (walk.prefill_tok_s / p_high, walk.prefill_tok_s / p_low),
            "ttft_s": (walk.ttft_s * p_low, walk.ttft_s * p_high)}
     if walk.request.output_tokens:
         out["decode_tok_s"] = (walk.decode_tok_s / d_high, walk.decode_tok_s / d_low)
-    fit = load_fit(store=store)
     if small_model_band("decode", model_params, fit):
         return out, "small models", small_model_class(device_class, fit)
     return out, "fitted sizes", None

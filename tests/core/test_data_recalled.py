@@ -103,14 +103,15 @@ def test_the_flags_in_the_data_are_where_the_sourcing_left_them():
     assert flags["NVIDIA RTX 4070 SUPER"] == ["bandwidth_gbs", "memory_type"]
     assert flags["AMD Radeon RX 7900 GRE"] == [] and flags["NVIDIA RTX 5070 Ti"] == []
     # the small models' machines add recalled families, bandwidths (a bus width, a channel count)
-    # and two boards' unified memory; three CPUs' clocks (a turbo, another board's, efficient cores
-    # the runs do not use) are recalled
+    # and two boards' unified memory; two CPUs' clocks (a turbo, another board's) are recalled
     assert {field for f in flags.values() for field in f} == {"bandwidth_gbs", "memory_type", "family", "unified_memory",
                                                               "cpu_cores"}
     assert {name for name, f in flags.items() if "cpu_cores" in f} == {
         "Intel Xeon Platinum 8358 (CPU, 128 logical cores)",
-        "Cix CP8180 (CPU, MetaComputing AI PC Framework 13 mainboard)",
-        "Intel Core Ultra 7 258V (CPU, 4 P-cores, MSI Prestige 13 AI+)"}
+        "Cix CP8180 (CPU, MetaComputing AI PC Framework 13 mainboard)"}
+    # memory types sourced on 2026-12-07 (a page opened for each, quoted in memory_source)
+    assert flags["Apple M1 (7-core GPU)"] == flags["AMD Radeon RX 7800 XT"] == flags["NVIDIA L40S"] == []
+    assert sum("memory_type" in f for f in flags.values()) == 59
     designs = json.loads((DATA / "llama-bench" / "cpu_cores.json").read_text(encoding="utf-8"))["cores"]
     assert {name for name, d in designs.items() if d.get("recalled")} == {
         "Zen 5 (512-bit)", "Raptor Cove", "Sunny Cove (server)", "Apple M4 P-core", "Cortex-X1", "Cortex-A55",

@@ -1,4 +1,4 @@
-"""Asides and tabs.
+"""Asides, tabs and folded details.
 
     ::: aside                         a boxed aside
     :::
@@ -6,6 +6,8 @@
     ::: tab Speculative decoding      without JavaScript the panes are shown one
     :::                               after the other under their labels
     ::::
+    ::: details 12 numbers moved      folded under its summary (<details>), closed until
+    :::                               the reader opens it
 """
 
 from __future__ import annotations
@@ -32,7 +34,16 @@ def _render_tab(self, tokens, idx, options, env):
     return f'<section class="tab-pane" data-label="{label}">\n<h4 class="tab-label">{label}</h4>\n'
 
 
+def _render_details(self, tokens, idx, options, env):
+    token = tokens[idx]
+    if token.nesting == -1:
+        return "</details>\n"
+    summary = html.escape(token.info.strip()[len("details"):].strip() or "Details")
+    return f'<details class="folded">\n<summary>{summary}</summary>\n'
+
+
 def containers_plugin(md) -> None:
     container_plugin(md, "aside", render=_render_aside)
     container_plugin(md, "tabs", render=_render_tabs)
     container_plugin(md, "tab", render=_render_tab)
+    container_plugin(md, "details", render=_render_details)

@@ -60,7 +60,15 @@ def test_publishing_appends_a_dated_entry_and_the_appendix_prints_it(numbers, tm
     files = [p for p in chapter_files(ROOT / "content") if p.name == "08-updates.md"]
     text = render_sources(files, numbers, updates=entries)[0][1]
     assert text.index("**2026-12-04.** Nothing moved.") < text.index("**2026-12-03.** Shares count")
+    # a reason given without a full stop gets one; one that has it keeps one
+    no_stop = render_sources(files, numbers, updates=[dict(entries[1], why="Shares count")])[0][1]
+    assert "**2026-12-03.** Shares count.\n" in no_stop and ".." not in text.split("Updates", 1)[1]
     assert f"- `{line}`" in text and "No number moved." in text
+    # the names are folded under a count, so a reader sees the dates and reasons first
+    assert f"::: details 1 number moved\n- `{line}`\n:::" in text
+    from publish.markdown import render_markdown
+    html = render_markdown(text)
+    assert '<details class="folded">\n<summary>1 number moved</summary>' in html and "<code>published_share_median" in html
     with pytest.raises(BuildError, match="--publish needs a reason"):
         changes.publish(numbers, "  ", ROOT / "content", ROOT / "figures", published, updates)
 

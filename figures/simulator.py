@@ -82,7 +82,7 @@ def _number(name: str, value, *, step="1", minimum="1", maximum=None, hint="", p
 
 
 def _select(name: str, options: list[tuple[str, str]], selected: str, hint: bool = False) -> str:
-    opts = "".join(f'<option value="{html.escape(v)}"{" selected" if v == selected else ""}>{html.escape(t)}</option>'
+    opts = "".join(f'<option value="{html.escape(v)}"{" selected" if v == selected else ""}>{html.escape(fmt.typeset(t))}</option>'
                    for v, t in options)
     described = f' aria-describedby="tw-sim-{name}-hint"' if hint else ""
     return f'<select id="tw-sim-{name}" name="{name}"{described}>{opts}</select>'
@@ -116,7 +116,7 @@ def form_html(inputs: dict) -> str:
              '<span class="tw-hint" id="tw-sim-gguf-hint">Only the file’s header is read, here in your browser; '
              'the file is never uploaded or sent anywhere.</span><output class="tw-gguf-info" for="tw-sim-gguf" '
              'aria-live="polite"></output></div>')
-    hints = {k: html.escape(v) for k, v in inputs["hints"].items()}
+    hints = {k: html.escape(fmt.typeset(v)) for k, v in inputs["hints"].items()}
     custom = ('<div class="tw-custom" data-field="custom" hidden>'
               + _field("bandwidth_gbs", "Memory bandwidth (GB/s)",
                        _number("bandwidth_gbs", laptop["bandwidth_gbs"], step="any", minimum="0.001", hint="1"),

@@ -359,6 +359,8 @@ def extras_html(fig: Figure) -> str:
     """
     from html import escape
 
+    from tokenwalk.format import typeset
+
     module, parts = fig.module, []
     try:
         steps = module.steps(fig.inputs) if callable(getattr(module, "steps", None)) else None
@@ -369,7 +371,7 @@ def extras_html(fig: Figure) -> str:
     if steps is not None:
         if not steps or not all(isinstance(s, str) and s.strip() for s in steps):
             raise BuildError(f"{shown}: steps() must return a non-empty list of non-empty strings")
-        items = "".join(f"<li>{escape(s)}</li>" for s in steps)
+        items = "".join(f"<li>{escape(typeset(s))}</li>" for s in steps)
         parts.append(f'<details class="figure-steps"><summary>What happens, step by step</summary><ol>{items}</ol></details>')
     if table is not None:
         columns, rows = table.get("columns"), table.get("rows")
@@ -379,7 +381,7 @@ def extras_html(fig: Figure) -> str:
             raise BuildError(f"{shown}: data_table() cells must be text formatted by tokenwalk.format")
         head = "".join(f'<th scope="col">{escape(c)}</th>' for c in columns)
         body = "".join("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-        caption = f"<caption>{escape(table['caption'])}</caption>" if table.get("caption") else ""
+        caption = f"<caption>{escape(typeset(table['caption']))}</caption>" if table.get("caption") else ""
         parts.append(f'<details class="figure-data"><summary>The numbers drawn ({len(rows)} rows)</summary>'
                      f'<div class="table-wrap" tabindex="0" role="region" aria-label="The numbers drawn">'
                      f'<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div></details>')

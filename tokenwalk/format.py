@@ -9,7 +9,20 @@ no-break space (U+00A0) so a line never breaks between "21.7" and "GB".
 
 from __future__ import annotations
 
+import re
+
 NBSP = "\u00a0"
+# a quote mark opens after the start of the text, a space, a bracket, a dash or a slash; it closes elsewhere
+_OPENS_AFTER = r"(^|[\s(\[{\u2013\u2014/])"
+
+
+def typeset(text: str) -> str:
+    """Typewriter quotes as the article's prose sets them (markdown-it's typographer): an
+    apostrophe or a closing single quote is ’ ("it’s", "the experts’ products"), an opening
+    one ‘ ("‘its’"), double quotes “ and ”. For text the page shows that does not pass
+    through the Markdown: the simulator's view, its hints, the figures' step lists."""
+    text = re.sub(_OPENS_AFTER + "'", "\\1\u2018", str(text)).replace("'", "\u2019")
+    return re.sub(_OPENS_AFTER + '"', "\\1\u201c", text).replace('"', "\u201d")
 
 
 def _number(value, name: str) -> float:

@@ -5,7 +5,8 @@ Everything drawn comes from a `Walk.to_dict()` (and `browser.explain`): the thre
 the stages with time, bytes and bound, a timeline to scale (each stage's width is its
 share of the total seconds) and the memory budget to scale (each part's width is its
 share of the machine's memory, or of what is asked when that is more). Text is escaped
-(a GGUF file's name is the reader's text).
+(a GGUF file's name is the reader's text); sentences are set with the prose's quotes
+(`_text`: tokenwalk.format.typeset), names as they are.
 
 Units: seconds, bytes (GB = 1e9).
 """
@@ -20,6 +21,11 @@ STAGE_LABELS = {"load": "Load weights from disk", "template": "Fill the chat tem
                 "prefill": "Prefill (read the prompt)", "decode": "Decode (write the answer)", "stop": "Stop"}
 MEMORY_PARTS = (("system_bytes", "system and apps", "sys"), ("weights_bytes", "weights", "weights"),
                 ("kv_cache_bytes", "KV cache (reserved)", "kv"), ("free_bytes", "free", "free"))
+
+
+def _text(sentence: str) -> str:
+    """A sentence of the view (a note, an assumption, a warning) escaped, with typographic quotes."""
+    return escape(fmt.typeset(sentence))
 
 
 fmt_s = fmt.seconds
@@ -65,7 +71,7 @@ def _band_note(basis: str | None = None, range_class: str | None = None) -> str:
             d, p, where = s["decode_small_models"], s["prefill_small_models"], ""
         return ('<p class="tw-sub tw-sim-band">"Likely": this model is smaller than any the timing model was '
                 f'fitted on, so the range is the 10th to 90th percentile of its misses on {d["runs"]} decode and '
-                f'{p["runs"]} prefill runs of 0.1B-8B models it never saw{escape(where)} '
+                f'{p["runs"]} prefill runs of 0.1B-8B models it never saw{_text(where)} '
                 '(<code>tokenwalk validate</code>).</p>')
     return ('<p class="tw-sub tw-sim-band">"Likely": a range meant to hold 8 runs in 10; on chip families the '
             f'timing model was not fitted on it held {escape(fmt.pct(s["decode_coverage"]))} of decode and '
@@ -113,7 +119,7 @@ def _stage_detail(stage: dict) -> str:
                 f"{escape(fmt.seconds_after(stage['first_step_s'], stage['last_step_s']))} a step; "
                 f"{_w('first_step_bytes', fmt_bytes(stage['first_step_bytes']))} read a step at first")
     if name == "stop":
-        return escape(stage.get("reason", ""))
+        return _text(stage.get("reason", ""))
     return ""
 
 
@@ -172,7 +178,7 @@ def provenance_html(explanation: dict) -> str:
     for key, title in (("measured", "Measured"), ("computed", "Computed"), ("assumed", "Assumed")):
         items = explanation.get(key) or (["nothing for this model and machine"] if key == "measured" else [])
         parts.append(f'<div data-kind="{key}"><h4>{title}</h4><ul>'
-                     + "".join(f"<li>{escape(x)}</li>" for x in items) + "</ul></div>")
+                     + "".join(f"<li>{_text(x)}</li>" for x in items) + "</ul></div>")
     return '<div class="tw-sim-provenance">' + "".join(parts) + "</div>"
 
 
@@ -203,9 +209,9 @@ def walk_html(walk: dict, explanation: dict | None = None, runs: dict | None = N
             + (f', {walk["users"]} users' if walk["users"] > 1 else "")
             + (f', speculative α {walk["spec_alpha"]:g} γ {walk["spec_gamma"]}' if walk["spec_alpha"] is not None else "")
             + "</p>")
-    warnings = "".join(f'<p class="tw-warning">{escape(w)}</p>' for w in walk["warnings"])
+    warnings = "".join(f'<p class="tw-warning">{_text(w)}</p>' for w in walk["warnings"])
     # values of the chosen model or machine written from memory, named so the reader can check them
-    notes = "".join(f'<p class="tw-note">{escape(n)}</p>' for n in walk.get("notes", ()))
+    notes = "".join(f'<p class="tw-note">{_text(n)}</p>' for n in walk.get("notes", ()))
     return (head + numbers_html(walk) + warnings + notes + (runs_html(runs) if runs else "") + timeline_html(walk)
             + stages_html(walk) + memory_html(walk) + (provenance_html(explanation) if explanation else ""))
 
@@ -246,7 +252,7 @@ def runs_html(runs: dict) -> str:
     solved += "; the walk above uses these."
     if unmatched:
         solved += " A test of a model that is not here counts once you pick its GGUF file under Model."
-    note = f'<p class="tw-sub">{escape(runs["note"])}.</p>' if runs.get("note") else ""
+    note = f'<p class="tw-sub">{_text(runs["note"])}.</p>' if runs.get("note") else ""
     if runs.get("walk_model_below_runs"):
         note += ('<p class="tw-note" data-runs-note="below">This model reads less per kernel launch than every model '
                  'your decode runs were solved on, so its speed leans on the cost per launch, which those runs fix least '

@@ -44,5 +44,6 @@ def _render_footnote_ref(self, tokens, idx, options, env):
 
 def sidenotes_plugin(md) -> None:
     footnote_plugin(md)
-    md.core.ruler.after("footnote_tail", "sidenotes", _core_sidenotes)
+    # after the typographer's rules, so a note gets curly quotes and dashes like the text it annotates
+    md.core.ruler.after("text_join", "sidenotes", _core_sidenotes)
     md.add_render_rule("footnote_ref", _render_footnote_ref)

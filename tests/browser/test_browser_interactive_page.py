@@ -246,6 +246,7 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
     query = {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
     assert query["model"] == form["model"] and query["prompt_tokens"] == form["prompt_tokens"]
     if values.get("memory_type"):
+        from tokenwalk.format import typeset
         from tokenwalk.specs.machine import FIELD_HINTS
         from tokenwalk.timing import model as timing_model
 
@@ -258,8 +259,9 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
         assert page.evaluate("document.activeElement.id") == "tw-sim-memory_type"
         assert page.locator("label[for=tw-sim-memory_type]").inner_text() == "Memory type"
         described = page.locator("#tw-sim-memory_type").get_attribute("aria-describedby")
-        assert page.locator(f"#{described}").inner_text() == FIELD_HINTS["memory_type"]
+        assert page.locator(f"#{described}").inner_text() == typeset(FIELD_HINTS["memory_type"])
     if values.get("vendor"):
+        from tokenwalk.format import typeset
         from tokenwalk.specs.machine import FIELD_HINTS
         from tokenwalk.timing import model as timing_model
 
@@ -276,7 +278,7 @@ def test_simulator_gives_exactly_the_walk_cli(w, values, flags, tmp_path):
         assert page.evaluate("document.activeElement.id") == "tw-sim-device_class"
         assert page.locator("label[for=tw-sim-vendor]").inner_text() == "Chip maker"
         described = page.locator("#tw-sim-vendor").get_attribute("aria-describedby")
-        assert page.locator(f"#{described}").inner_text() == FIELD_HINTS["vendor"]
+        assert page.locator(f"#{described}").inner_text() == typeset(FIELD_HINTS["vendor"])
 
 
 def test_a_shared_link_opens_its_scenario(browser, article, w):

@@ -159,13 +159,15 @@ def test_reduced_motion_nothing_moves_and_every_manim_figure_says_what_it_shows(
         && a.effect && a.effect.getComputedTiming().duration > 0).length""")
     playing = page.evaluate("[...document.querySelectorAll('video')].filter(v => v.autoplay || !v.paused).length")
     assert moving == 0 and playing == 0
+    from tokenwalk.format import typeset
+
     manim = [fid for fid, m in figure_modules.items() if getattr(m, "KIND", "") == "M"]
     assert manim
     for fid in manim:
         module = figure_modules[fid]
         steps = module.steps(module.inputs(context_n))
         items = page.locator(f"#fig-{fid} .figure-steps li").all_text_contents()
-        assert items == steps and len(steps) >= 4, fid
+        assert items == [typeset(s) for s in steps] and len(steps) >= 4, fid  # with the prose's quotes
         # each has a still for every reader, whether or not it also has a video
         assert page.locator(f"#fig-{fid} picture.manim-still img").count() == 1
     context.close()

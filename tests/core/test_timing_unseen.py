@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tokenwalk import format as fmt
 from tokenwalk.errors import TokenwalkError
 from tokenwalk.specs.machine import BACKENDS, DEVICE_CLASSES, FIELD_HINTS, MEMORY_KINDS, VENDORS
 from tokenwalk.timing import model as timing_model
@@ -112,7 +113,8 @@ def test_the_readme_and_the_form_give_the_same_hints():
     form = simulator.form_html(inputs)
     for field, hint in FIELD_HINTS.items():
         assert f"`{field}`: {hint}" in section, field
-        assert f'id="tw-sim-{field}-hint">{html.escape(hint)}</span>' in form, field
+        # the form sets the same words with the prose's quotes (the spec sheet’s)
+        assert f'id="tw-sim-{field}-hint">{html.escape(fmt.typeset(hint))}</span>' in form, field
     for backend in BACKENDS:
         assert f'<option value="{backend}">' in form
     for device_class in DEVICE_CLASSES:

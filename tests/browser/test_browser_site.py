@@ -218,7 +218,18 @@ def test_print_is_light_and_shows_sidenotes_even_in_dark_mode(watched):
     assert _luminance(_background(page)) > 0.9
     assert page.locator(".theme-toggle").is_hidden()
     if page.locator(".sidenote").count():
-        assert page.locator(".sidenote").first.is_visible()
+        # every note prints once: a paragraph's after it (not cutting its sentences), others at their mark
+        shown = page.evaluate("""() => [...document.querySelectorAll('.sidenote')].map(n => {
+            const p = n.closest('p'), after = p && p.nextElementSibling;
+            const printed = after && after.classList.contains('print-notes') ? after : null;
+            return [getComputedStyle(n).display !== 'none', printed ? getComputedStyle(printed).display !== 'none' : null,
+                    printed ? printed.textContent.includes(n.textContent.trim()) : null];
+        })""")
+        assert all(inline != (after is True) for inline, after, _ in shown), shown
+        assert all(same is not False for *_, same in shown)
+        assert any(after for _, after, _ in shown)
+    page.emulate_media(media="screen")
+    assert page.locator(".print-notes").count() == 0 or page.locator(".print-notes").first.is_hidden()
 
 
 def test_raster_figures_follow_the_toggle(watched, site):

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from tokenwalk.format import typeset
+
 SVG_NS = "http://www.w3.org/2000/svg"
 
 # A drawing wider than this (viewBox units) would shrink its text below ~10 px on a
@@ -137,7 +139,10 @@ class Svg:
         return self._add("circle", {"cx": cx, "cy": cy, "r": r, "class": cls, **attrs}, parent)
 
     def text(self, x, y, s, cls: str | None = None, anchor: str = "start", parent=None, **attrs):
-        """Text as text (selectable, searchable). anchor: start, middle or end."""
+        """Text as text (selectable, searchable). anchor: start, middle or end. A label gets the
+        prose's quotes (tokenwalk.format.typeset: "the tile’s trip"); "mono" text is code, kept as is."""
+        if isinstance(s, str) and "mono" not in (cls or "").split():
+            s = typeset(s)
         anchor_attr = None if anchor == "start" else anchor
         return self._add("text", {"x": x, "y": y, "class": cls, "text_anchor": anchor_attr, **attrs}, parent, s)
 

@@ -169,6 +169,7 @@ def _parts_text(svg, x, y, parts: list, cls: str, anchor: str = "start", parent=
     node.text, last = "", None
     for part in parts:
         if isinstance(part, str):
+            part = fmt.typeset(part)  # as svg.text sets a label: "by Qwen’s count"
             if last is None:
                 node.text += part
             else:

@@ -53,7 +53,7 @@ def test_fig29_the_articles_request_matches_the_articles_numbers(fig):
     text = words(root)
     assert f"{round(n['request_kv_prompt_mb'])} MB of KV cache" in text
     assert f"{n['request_step_ms']:.3g} ms" in text
-    assert f"{n['request_prompt_tokens']:,} tokens, by {n['token_count_tokenizer'].split('-')[0]}'s count" in text
+    assert f"{n['request_prompt_tokens']:,} tokens, by {n['token_count_tokenizer'].split('-')[0]}’s count" in text
 
 
 def test_fig29_ten_steps_in_order(fig):

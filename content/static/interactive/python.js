@@ -82,7 +82,7 @@ function stop(w, reason, culprit = null) {
       call.reject(new Error(`Python stopped while working on this (${reason}); it restarts at the next change`));
       continue;
     }
-    const error = new Error(`Python was restarted (${reason}); this figure's last change runs again`);
+    const error = new Error(`Python was restarted (${reason}); this figure’s last change runs again`);
     error.retry = true;
     call.reject(error);
   }
@@ -108,7 +108,7 @@ function onReply(w, msg) {
   try {
     reply = JSON.parse(msg.json);
   } catch (error) {
-    call.reject(new Error(`${call.fn}: Python's reply is not JSON`));
+    call.reject(new Error(`${call.fn}: Python’s reply is not JSON`));
     stop(w, `a garbled reply from ${call.fn}`);
     return;
   }

@@ -114,7 +114,7 @@ export function enhanceSimulator(figure, api) {
         live.textContent = "";
         shared = null;
         status.textContent = wantedFile
-          ? `This link shows a walk of the GGUF file ${wantedFile}, which never left its reader's computer: `
+          ? `This link shows a walk of the GGUF file ${wantedFile}, which never left its reader’s computer: `
             + "pick that file (or another) to see its walk."
           : "Pick a GGUF file: only its header is read, here in your browser.";
         figure.dataset.state = "file";
@@ -197,7 +197,7 @@ export function enhanceSimulator(figure, api) {
   const runsFile = form.elements.runs_file;
   async function readRuns(file) {
     if (file.size > MAX_RUNS_FILE) {
-      status.textContent = `${file.name}: ${file.size.toLocaleString("en")} bytes; llama-bench's output is a few kB `
+      status.textContent = `${file.name}: ${file.size.toLocaleString("en")} bytes; llama-bench’s output is a few kB `
         + `(at most ${MAX_RUNS_FILE.toLocaleString("en")} bytes are read)`;
       figure.dataset.state = "error";
       return;

@@ -64,7 +64,7 @@ FIELD_HINTS = {
     "bandwidth_gbs": "the spec sheet's memory bandwidth, GB/s",
     "fp16_tflops": ("the dense FP16 matrix peak, without sparsity: NVIDIA's figure with FP16 accumulation, "
                     "AMD's own figure, Apple's GPU FP32 rate; for a CPU, the FP32 vector peak of the cores "
-                    "llama.cpp's threads use: cores x GHz x operations a cycle (32 for two 256-bit FMA units, "
+                    "llama.cpp's threads use: cores × GHz × operations a cycle (32 for two 256-bit FMA units, "
                     "16 for two 128-bit ones) / 1000"),
     "backend": "the llama.cpp backend it runs: chooses the fitted efficiencies",
     "vendor": ("who made the chip (AMD, Apple, Intel, NVIDIA): with the backend it picks the fit's row "

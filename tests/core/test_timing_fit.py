@@ -355,3 +355,24 @@ def test_the_small_models_check_splits_by_class_of_device(capsys):
     text = "\n".join(summary_lines(s))
     discrete = s["decode_small_models_by_class"]["discrete"]
     assert f"by class: discrete {discrete['runs']} runs, median {discrete['median_ape'] * 100:.1f} %" in text
+
+
+def test_a_gpu_row_stops_at_the_launch_floor_a_cpu_row_does_not():
+    """Stand-in decode runs made to take exactly memory / 0.8 + launches x 0.5 us (the Metal
+    table's chips and models, so bytes per launch differ and the pair is separable): fitted
+    as Metal runs, the cost per launch stops at the GPU floor (2 us, `launch_bounds`) and the
+    efficiency takes up the rest; the same runs on llama.cpp's CPU backend recover 0.5 us."""
+    from dataclasses import replace
+
+    runs = [r for r in _apple_table_runs() if r.phase == "decode"]
+    f = solve.features(runs)
+    f.measured_s = f.memory_s / 0.8 + f.launches * 0.5e-6
+    ones = np.ones(len(runs))
+    idx = np.arange(len(runs))
+    assert solve.separable(f, idx, ones)
+    e_gpu, cost_gpu = solve._fit_decode(f, idx, ones)
+    assert cost_gpu == pytest.approx(timing_model.GPU_LAUNCH_FLOOR_S, rel=1e-6) and e_gpu > 0.8
+    cpu = copy.copy(f)
+    cpu.runs = [replace(r, machine=replace(r.machine, backend="CPU")) for r in runs]
+    e_cpu, cost_cpu = solve._fit_decode(cpu, idx, ones)
+    assert cost_cpu == pytest.approx(0.5e-6, rel=1e-4) and e_cpu == pytest.approx(0.8, rel=1e-4)

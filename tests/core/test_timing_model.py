@@ -173,9 +173,20 @@ def test_fit_file_has_a_row_per_backend_with_physical_values():
     for name, row in [("default", FIT["default"]), *FIT["backends"].items()]:
         assert 0 < row["bandwidth_efficiency"] <= 1, name
         assert 0 < row["compute_efficiency"] <= 1, name
-        low, high = timing_model.BOUNDS["launch_cost_s"]
+        low, high = timing_model.launch_bounds(name.split("/")[0] == "CPU")["launch_cost_s"]
         assert low <= row["launch_cost_s"] <= high, name
     json.dumps(FIT)
+
+
+def test_a_gpu_launch_has_a_floor_a_cpu_node_does_not():
+    """The fit's bounds on the cost per launch: 2 us up on a GPU backend (between the 1.4 us
+    of gaps graph replay removed per kernel and the 4.3 us a near-empty kernel occupies,
+    GPU_LAUNCH_FLOOR_SOURCES), 0 up on llama.cpp's CPU backend; both end at 50 us."""
+    assert timing_model.launch_bounds(cpu=False)["launch_cost_s"] == (2e-6, 5e-5)
+    assert timing_model.launch_bounds(cpu=True)["launch_cost_s"] == (0.0, 5e-5)
+    assert 1.4e-6 < timing_model.GPU_LAUNCH_FLOOR_S < 4.3e-6
+    assert timing_model.launch_bounds(cpu=False)["bandwidth_efficiency"] == timing_model.BOUNDS["bandwidth_efficiency"]
+    assert len(timing_model.GPU_LAUNCH_FLOOR_SOURCES) == 2
 
 
 def test_cross_validation_accessor_for_the_article():

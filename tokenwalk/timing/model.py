@@ -69,6 +69,31 @@ BOUNDS = {
     "launch_cost_s": (0.0, 5e-5),
     "compute_efficiency": (0.01, 1.0),
 }
+# ... but a GPU backend's launch costs at least this (seconds): the part of a kernel's time
+# on the GPU that no recording or graph replay removes. Bracketed by two published
+# measurements in llama.cpp (GPU_LAUNCH_FLOOR_SOURCES): graph replay on an H100 took 1.4 us
+# of gaps off each kernel of a 7B decode step (the gaps alone, so the floor is above that),
+# and the smallest kernel of a 14B decode step, an RMS norm of 5,120 numbers, still occupies
+# 4.3 us of GPU time under Vulkan (a kernel doing next to nothing, so the floor is below
+# that: consecutive kernels without a dependency overlap part of it). A llama.cpp CPU
+# backend's "launch" is its threads meeting at a node, which can cost next to nothing.
+GPU_LAUNCH_FLOOR_S = 2e-6
+GPU_LAUNCH_FLOOR_SOURCES = (
+    "https://github.com/ggml-org/llama.cpp/issues/6763: NVIDIA's CUDA graphs for llama.cpp, llama-2-7b "
+    "Q4_K_M on an H100-PCIe went from 143.35 to 163.83 tok/s with the token's kernels replayed as one "
+    "graph (0.87 ms a token, over the 614 launches of a Llama 2 7B step: 1.4 us a launch)",
+    "https://github.com/ggml-org/llama.cpp/pull/17701: llama.cpp's Vulkan timestamps over a tg128 run of "
+    "DeepSeek-R1-Distill-Qwen-14B Q4_K_M (139.89 tok/s): 'RMS_NORM_MUL RMS_NORM(5120,1,1,1): 124257 x "
+    "4.274 us' a kernel",
+)
+
+
+def launch_bounds(cpu: bool) -> dict:
+    """BOUNDS for a machine on llama.cpp's CPU backend (`cpu`), or on a GPU backend: the
+    same, with the cost per launch from GPU_LAUNCH_FLOOR_S up."""
+    if cpu:
+        return BOUNDS
+    return dict(BOUNDS, launch_cost_s=(GPU_LAUNCH_FLOOR_S, BOUNDS["launch_cost_s"][1]))
 LAUNCH_COST_SOURCES = (
     "https://groundy.com/articles/every-cuda-kernel-pays-a-launch-tax-the-host-to-device-walkthrough/: "
     "NVIDIA's Nsight Systems measurement of a PyTorch element-wise kernel put the launch round trip at "
@@ -187,6 +212,11 @@ def is_cpu(machine) -> bool:
     return (getattr(machine, "backend", None) or "").upper() == "CPU"
 
 
+def bounds_for(machine) -> dict:
+    """The coefficients' bounds for `machine`: `launch_bounds` of its backend."""
+    return launch_bounds(is_cpu(machine))
+
+
 def compute_figure_name(machine) -> str:
     """What `machine`'s fp16_tflops stands for, as a walk says it: "the FP16 peak", or for a
     CPU "the cores' FP32 vector peak"."""
@@ -225,7 +255,7 @@ def coefficients(machine: Machine, fit: dict | None = None, model: Model | None 
 
 def _machine_coefficients(machine, fit: dict | None, store) -> Coefficients:
     """The calibration's coefficients, or the fit's row as fitted (no model's factors)."""
-    solved = timing_calibration.solve(machine, BOUNDS, store)
+    solved = timing_calibration.solve(machine, bounds_for(machine), store)
     if solved is not None:
         e_bw, overhead, e_c, note = solved
         values = rounded(e_bw, overhead, e_c)

@@ -351,7 +351,7 @@ def calibrate(machine, runs: list[OwnRun], models: dict, fit: dict | None = None
     labels = [(r.model, models[r.model], r.tok_s, r.decode_context_tokens) for r in decode]
     e_bw, launch_s, e_c, note = calibration.solve_points(
         f"your runs on {machine.name}", float(machine.bandwidth_gbs), machine.fp16_tflops, labels, prefill,
-        row.launch_cost_s if len(labels) == 1 else None, timing_model.BOUNDS, store,
+        row.launch_cost_s if len(labels) == 1 else None, timing_model.bounds_for(machine), store,
         compute_efficiency=row.compute_efficiency,
         shape_rows_half=prefill_shape.shape_for(prefill[1], machine, store)[1] if prefill else 0.0)
     if len(labels) == 1:

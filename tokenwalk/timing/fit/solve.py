@@ -4,7 +4,8 @@ What is fitted, per backend (CUDA, Metal, ROCm, Vulkan, CPU), and why:
 
 - decode: bandwidth_efficiency (the share of the spec bandwidth the reads reach) and
   launch_cost_s (a fixed cost per kernel launch, times the launches llama.cpp's graph holds
-  for the run's model: `tokenwalk.physics.launches`). Two numbers because the published
+  for the run's model: `tokenwalk.physics.launches`; on a GPU backend from
+  GPU_LAUNCH_FLOOR_S up, `launch_bounds`). Two numbers because the published
   runs show two effects: every chip reaches only part of its spec bandwidth, and the share
   falls when a step reads little per launch (Q4_0 against F16, the largest chips).
 - prefill: compute_efficiency (the share of the FP16 figure that matrix products reach),
@@ -31,7 +32,7 @@ from tokenwalk.physics import roofline
 from tokenwalk.physics.launches import decode_launches
 from tokenwalk.timing import model as timing_model
 from tokenwalk.timing.llama_bench import BenchRun, chip_name
-from tokenwalk.timing.model import BOUNDS, rounded
+from tokenwalk.timing.model import BOUNDS, launch_bounds, rounded
 
 MIN_MACHINES = 2  # a backend needs this many machines with runs to get a row of its own
 SOFT_L1_SCALE = 0.05  # residuals (log ratio) beyond ~5 % count linearly, not squared
@@ -176,6 +177,7 @@ def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_
     given, the cost per launch is held at it and the efficiency alone is fitted."""
     memory, compute, launches, factor = f.memory_s[idx], f.compute_s[idx], f.launches[idx], bw_factor[idx]
     held = overhead_s is not None
+    bounds = launch_bounds(all(f.runs[i].backend == "CPU" for i in idx))
 
     def params(p):
         return p[0], (overhead_s * 1e6 if held else p[1])
@@ -194,9 +196,10 @@ def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_
         d_eff = np.where((memory / e_bw >= compute) & ~capped, -memory / (e_bw * e), 0.0)
         return np.column_stack([d_eff / step] if held else [d_eff / step, launches * 1e-6 / step])
 
-    lo = [BOUNDS["bandwidth_efficiency"][0], BOUNDS["launch_cost_s"][0] * 1e6]
-    hi = [BOUNDS["bandwidth_efficiency"][1], BOUNDS["launch_cost_s"][1] * 1e6]
-    starts = ((0.8, 1.0), (0.6, 5.0), (0.95, 0.25))  # cost per launch in us (a layer launches about 20)
+    lo = [bounds["bandwidth_efficiency"][0], bounds["launch_cost_s"][0] * 1e6]
+    hi = [bounds["bandwidth_efficiency"][1], bounds["launch_cost_s"][1] * 1e6]
+    # cost per launch in us (a layer launches about 20), each start inside a GPU row's floor
+    starts = tuple((e, max(us, lo[1] * 1.01)) for e, us in ((0.8, 1.0), (0.6, 5.0), (0.95, 0.25)))
     if held:
         lo, hi, starts = lo[:1], hi[:1], [s[:1] for s in starts]
     # the loss is not convex: a few starts, the first of those within TIE_RTOL of the best kept

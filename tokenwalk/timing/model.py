@@ -62,14 +62,22 @@ SMALL_MODEL_TARGETS = {"decode_median_ape": 0.10, "decode_p90_ape": 0.35, "prefi
 
 BOUNDS = {
     "bandwidth_efficiency": (0.05, 1.0),  # a share of the spec sheet
-    # Never negative (a backend that replays a captured graph pays next to nothing per
-    # kernel); at most 50 us, the top of the 5-50 us a driver's launch path is reported to
+    # Never negative (llama.cpp's CPU backend can pay next to nothing per node; a GPU
+    # backend's floor is GPU_LAUNCH_FLOOR_S, below); at most 50 us, the top of the 5-50 us a driver's launch path is reported to
     # take, above the ~20 us NVIDIA's profiler guide measured for a whole PyTorch
     # element-wise launch round trip (LAUNCH_COST_SOURCES).
     "launch_cost_s": (0.0, 5e-5),
     "compute_efficiency": (0.01, 1.0),
 }
-# ... but a GPU backend's launch costs at least this (seconds): the part of a kernel's time
+LAUNCH_COST_SOURCES = (
+    "https://groundy.com/articles/every-cuda-kernel-pays-a-launch-tax-the-host-to-device-walkthrough/: "
+    "NVIDIA's Nsight Systems measurement of a PyTorch element-wise kernel put the launch round trip at "
+    "roughly 20 microseconds on a Tesla V100",
+    "http://www.mrgr.cn/news/96698.html: the CUDA driver's checks, parameter set-up and scheduling of a "
+    "launch usually take 5-50 us on modern systems",
+)
+
+# A GPU backend's launch costs at least this (seconds): the part of a kernel's time
 # on the GPU that no recording or graph replay removes. Bracketed by two published
 # measurements in llama.cpp (GPU_LAUNCH_FLOOR_SOURCES): graph replay on an H100 took 1.4 us
 # of gaps off each kernel of a 7B decode step (the gaps alone, so the floor is above that),
@@ -94,13 +102,6 @@ def launch_bounds(cpu: bool) -> dict:
     if cpu:
         return BOUNDS
     return dict(BOUNDS, launch_cost_s=(GPU_LAUNCH_FLOOR_S, BOUNDS["launch_cost_s"][1]))
-LAUNCH_COST_SOURCES = (
-    "https://groundy.com/articles/every-cuda-kernel-pays-a-launch-tax-the-host-to-device-walkthrough/: "
-    "NVIDIA's Nsight Systems measurement of a PyTorch element-wise kernel put the launch round trip at "
-    "roughly 20 microseconds on a Tesla V100",
-    "http://www.mrgr.cn/news/96698.html: the CUDA driver's checks, parameter set-up and scheduling of a "
-    "launch usually take 5-50 us on modern systems",
-)
 
 
 def rounded(bandwidth_efficiency: float, launch_cost_s: float, compute_efficiency: float) -> dict:

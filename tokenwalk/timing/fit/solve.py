@@ -177,7 +177,7 @@ def _fit_decode(f: Features, idx, bw_factor: np.ndarray, scale: float = SOFT_L1_
     given, the cost per launch is held at it and the efficiency alone is fitted."""
     memory, compute, launches, factor = f.memory_s[idx], f.compute_s[idx], f.launches[idx], bw_factor[idx]
     held = overhead_s is not None
-    bounds = launch_bounds(all(f.runs[i].backend == "CPU" for i in idx))
+    bounds = launch_bounds(all(timing_model.is_cpu(f.runs[i].machine) for i in idx))
 
     def params(p):
         return p[0], (overhead_s * 1e6 if held else p[1])

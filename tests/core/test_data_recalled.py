@@ -96,11 +96,11 @@ def test_every_recalled_value_in_the_data_is_flagged_and_every_flag_names_a_fiel
 
 def test_the_flags_in_the_data_are_where_the_sourcing_left_them():
     """The recalled values that are left: the RTX 4070 SUPER's bandwidth (its page was the
-    RTX 4070's), the memory types no page confirmed; the runs of the 4070 SUPER
-    carry their bandwidth's flag, every other run none."""
+    RTX 4070's; its GDDR6X is quoted from board partners' card names), the memory types no
+    page confirmed; the runs of the 4070 SUPER carry their bandwidth's flag, every other run none."""
     machines = json.loads((DATA / "llama-bench" / "machines.json").read_text(encoding="utf-8"))
     flags = {m["name"]: m.get("recalled", []) for m in machines}
-    assert flags["NVIDIA RTX 4070 SUPER"] == ["bandwidth_gbs", "memory_type"]
+    assert flags["NVIDIA RTX 4070 SUPER"] == ["bandwidth_gbs"]
     assert flags["AMD Radeon RX 7900 GRE"] == [] and flags["NVIDIA RTX 5070 Ti"] == []
     # the small models' machines add recalled families, bandwidths (a bus width, a channel count)
     # and two boards' unified memory; two CPUs' clocks (a turbo, another board's) are recalled
@@ -111,7 +111,10 @@ def test_the_flags_in_the_data_are_where_the_sourcing_left_them():
         "Cix CP8180 (CPU, MetaComputing AI PC Framework 13 mainboard)"}
     # memory types sourced on 2026-12-07 (a page opened for each, quoted in memory_source)
     assert flags["Apple M1 (7-core GPU)"] == flags["AMD Radeon RX 7800 XT"] == flags["NVIDIA L40S"] == []
-    assert sum("memory_type" in f for f in flags.values()) == 59
+    # and on 2026-12-08: five more memory types, two CPUs' families
+    assert flags["NVIDIA RTX 4090"] == flags["NVIDIA Tesla T4"] == []
+    assert flags["Intel Core i5-4278U (CPU, MacBook Pro 2014)"] == ["bandwidth_gbs"]
+    assert sum("memory_type" in f for f in flags.values()) == 53
     designs = json.loads((DATA / "llama-bench" / "cpu_cores.json").read_text(encoding="utf-8"))["cores"]
     assert {name for name, d in designs.items() if d.get("recalled")} == {
         "Zen 5 (512-bit)", "Raptor Cove", "Sunny Cove (server)", "Apple M4 P-core", "Cortex-X1", "Cortex-A55",

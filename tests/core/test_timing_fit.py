@@ -275,10 +275,12 @@ def test_twins_are_measured_against_their_groups_mean():
     assert folds.twin_spread(runs, "prefill") == {"runs": 0}
 
 
-def _levelling_standin(until: int, per_year: float = 0.1) -> "solve.Features":
+def _levelling_standin(until: int, per_year: float = 0.1, compute_until: int = 2024,
+                       compute_per_year: float = 0.0) -> "solve.Features":
     """Stand-in runs (not published ones): two CUDA cards per family of 2016-2024, whose decode
     reaches 80 % of the bandwidth times exp(per_year x (min(year, until) - until)), and prefill
-    runs at half their FP16 figure."""
+    runs at half their FP16 figure times exp(compute_per_year x (min(year, compute_until) -
+    compute_until))."""
     from types import SimpleNamespace
 
     runs, memory, compute, measured, decode, chips, families, years = [], [], [], [], [], [], [], []
@@ -290,7 +292,8 @@ def _levelling_standin(until: int, per_year: float = 0.1) -> "solve.Features":
                 share = 0.8 * np.exp(per_year * (min(year, until) - until)) * (1.02 if card == "a" else 0.98)
                 memory.append(0.01 if phase == "decode" else 0.001)
                 compute.append(0.0 if phase == "decode" else 0.1)
-                measured.append(0.01 / share if phase == "decode" else 0.1 / 0.5)
+                compute_share = 0.5 * np.exp(compute_per_year * (min(year, compute_until) - compute_until))
+                measured.append(0.01 / share if phase == "decode" else 0.1 / compute_share)
                 decode.append(phase == "decode")
                 chips.append(f"{year}{card}")
                 families.append(str(year))
@@ -323,11 +326,36 @@ def test_a_trend_that_levels_off_is_found_where_it_does(until):
         assert "until_year" not in plain["year_trend"] and error(plain) > error(levelling) + 0.02
 
 
+@pytest.mark.parametrize("compute_until", [2018, 2020])
+def test_a_compute_trend_is_found_apart_from_the_bandwidths(compute_until):
+    """Stand-ins whose prefill reaches a share of the FP16 figure that grows by 0.15 a year up
+    to `compute_until` and whose decode levels off in 2021: the structure with a compute trend
+    finds both years and both rates, and predicts the prefill runs within the cards' own 2 %;
+    without it, one compute efficiency for every year leaves them 20 % and more off."""
+    f = _levelling_standin(2021, compute_until=compute_until, compute_per_year=0.15)
+    structure = {"by_class": False, "quant": False, "quant_decode": False, "year": True, "year_levels_off": True}
+    both = solve.fit_coefficients(f, structure=dict(structure, compute_year=True))
+    assert both["year_trend"]["until_year"] == 2021 and both["year_trend"]["per_year"] == pytest.approx(0.1, abs=0.01)
+    trend = both["compute_year_trend"]
+    assert trend["until_year"] == compute_until == trend["reference_year"]
+    assert trend["per_year"] == pytest.approx(0.15, abs=0.01)
+    bandwidth_only = solve.fit_coefficients(f, structure=structure)
+    assert "compute_year_trend" not in bandwidth_only
+    pre = np.flatnonzero(~f.decode)
+
+    def error(coeffs):
+        return float(np.max(np.abs(np.log(solve.predict_s(f, coeffs, pre) / f.measured_s[pre]))))
+
+    assert error(both) < 0.03 and error(bandwidth_only) > 0.2
+
+
 def test_knee_years_count_each_left_out_family_once():
     rows = [{"family": "Ada", "trend_until_year": 2021}, {"family": "Ada", "trend_until_year": 2021},
             {"family": "Pascal", "trend_until_year": 2022}, {"family": "Turing", "trend_until_year": 2021}]
     assert folds.knee_years(rows) == {"2021": 2, "2022": 1}
     assert folds.knee_years([{"family": "Ada", "trend_until_year": None}]) == {}
+    compute = [{"family": "Ada", "trend_until_year": 2021, "compute_trend_until_year": 2020}]
+    assert folds.knee_years(compute, "compute_trend_until_year") == {"2020": 1}
 
 
 def test_checks_that_refit_hundreds_of_times_hold_the_fitted_year():
@@ -338,6 +366,10 @@ def test_checks_that_refit_hundreds_of_times_hold_the_fitted_year():
     assert held["knee"] == 2021 and held["year_levels_off"]
     plain = "backend x vendor x class+quant+year, wide decode loss"
     assert folds.held_structure(plain, {"year_trend": {"per_year": 0.04, "reference_year": 2022}}) == solve.STRUCTURES[plain]
+    both = folds.held_structure(name + ", compute trend", {
+        "year_trend": {"per_year": 0.08, "reference_year": 2021, "until_year": 2021},
+        "compute_year_trend": {"per_year": 0.16, "reference_year": 2020, "until_year": 2020}})
+    assert (both["knee"], both["compute_knee"]) == (2021, 2020)
 
 
 def test_the_small_models_check_splits_by_class_of_device(capsys):

@@ -226,6 +226,23 @@ def test_prefill_run_takes_fp16_from_run_then_machine(tmp_path, row_fp16, machin
     assert run.machine.fp16_tflops == expected
 
 
+def test_the_compute_trend_scales_a_gpus_prefill_and_leaves_a_cpu_alone():
+    """A fit with a compute trend (`compute_year_trend`): a GPU of a family older than the year
+    it levels off in gets its row's compute efficiency times exp(per_year x (year - until)), its
+    bandwidth efficiency untouched by it; a newer family and a CPU of any year get the row's."""
+    trend = {"per_year": 0.15, "reference_year": 2020, "until_year": 2020}
+    fit = {k: v for k, v in FIT.items() if k not in ("year_trend", "compute_year_trend", "quant_compute_factor")}
+    with_trend = dict(fit, compute_year_trend=trend)
+    old = BenchMachine(name="Old GPU", bandwidth_gbs=448.0, fp16_tflops=50.0, backend="CUDA", architecture_year=2018)
+    new = dataclasses.replace(old, name="New GPU", architecture_year=2024)
+    cpu = dataclasses.replace(old, name="Old CPU", backend="CPU", architecture_year=2013)
+    for machine, factor in ((old, math.exp(-0.3)), (new, 1.0), (cpu, 1.0)):
+        row = timing_model.coefficients(machine, fit)
+        scaled = timing_model.coefficients(machine, with_trend, model=load_model("qwen3.6-35b-a3b"))
+        assert scaled.compute_efficiency == pytest.approx(row.compute_efficiency * factor)
+        assert scaled.bandwidth_efficiency == pytest.approx(row.bandwidth_efficiency)
+
+
 def test_the_year_trend_leaves_a_cpu_alone():
     """The trend with the chip family's year is fitted on GPU families; a CPU's bandwidth share
     is not scaled by it (`trend_year`), however old its family: the 2013 Haswell laptop's row

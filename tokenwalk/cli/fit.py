@@ -92,11 +92,12 @@ def run(args) -> int:
         print("prefill compute factor by weight format (Q4_0 = 1): " + ", ".join(
             f"{q} {v:.2f}" + (f" ({spread[q][0]:.2f}-{spread[q][1]:.2f})" if q in spread else "")
             for q, v in fit["quant_compute_factor"].items()))
-    trend = fit.get("year_trend")
-    if trend:
-        spread = trend.get("range_p10_p90")
-        print(f"bandwidth efficiency x {timing_model.year_trend_formula(trend)}"
-              + (f", rate {spread[0]:.3f}-{spread[1]:.3f} over the resampled fits" if spread else ""))
+    for key, efficiency in (("year_trend", "bandwidth"), ("compute_year_trend", "compute")):
+        trend = fit.get(key)
+        if trend:
+            spread = trend.get("range_p10_p90")
+            print(f"{efficiency} efficiency x {timing_model.year_trend_formula(trend)}"
+                  + (f", rate {spread[0]:.3f}-{spread[1]:.3f} over the resampled fits" if spread else ""))
     for name in timing_calibration.calibrated_machines():
         row = timing_model.coefficients(load_machine(name))
         print(f"{name:<20}{row.bandwidth_efficiency:>22.2f}{row.launch_cost_s * 1e6:>22.2f}"

@@ -59,7 +59,8 @@ def summary_lines(s: dict) -> list[str]:
         f"  80 % likely range holds {pc(s['decode_coverage'], 0)} of decode runs, {pc(s['prefill_coverage'], 0)} of "
         f"prefill runs (target 75-85 %, "
         f"{mark(all(lo <= s[k] <= hi for k in ('decode_coverage', 'prefill_coverage')))})",
-    ] + _small_lines(s) + _trend_line(s.get("year_trend"), s.get("trend_until_year")) + _twin_line(
+    ] + _small_lines(s) + _trend_line(s.get("year_trend"), s.get("trend_until_year")) + _trend_line(
+        s.get("compute_year_trend"), s.get("compute_trend_until_year"), "compute") + _twin_line(
         s.get("decode_twin_spread"))
 
 
@@ -92,7 +93,7 @@ def _twin_line(twins: dict | None) -> list[str]:
             f"{twins['p90_ape'] * 100:.1f} %) from their group's mean speed"]
 
 
-def _trend_line(trend: dict | None, until_counts: dict | None = None) -> list[str]:
+def _trend_line(trend: dict | None, until_counts: dict | None = None, efficiency: str = "bandwidth") -> list[str]:
     """The fitted year trend, its rate's 10th-90th percentile over resampled families and,
     where it levels off, in how many left-out families' fits its year won."""
     if not trend:
@@ -102,7 +103,7 @@ def _trend_line(trend: dict | None, until_counts: dict | None = None) -> list[st
     if trend.get("until_year") is not None and until_counts:
         won = until_counts.get(str(trend["until_year"]), 0)
         band += f"; levels off in {trend['until_year']} in {won} of {sum(until_counts.values())} left-out fits"
-    return [f"  year trend: bandwidth efficiency x {timing_model.year_trend_formula(trend)}{band}"]
+    return [f"  year trend: {efficiency} efficiency x {timing_model.year_trend_formula(trend)}{band}"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,8 @@ makers' chips, per backend and maker (Vulkan/AMD, Vulkan/Intel ...: a machine's 
 it; other candidate structures give the cards with HBM rows of their own, CUDA/HBM) on
 published llama-bench runs, the compute efficiency scaled by a factor per weight format and the bandwidth efficiency by a
 trend with the year the chip's family first shipped (the structure `tokenwalk fit` chose
-by leave-one-family-out error among the candidates in `tokenwalk.timing.fit.solve`). Bytes and operations are the roofline's
+by leave-one-family-out error among the candidates in `tokenwalk.timing.fit.solve`; a structure
+may trend the compute efficiency with the family's year too). Bytes and operations are the roofline's
 (`tokenwalk.physics.roofline`): the weights a step reads (for a mixture of experts only the
 experts its tokens wake), the KV cache it reads and writes, 2 x active parameters per
 token and the attention scores; a prompt step leaves out what it does not multiply (the
@@ -193,12 +194,13 @@ def quant_factor(fit: dict, file_type: str | None, phase: str = "prefill") -> fl
     return float(fit.get(key, {}).get(str(file_type or ""), 1.0))
 
 
-def year_factor(fit: dict, architecture_year: float | None) -> float:
-    """The fit's multiplier of the bandwidth efficiency for a chip family first shipped in
-    `architecture_year`: exp(per_year x (min(year, until_year) - reference_year)) (`year_trend`,
-    when the chosen structure has one; a trend without until_year does not level off); 1
-    without a trend or without a year (taken at the reference)."""
-    trend = fit.get("year_trend")
+def year_factor(fit: dict, architecture_year: float | None, key: str = "year_trend") -> float:
+    """The fit's multiplier of the bandwidth efficiency (key "year_trend") or of the compute
+    efficiency ("compute_year_trend") for a chip family first shipped in `architecture_year`:
+    exp(per_year x (min(year, until_year) - reference_year)) (when the chosen structure has
+    that trend; a trend without until_year does not level off); 1 without the trend or
+    without a year (taken at the reference)."""
+    trend = fit.get(key)
     if not trend or architecture_year is None:
         return 1.0
     year = float(architecture_year)
@@ -273,7 +275,7 @@ def _for_model(coeffs: Coefficients, machine, model, fit: dict | None) -> Coeffi
     if timing_calibration.is_calibrated(machine):
         return coeffs
     file_type = getattr(model, "file_type", None) if model is not None else None
-    factor = quant_factor(fit, file_type, "prefill")
+    factor = quant_factor(fit, file_type, "prefill") * year_factor(fit, trend_year(machine), "compute_year_trend")
     bw_factor = quant_factor(fit, file_type, "decode") * year_factor(fit, trend_year(machine))
     if factor != 1.0 or bw_factor != 1.0:
         # never more than the whole spec sheet, however new the family (the fit caps it the same way)
@@ -555,7 +557,8 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
     bandwidth efficiency with the chip family's year (per_year, reference_year, until_year
     where it levels off, range_p10_p90), None when the structure has none; trend_until_year:
     in how many left-out families' fits each year won as the one the trend levels off in
-    ({"2021": 17, ...}; {} without such a trend); decode_twin_spread: decode's floor on
+    ({"2021": 17, ...}; {} without such a trend); compute_year_trend, compute_trend_until_year:
+    the same for the compute efficiency's trend (None, {} where the structure has none); decode_twin_spread: decode's floor on
     these data (`fit.folds.twin_spread`: runs, chips, groups, median_ape, p90_ape), None in
     a fit that did not record it; decode_small_models, prefill_small_models: the same error
     summary (runs, machines, families, median_ape, p90_ape) over benchmarks-small.json's runs
@@ -572,6 +575,8 @@ def unseen_machine_summary(fit: dict | None = None) -> dict:
             "prefill_median_ape": cv["prefill"]["median_ape"], "prefill_p90_ape": cv["prefill"]["p90_ape"],
             "decode_coverage": cv["decode_coverage"], "prefill_coverage": cv["prefill_coverage"],
             "year_trend": fit.get("year_trend"), "trend_until_year": cv.get("trend_until_year", {}),
+            "compute_year_trend": fit.get("compute_year_trend"),
+            "compute_trend_until_year": cv.get("compute_trend_until_year", {}),
             "decode_twin_spread": cv.get("twin_spread", {}).get("decode"),
             "decode_small_models": cv.get("decode_small_models"), "prefill_small_models": cv.get("prefill_small_models"),
             "decode_small_models_by_class": cv.get("decode_small_models_by_class") or {},

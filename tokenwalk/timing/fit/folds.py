@@ -83,6 +83,7 @@ def _predicted_rows(f: Features, tasks: list) -> list[dict]:
     rows = []
     for (test, train, _), (coeffs, pred) in zip(tasks, _folds(f, tasks), strict=True):
         knee = (coeffs.get("year_trend") or {}).get("until_year")
+        compute_knee = (coeffs.get("compute_year_trend") or {}).get("until_year")
         for i, p in zip(test, pred, strict=True):
             run = f.runs[i]
             measured = run.tok_s
@@ -96,6 +97,7 @@ def _predicted_rows(f: Features, tasks: list) -> list[dict]:
                 "measured_tok_s": measured, "predicted_tok_s": predicted,
                 "speed_ratio": measured / predicted, "ape": abs(predicted / measured - 1.0), "row": key,
                 "backend_machines_in_fit": len({str(f.chips[j]) for j in same}), "trend_until_year": knee,
+                "compute_trend_until_year": compute_knee,
             })
     return rows
 
@@ -256,6 +258,9 @@ def held_structure(structure: str | dict, coeffs: dict) -> dict:
     structure itself)."""
     structure = structure_of(structure)
     knee = (coeffs.get("year_trend") or {}).get("until_year")
+    compute_knee = (coeffs.get("compute_year_trend") or {}).get("until_year")
+    if structure.get("compute_year") and compute_knee is not None:
+        structure = dict(structure, compute_knee=compute_knee)
     return dict(structure, knee=knee) if structure.get("year_levels_off") and knee is not None else structure
 
 
@@ -267,10 +272,10 @@ def cross_validate(f: Features, structure: str, family_rows: list | None = None)
     return coeffs, family_rows, leave_out(f, "chip", held_structure(structure, coeffs))
 
 
-def knee_years(rows: list) -> dict:
+def knee_years(rows: list, key: str = "trend_until_year") -> dict:
     """How many left-out groups' fits levelled the trend off in each year: {"2021": 17, ...}
-    ({} without such a trend)."""
-    groups = {(r["family"], r["trend_until_year"]) for r in rows if r.get("trend_until_year") is not None}
+    ({} without such a trend); key "compute_trend_until_year": the compute efficiency's trend."""
+    groups = {(r["family"], r[key]) for r in rows if r.get(key) is not None}
     counts: dict = {}
     for _, year in groups:
         counts[str(year)] = counts.get(str(year), 0) + 1
@@ -297,8 +302,9 @@ def bootstrap(f: Features, structure: str | dict, samples: int = BOOTSTRAP_SAMPL
                 draws.setdefault(key, {}).setdefault(param, []).append(row[param])
         for quant, factor in coeffs["quant_compute_factor"].items():
             draws.setdefault("quant_compute_factor", {}).setdefault(quant, []).append(factor)
-        if coeffs.get("year_trend"):
-            draws.setdefault("year_trend", {}).setdefault("per_year", []).append(coeffs["year_trend"]["per_year"])
+        for trend in ("year_trend", "compute_year_trend"):
+            if coeffs.get(trend):
+                draws.setdefault(trend, {}).setdefault("per_year", []).append(coeffs[trend]["per_year"])
     return {key: {param: [round(float(np.percentile(v, 10)), 9), round(float(np.percentile(v, 90)), 9)]
                   for param, v in params.items()} for key, params in draws.items()}
 

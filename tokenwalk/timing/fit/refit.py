@@ -54,8 +54,10 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
             "by exp(per_year x (min(architecture_year, until_year) - reference_year)), architecture_year being the "
             "year the machine's chip family first shipped (llama-bench/families.json; a machine without one is taken "
             "at the reference; until_year, where the trend levels off, is fitted, and without it the trend does not "
-            "level off). range_p10_p90: 10th-90th percentile of each parameter over fits on resampled "
-            "chip families (the year the trend levels off held at until_year). Machines with their own measurements "
+            "level off); compute_year_trend (likewise) multiplies compute_efficiency the same way, with its own rate "
+            "and year (fitted on the prefill runs; a CPU's year is not read). range_p10_p90: 10th-90th percentile "
+            "of each parameter over fits on resampled chip families (the years the trends level off held at "
+            "until_year). Machines with their own measurements "
             "(a calibration block in their preset) are solved from them when timed, not stored here."
         ),
         "inputs": {
@@ -79,6 +81,8 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
         "quant_bandwidth_factor": coeffs["quant_bandwidth_factor"],
         "year_trend": None if coeffs["year_trend"] is None else dict(
             coeffs["year_trend"], range_p10_p90=spread.get("year_trend", {}).get("per_year")),
+        **({} if not coeffs.get("compute_year_trend") else {"compute_year_trend": dict(
+            coeffs["compute_year_trend"], range_p10_p90=spread.get("compute_year_trend", {}).get("per_year"))}),
         "cross_validation": dict(
             method=("leave one family out: all the chips of one family (machines.json 'family': every M2, every RDNA3 "
                     "card) predicted by a fit on the other families' runs; the likely range (decode_range, prefill_range) is "
@@ -88,6 +92,8 @@ def run_fit(data_dir: Path | None = None, samples: int = BOOTSTRAP_SAMPLES) -> t
                     "one machine out holds that year at the full fit's"),
             **by_family,
             trend_until_year=knee_years(family_rows),
+            **({"compute_trend_until_year": knee_years(family_rows, "compute_trend_until_year")}
+               if coeffs.get("compute_year_trend") else {}),
             leave_one_machine_out=by_chip,
             twin_spread={phase: twin_spread(runs, phase) for phase in ("decode", "prefill")},
         ),
@@ -137,7 +143,8 @@ def check_core_agrees(fit: dict, runs: list, tolerance: float = 1e-9) -> float:
     f = features(runs)
     coeffs = {"default": fit["default"], "backends": fit["backends"],
               "quant_compute_factor": fit.get("quant_compute_factor", {}),
-              "quant_bandwidth_factor": fit.get("quant_bandwidth_factor", {}), "year_trend": fit.get("year_trend")}
+              "quant_bandwidth_factor": fit.get("quant_bandwidth_factor", {}), "year_trend": fit.get("year_trend"),
+              "compute_year_trend": fit.get("compute_year_trend")}
     worst = 0.0
     for i, run in enumerate(runs):
         native = f.tokens[i] / predict_s(f, coeffs, [i])[0]

@@ -87,6 +87,17 @@ STRUCTURES.update({f"{name}, wide decode loss": dict(STRUCTURES[name], decode_lo
 # same with HBM rows was compared once and lost, decode 8.1 % / 41.5 %, see the README)
 STRUCTURES["backend x vendor x class+quant+year levelling off, wide decode loss"] = dict(
     STRUCTURES["backend x vendor x class+quant+year, wide decode loss"], year_levels_off=True)
+# The same, with a second trend that levels off: the compute efficiency of prefill with the
+# chip family's year (`_fitted_compute_knee`). Matrix products reach a larger share of the FP16
+# figure on newer families, up to a year after which they level off again: llama.cpp's matrix
+# kernels are written around the instructions of recent tensor and matrix units (on NVIDIA's,
+# the asynchronous copies and wider integer MMA shapes Ampere added), which older families run
+# through slower paths or lack; the left-out Volta and Turing cards prefill at 0.5-0.8 of what
+# the rows fitted on newer families predict. Fitted like the bandwidth's trend: a rate (Theil-Sen
+# over the prefill runs) and the year it levels off (the year whose fit leaves the prefill runs
+# the smallest cost); a CPU is taken at the reference (`timing_model.trend_year`).
+STRUCTURES["backend x vendor x class+quant+year levelling off, wide decode loss, compute trend"] = dict(
+    STRUCTURES["backend x vendor x class+quant+year levelling off, wide decode loss"], compute_year=True)
 # A refit must give the same file on any CPU and library release (vector widths, BLAS kernels
 # and thread counts change the last bits of every sum). So each solve runs to convergence,
 # not to the solver's default 1e-8 (whose stopping point moves with those bits), and a choice
@@ -324,8 +335,9 @@ def _year_offset(years: np.ndarray, trend: dict) -> np.ndarray:
 
 
 def _updated_trend(f: Features, coeffs: dict, ids: np.ndarray, trend: dict) -> dict:
-    """One round of the year trend: the rate moves by the Theil-Sen slope (robust to a few odd
-    runs) of the decode runs' log(predicted / measured time) against their family's year."""
+    """One round of a year trend: the rate moves by the Theil-Sen slope (robust to a few odd
+    runs) of the runs `ids`' log(predicted / measured time) against their family's year (the
+    decode runs for the bandwidth's trend, the prefill runs for the compute's)."""
     from scipy.stats import theilslopes
 
     ids = ids[~np.isnan(f.years[ids])]
@@ -349,16 +361,43 @@ def _fitted_knee(f: Features, idx: np.ndarray, structure: dict) -> dict:
     dec = idx[f.decode[idx]]
     years = f.years[dec]
     fits, costs = [], []
+    # decode's steps are bound by bytes on every GPU, so the compute trend (if any) waits for the year
     for knee in sorted({int(y) for y in years[~np.isnan(years)]})[1:]:
-        coeffs = fit_coefficients(f, idx, dict(structure, knee=knee))
-        z = (np.log(predict_s(f, coeffs, dec) / f.measured_s[dec]) / SOFT_L1_SCALE) ** 2
+        coeffs = fit_coefficients(f, idx, dict(structure, knee=knee, compute_year=False))
         fits.append(coeffs)
-        costs.append(float(np.sum(np.sqrt(1.0 + z) - 1.0)))
-    return fits[first_within_tie(costs)]  # a tie: the earliest year
+        costs.append(_soft_l1_cost(f, coeffs, dec))
+    best = fits[first_within_tie(costs)]  # a tie: the earliest year
+    if not structure.get("compute_year"):
+        return best
+    return _fitted_compute_knee(f, idx, dict(structure, knee=best["year_trend"]["until_year"]))
+
+
+def _soft_l1_cost(f: Features, coeffs: dict, ids: np.ndarray) -> float:
+    """The runs `ids`' soft-L1 cost at SOFT_L1_SCALE under `coeffs`: how a levelling year is chosen."""
+    z = (np.log(predict_s(f, coeffs, ids) / f.measured_s[ids]) / SOFT_L1_SCALE) ** 2
+    return float(np.sum(np.sqrt(1.0 + z) - 1.0))
+
+
+def _fitted_compute_knee(f: Features, idx: np.ndarray, structure: dict) -> dict:
+    """The compute trend's levelling year (`compute_year`), chosen as `_fitted_knee` chooses the
+    bandwidth's, among the years of the prefill runs' families, by the prefill runs' cost; the
+    bandwidth's year held at `structure["knee"]`. Returns the best fit's coefficients."""
+    pre = idx[~f.decode[idx]]
+    years = f.years[pre]
+    fits, costs = [], []
+    for knee in sorted({int(y) for y in years[~np.isnan(years)]})[1:]:
+        coeffs = fit_coefficients(f, idx, dict(structure, compute_knee=knee))
+        fits.append(coeffs)
+        costs.append(_soft_l1_cost(f, coeffs, pre))
+    return fits[first_within_tie(costs)]
 
 
 def _bandwidth_factors(f: Features, bandwidth: dict, trend: dict | None) -> np.ndarray:
     return _factors(f, bandwidth) * year_factor(f.years, trend)
+
+
+def _compute_factors(f: Features, compute: dict, trend: dict | None) -> np.ndarray:
+    return _factors(f, compute) * year_factor(f.years, trend)
 
 
 def fit_coefficients(f: Features, idx: np.ndarray | None = None,
@@ -378,31 +417,43 @@ def fit_coefficients(f: Features, idx: np.ndarray | None = None,
     idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
     if structure.get("year_levels_off") and "knee" not in structure:
         return _fitted_knee(f, idx, structure)
+    if structure.get("compute_year") and "compute_knee" not in structure:
+        return _fitted_compute_knee(f, idx, structure)
     compute: dict = {}
     bandwidth: dict = {}
-    trend = None
+    trend = compute_trend = None
     if "knee" in structure:
         trend = {"per_year": 0.0, "reference_year": structure["knee"], "until_year": structure["knee"]}
     elif structure.get("year"):
         known = f.years[idx][~np.isnan(f.years[idx])]
         trend = {"per_year": 0.0, "reference_year": int(np.median(known)) if len(known) else 2020}
-    coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend))
-    if structure["quant"] or structure.get("quant_decode") or trend is not None:
+    if structure.get("compute_year"):
+        knee = structure["compute_knee"]
+        compute_trend = {"per_year": 0.0, "reference_year": knee, "until_year": knee}
+    coeffs = _rows(f, idx, structure, _compute_factors(f, compute, compute_trend), _bandwidth_factors(f, bandwidth, trend))
+    if structure["quant"] or structure.get("quant_decode") or trend is not None or compute_trend is not None:
         dec, pre = idx[f.decode[idx]], idx[~f.decode[idx]]
         for _ in range(3):
-            current = dict(coeffs, quant_compute_factor=compute, quant_bandwidth_factor=bandwidth, year_trend=trend)
+            current = dict(coeffs, quant_compute_factor=compute, quant_bandwidth_factor=bandwidth, year_trend=trend,
+                           compute_year_trend=compute_trend)
             if trend is not None:
                 trend = _updated_trend(f, current, dec, trend)
                 current = dict(current, year_trend=trend)
             if structure.get("quant_decode"):
                 bandwidth = _updated(f, current, dec, bandwidth)
                 current = dict(current, quant_bandwidth_factor=bandwidth)
+            if compute_trend is not None:
+                compute_trend = _updated_trend(f, current, pre, compute_trend)
+                current = dict(current, compute_year_trend=compute_trend)
             if structure["quant"]:
                 compute = _updated(f, current, pre, compute)
-            coeffs = _rows(f, idx, structure, _factors(f, compute), _bandwidth_factors(f, bandwidth, trend))
+            coeffs = _rows(f, idx, structure, _compute_factors(f, compute, compute_trend),
+                           _bandwidth_factors(f, bandwidth, trend))
     coeffs["quant_compute_factor"] = compute
     coeffs["quant_bandwidth_factor"] = bandwidth
     coeffs["year_trend"] = trend
+    if compute_trend is not None:  # only in the structures that have one: the others' files stay as they were
+        coeffs["compute_year_trend"] = compute_trend
     return coeffs
 
 
@@ -413,11 +464,12 @@ def predict_s(f: Features, coeffs: dict, idx) -> np.ndarray:
     compute = coeffs.get("quant_compute_factor", {})
     bandwidth = coeffs.get("quant_bandwidth_factor", {})
     trend = coeffs.get("year_trend")
+    compute_trend = coeffs.get("compute_year_trend")
     for k, i in enumerate(idx):
         key = timing_model.row_key(coeffs["backends"], f.runs[i].backend, f.runs[i].machine.device_class,
                                    f.runs[i].machine.vendor, f.runs[i].machine.memory_type)
         row = coeffs["backends"][key] if key is not None else coeffs["default"]
-        e_c = row["compute_efficiency"] * compute.get(f.quants[i], 1.0)
+        e_c = row["compute_efficiency"] * compute.get(f.quants[i], 1.0) * year_factor(f.years[[i]], compute_trend)[0]
         e_bw = _capped(row["bandwidth_efficiency"] * bandwidth.get(f.quants[i], 1.0) * year_factor(f.years[[i]], trend)[0])
         out[k] = predicted_s(f, np.array([i]), e_bw, e_c, row["launch_cost_s"])[0]
     return out

@@ -326,6 +326,9 @@ def test_a_trend_that_levels_off_is_found_where_it_does(until):
         assert "until_year" not in plain["year_trend"] and error(plain) > error(levelling) + 0.02
 
 
+# scipy's Theil-Sen computes a confidence interval the fit does not read, and with three
+# distinct years left before 2018 its variance estimate goes negative: a warning, not an error
+@pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt:RuntimeWarning")
 @pytest.mark.parametrize("compute_until", [2018, 2020])
 def test_a_compute_trend_is_found_apart_from_the_bandwidths(compute_until):
     """Stand-ins whose prefill reaches a share of the FP16 figure that grows by 0.15 a year up

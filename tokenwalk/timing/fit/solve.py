@@ -412,7 +412,10 @@ def fit_coefficients(f: Features, idx: np.ndarray | None = None,
     stream reaches). With a year term, the trend's rate is fitted in the same rounds
     (`_updated_trend`), about the median year of the runs' chip families; a trend that levels
     off ("year_levels_off") is fitted at each year it could level off in (`_fitted_knee`),
-    unless the structure holds one ("knee": that year)."""
+    unless the structure holds one ("knee": that year). With "compute_year", a second trend
+    ("compute_year_trend" in the result) multiplies the compute efficiency of prefill the same
+    way, its rate fitted in the same rounds on the prefill runs and its year searched after the
+    bandwidth's (`_fitted_compute_knee`), unless the structure holds one ("compute_knee")."""
     structure = structure_of(structure)
     idx = np.arange(len(f.runs)) if idx is None else np.asarray(idx)
     if structure.get("year_levels_off") and "knee" not in structure:

@@ -357,38 +357,33 @@ def _fitted_knee(f: Features, idx: np.ndarray, structure: dict) -> dict:
     no more of their bandwidth, chosen among the years of the runs' families (all but the
     earliest; the latest means no levelling) as the one whose fit leaves the decode runs the
     smallest soft-L1 cost at SOFT_L1_SCALE. Each candidate is a whole fit on every backend's
-    rows; returns the best fit's coefficients."""
-    dec = idx[f.decode[idx]]
-    years = f.years[dec]
-    fits, costs = [], []
-    # decode's steps are bound by bytes on every GPU, so the compute trend (if any) waits for the year
-    for knee in sorted({int(y) for y in years[~np.isnan(years)]})[1:]:
-        coeffs = fit_coefficients(f, idx, dict(structure, knee=knee, compute_year=False))
-        fits.append(coeffs)
-        costs.append(_soft_l1_cost(f, coeffs, dec))
-    best = fits[first_within_tie(costs)]  # a tie: the earliest year
+    rows; returns the best fit's coefficients. A structure with a compute trend then has its
+    year searched with this one held (`_fitted_compute_knee`): decode's steps are bound by
+    bytes on every GPU, so the compute trend is left out of this search."""
+    best = _best_year(f, idx, dict(structure, compute_year=False), "knee", idx[f.decode[idx]])
     if not structure.get("compute_year"):
         return best
     return _fitted_compute_knee(f, idx, dict(structure, knee=best["year_trend"]["until_year"]))
 
 
-def _soft_l1_cost(f: Features, coeffs: dict, ids: np.ndarray) -> float:
-    """The runs `ids`' soft-L1 cost at SOFT_L1_SCALE under `coeffs`: how a levelling year is chosen."""
-    z = (np.log(predict_s(f, coeffs, ids) / f.measured_s[ids]) / SOFT_L1_SCALE) ** 2
-    return float(np.sum(np.sqrt(1.0 + z) - 1.0))
-
-
 def _fitted_compute_knee(f: Features, idx: np.ndarray, structure: dict) -> dict:
     """The compute trend's levelling year (`compute_year`), chosen as `_fitted_knee` chooses the
     bandwidth's, among the years of the prefill runs' families, by the prefill runs' cost; the
-    bandwidth's year held at `structure["knee"]`. Returns the best fit's coefficients."""
-    pre = idx[~f.decode[idx]]
-    years = f.years[pre]
+    bandwidth's year held at `structure["knee"]` where it has one. Returns the best fit's coefficients."""
+    return _best_year(f, idx, structure, "compute_knee", idx[~f.decode[idx]])
+
+
+def _best_year(f: Features, idx: np.ndarray, structure: dict, key: str, scored: np.ndarray) -> dict:
+    """The fit on `idx` with `structure[key]` set to each year of the `scored` runs' families but
+    the earliest, whose `scored` runs are left with the smallest soft-L1 cost at SOFT_L1_SCALE
+    (a tie within TIE_RTOL: the earliest year)."""
+    years = f.years[scored]
     fits, costs = [], []
-    for knee in sorted({int(y) for y in years[~np.isnan(years)]})[1:]:
-        coeffs = fit_coefficients(f, idx, dict(structure, compute_knee=knee))
+    for year in sorted({int(y) for y in years[~np.isnan(years)]})[1:]:
+        coeffs = fit_coefficients(f, idx, dict(structure, **{key: year}))
+        z = (np.log(predict_s(f, coeffs, scored) / f.measured_s[scored]) / SOFT_L1_SCALE) ** 2
         fits.append(coeffs)
-        costs.append(_soft_l1_cost(f, coeffs, pre))
+        costs.append(float(np.sum(np.sqrt(1.0 + z) - 1.0)))
     return fits[first_within_tie(costs)]
 
 

@@ -30,6 +30,7 @@ tests/fixtures/markdown/<name>.md):
     ::::
     ```python                         highlighted by Pygments (code.py)
     ```
+    20.1 % and 128 GB/s               a number and its unit on one line (units.py)
 
 Headings get ids and a "#" permalink (anchors.py). Errors name the chapter file and line.
 """
@@ -52,6 +53,7 @@ from .references import resolve_references
 from .sidenotes import sidenotes_plugin
 from .state import Article
 from .tables import tables_plugin
+from .units import units_plugin
 
 __all__ = ["Article", "check_claims", "make_markdown", "pygments_css", "render_chapters", "render_markdown", "slugify"]
 
@@ -61,7 +63,7 @@ def make_markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"typographer": True})
     md.enable(["strikethrough", "replacements", "smartquotes"])
     for plugin in (tables_plugin, front_matter_plugin, sidenotes_plugin, math_plugin, figures_plugin,
-                   containers_plugin, anchors_plugin, code_plugin, claims_plugin):
+                   containers_plugin, anchors_plugin, code_plugin, claims_plugin, units_plugin):
         md.use(plugin)
     return md
 

@@ -89,10 +89,10 @@ STRUCTURES["backend x vendor x class+quant+year levelling off, wide decode loss"
     STRUCTURES["backend x vendor x class+quant+year, wide decode loss"], year_levels_off=True)
 # The same, with a second trend that levels off: the compute efficiency of prefill with the
 # chip family's year (`_fitted_compute_knee`). Matrix products reach a larger share of the FP16
-# figure on newer families, up to a year after which they level off again: llama.cpp's matrix
-# kernels are written around the instructions of recent tensor and matrix units (on NVIDIA's,
-# the asynchronous copies and wider integer MMA shapes Ampere added), which older families run
-# through slower paths or lack; the left-out Volta and Turing cards prefill at 0.5-0.8 of what
+# figure on newer families, up to a year after which they level off again: llama.cpp turns its
+# matrix paths on by generation (ggml-cuda/common.cuh: TURING_MMA_AVAILABLE from Turing,
+# AMPERE_MMA_AVAILABLE and CP_ASYNC_AVAILABLE from Ampere), so older families run slower
+# paths; the left-out Volta and Turing cards prefill at 0.5-0.8 of what
 # the rows fitted on newer families predict. Fitted like the bandwidth's trend: a rate (Theil-Sen
 # over the prefill runs) and the year it levels off (the year whose fit leaves the prefill runs
 # the smallest cost); a CPU is taken at the reference (`timing_model.trend_year`).

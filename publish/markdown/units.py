@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-NBSP = "\u00a0"
+from tokenwalk.format import NBSP
+
 # a digit, one space, then a unit the article writes (SI prefixes of bytes, seconds, FLOP/s, hertz)
 _NUMBER_UNIT = re.compile(r"(?<=\d) (?=(?:%|[µmn]?s\b|[KMGT]B(?:/s)?\b|[GT]FLOP/s|tok/s|t/s|[KMG]Hz\b|W\b))")
 

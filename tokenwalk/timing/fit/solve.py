@@ -387,12 +387,9 @@ def _best_year(f: Features, idx: np.ndarray, structure: dict, key: str, scored: 
     return fits[first_within_tie(costs)]
 
 
-def _bandwidth_factors(f: Features, bandwidth: dict, trend: dict | None) -> np.ndarray:
-    return _factors(f, bandwidth) * year_factor(f.years, trend)
-
-
-def _compute_factors(f: Features, compute: dict, trend: dict | None) -> np.ndarray:
-    return _factors(f, compute) * year_factor(f.years, trend)
+def _trended_factors(f: Features, quants: dict, trend: dict | None) -> np.ndarray:
+    """Per run: its weight format's factor times the year trend's (of the bandwidth or the compute)."""
+    return _factors(f, quants) * year_factor(f.years, trend)
 
 
 def fit_coefficients(f: Features, idx: np.ndarray | None = None,
@@ -428,7 +425,7 @@ def fit_coefficients(f: Features, idx: np.ndarray | None = None,
     if structure.get("compute_year"):
         knee = structure["compute_knee"]
         compute_trend = {"per_year": 0.0, "reference_year": knee, "until_year": knee}
-    coeffs = _rows(f, idx, structure, _compute_factors(f, compute, compute_trend), _bandwidth_factors(f, bandwidth, trend))
+    coeffs = _rows(f, idx, structure, _trended_factors(f, compute, compute_trend), _trended_factors(f, bandwidth, trend))
     if structure["quant"] or structure.get("quant_decode") or trend is not None or compute_trend is not None:
         dec, pre = idx[f.decode[idx]], idx[~f.decode[idx]]
         for _ in range(3):
@@ -445,8 +442,8 @@ def fit_coefficients(f: Features, idx: np.ndarray | None = None,
                 current = dict(current, compute_year_trend=compute_trend)
             if structure["quant"]:
                 compute = _updated(f, current, pre, compute)
-            coeffs = _rows(f, idx, structure, _compute_factors(f, compute, compute_trend),
-                           _bandwidth_factors(f, bandwidth, trend))
+            coeffs = _rows(f, idx, structure, _trended_factors(f, compute, compute_trend),
+                           _trended_factors(f, bandwidth, trend))
     coeffs["quant_compute_factor"] = compute
     coeffs["quant_bandwidth_factor"] = bandwidth
     coeffs["year_trend"] = trend
